@@ -1,0 +1,56 @@
+// The step registry: every step built into gemm::steps, sorted by number.
+// Contract: ../../../../shared/SPEC.md, "The registry".
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace gemm {
+
+// C (m x n) += A (m x k) * B (k x n), row-major, leading dimensions lda >= k, ldb >= n, ldc >= n.
+using Kernel = void (*)(int m, int n, int k, const float* A, int lda,
+                        const float* B, int ldb, float* C, int ldc);
+
+// One implementation of a step's idea for one instruction set. A step lists its
+// variants best first; the step's kernel runs the first one this CPU supports.
+struct Variant {
+    std::string_view name;              // "scalar", "sse", "neon", "avx2", "avx512"
+    Kernel kernel;
+    bool (*supported)() = nullptr;      // nullptr: runs on every CPU
+    std::string_view requirement = {};  // what the exit-77 line names: "AVX-512F"
+
+    bool is_supported() const { return supported == nullptr || supported(); }
+};
+
+// An integer a step lets you tune from the command line (--name N), e.g. a block size.
+// get() returns the value in effect (the automatic choice unless set); set(0) restores it.
+struct Param {
+    std::string_view name;
+    std::string_view help;
+    int (*get)();
+    void (*set)(int);
+};
+
+// What a step's source file declares with GEMM_STEP (see <gemm/step.hpp>).
+struct StepDef {
+    std::span<const Variant> variants;
+    std::span<const Param> params = {};
+    bool parallel = false;  // OpenMP step: runs on all cores unless --threads says otherwise
+};
+
+struct Step {
+    int number;              // 1..9; lab steps 10 and up
+    std::string_view slug;   // "05_simd_4x4"
+    Kernel kernel;           // the best variant this CPU supports
+    bool (*supported)();     // false when this CPU lacks what the step needs
+    const StepDef* def;      // variants, tunable parameters, threading
+
+    const Variant* best_variant() const;                    // nullptr when none is supported
+    const Variant* find_variant(std::string_view name) const;
+    const Param* find_param(std::string_view name) const;
+};
+
+const std::vector<Step>& steps();   // every step built, sorted by number
+
+}  // namespace gemm
