@@ -1,3 +1,4 @@
+#define GEMM_REGISTRY_SOURCE  // part of the registry, not a step
 #include <gemm/step.hpp>
 
 #include <cstdio>

@@ -1,0 +1,104 @@
+// The harness every step executable and reference runner shares: command line, matrices,
+// verification against a double-precision reference, timing, progress lines and the CSV.
+// Contract: SPEC.md, "The executables" and "The CSV".
+#pragma once
+
+#include <gemm/registry.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gemm {
+
+// Exit codes (SPEC, plus 3 for failures of the machine rather than of the kernel).
+enum Exit : int {
+    kExitOk = 0,           // every size verified
+    kExitWrong = 1,        // some result failed verification (its CSV row says verified=0)
+    kExitUsage = 2,        // bad command line: one line on stderr names the option and value
+    kExitResource = 3,     // out of memory, or the CSV cannot be written
+    kExitUnsupported = 77  // this CPU lacks what the step needs (ctest's SKIP code)
+};
+
+// The largest square size the harness accepts: n*n must fit in an int, because the
+// kernel contract passes sizes and leading dimensions as int.
+constexpr int kMaxSize = 46340;
+// Above this many multiply-adds (512^3) verification samples instead of checking everything.
+constexpr double kFullCheckLimit = 512.0 * 512.0 * 512.0;
+
+struct Options {
+    std::vector<int> sizes;                       // square sizes m = n = k, in order
+    int reps = 3;
+    int warmup = 1;
+    int threads = 0;                              // 0: the step's default (1, or all cores)
+    std::string csv;                              // empty: no CSV
+    bool verify = true;
+    std::string kernel;                           // empty: the best variant the CPU supports
+    double time_limit = 0;                        // > 0: stop timing a size after this many seconds
+    std::vector<std::pair<const Param*, int>> params;
+};
+
+struct ParseResult {
+    Options options;
+    int exit_code = -1;     // -1: go on and run; 0: --help was printed; kExitUsage: error
+    std::string message;    // the usage text, or the one-line error
+};
+
+// argv[0] names the program in messages.
+ParseResult parse_options(int argc, const char* const* argv, const Step& step);
+std::string usage(const Step& step, const std::string& program);
+
+// 64-byte aligned float storage. Throws std::bad_alloc when memory runs out.
+struct AlignedDeleter { void operator()(float* p) const noexcept; };
+using FloatBuffer = std::unique_ptr<float[], AlignedDeleter>;
+FloatBuffer allocate_floats(std::size_t count);
+
+// Reproducible values in [-1, 1): the same seed gives the same numbers on every platform.
+void fill_random(float* data, std::size_t count, unsigned long long seed);
+
+// Bytes of memory available to this process now (MemAvailable on Linux), or 0 if unknown.
+unsigned long long available_memory();
+
+struct CheckResult {
+    bool ok = true;
+    double max_rel_err = 0;     // max |C - ref| / (|A||B| + |C0|) over the elements checked
+    double tolerance = 0;       // the bound max_rel_err must stay under: (k + 2) * 2^-23
+    long long checked = 0;      // elements compared elementwise
+    bool sampled = false;       // true when only some rows and columns were compared
+    std::string first_problem;  // empty when ok: "C(3, 7) = nan, expected 1.25"
+};
+
+// Checks C == C0 + A*B (C0 is C before the call), computed in double. Every element is
+// scanned for NaN and Inf. Up to kFullCheckLimit multiply-adds every element is compared;
+// above it, whole rows (the first, the last 16 and 16 spread between) and whole columns
+// (the first, the last 33 and 16 spread between) are compared elementwise, and every row
+// sum and column sum of C - C0 is compared with A*B's, which catches a wrong tile anywhere.
+CheckResult check_result(int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+                         const float* C0, const float* C, int ldc, bool force_full = false);
+
+inline double gflops(int m, int n, int k, double seconds) {
+    return seconds > 0 ? 2.0 * m * n * k / seconds / 1e9 : 0.0;
+}
+
+struct CsvRow {
+    std::string step;
+    int m = 0, n = 0, k = 0, threads = 1;
+    double gflops_best = 0, gflops_median = 0, seconds_best = 0, max_rel_err = 0;
+    bool verified = false;
+    std::string kernel;      // the variant that ran
+    int reps = 0;            // timed repetitions actually run
+    std::string cpu;
+};
+std::string csv_header();
+std::string csv_line(const CsvRow& row);
+// Writes header and rows to a temporary file beside `path`, then renames it over `path`,
+// so an interrupted run never leaves half a file. Returns an error message, or "".
+std::string write_csv(const std::string& path, const std::vector<CsvRow>& rows);
+
+// The whole executable: parse, check the CPU, sweep, verify, print, write the CSV.
+// set_threads, when given, replaces omp_set_num_threads (for BLAS libraries with their own).
+int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int) = nullptr);
+
+}  // namespace gemm

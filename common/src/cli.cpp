@@ -1,0 +1,180 @@
+// The command line of SPEC.md, "The executables", plus --kernel, --time-limit and the
+// step's own tunables (--kc N ...). Every error names the option and the value.
+#include <gemm/cpu.hpp>
+#include <gemm/harness.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+
+namespace gemm {
+namespace {
+
+// Thrown inside the parser and turned into a ParseResult with exit code 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void bad(std::string_view option, std::string_view value, std::string_view problem) {
+    std::string text = option.empty() ? "'" + std::string(value) + "'" : std::string(option);
+    if (!option.empty() && !value.empty()) text += " '" + std::string(value) + "'";
+    text += ": " + std::string(problem);
+    throw UsageError(text);
+}
+
+long parse_long(std::string_view option, std::string_view value, long lo, long hi, std::string_view what) {
+    const std::string text(value);
+    char* end = nullptr;
+    errno = 0;
+    const long v = text.empty() ? 0 : std::strtol(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno == ERANGE || text.find_first_of(" \t") != std::string::npos)
+        bad(option, value, "not a whole number");
+    if (v < lo || v > hi) bad(option, value, what);
+    return v;
+}
+
+int parse_size(std::string_view option, std::string_view value) {
+    static const std::string range = "a size must be from 1 to " + std::to_string(kMaxSize);
+    return static_cast<int>(parse_long(option, value, 1, kMaxSize, range));
+}
+
+}  // namespace
+
+std::string usage(const Step& step, const std::string& program) {
+    std::ostringstream out;
+    out << "usage: " << program << " [options]\n"
+        << "Times C += A*B (single precision, row-major, square sizes) with step " << step.slug
+        << " and checks every result.\n\n"
+        << "  --first N --last N --inc N  sweep m = n = k from first to last (default 100 1500 100)\n"
+        << "  --sizes a,b,c               these sizes instead of the sweep\n"
+        << "  --reps N                    timed repetitions per size (default 3); best and median\n"
+        << "  --warmup N                  untimed runs before them (default 1)\n"
+        << "  --threads N                 OpenMP threads (default " << (step.def->parallel ? "all cores" : "1")
+        << ")\n"
+        << "  --csv FILE                  write the results as CSV (created or replaced)\n"
+        << "  --no-verify                 skip the check against the double-precision reference\n"
+        << "  --time-limit S              stop timing a size once its repetitions took S seconds\n"
+        << "                              (at least one always runs; the CSV's reps column says how many)\n";
+    out << "  --kernel NAME               force a variant:";
+    for (const Variant& v : step.def->variants)
+        out << ' ' << v.name << (v.is_supported() ? "" : " (not on this CPU)");
+    out << "\n";
+    for (const Param& p : step.def->params)
+        out << "  --" << p.name << " N" << std::string(p.name.size() < 24 ? 24 - p.name.size() : 1, ' ') << p.help
+            << " (here: " << p.get() << "; 0 = automatic)\n";
+    out << "  --help                      this text\n\n"
+        << "Verification: C is compared with C0 + A*B computed in double precision; an element fails\n"
+        << "when |C - ref| > (k + 2) * 2^-23 * (|A||B| + |C0|), and any NaN or Inf fails. Every element\n"
+        << "is compared while m*n*k <= 512^3. Above that, whole rows (the first, the last 16 and 16\n"
+        << "between) and whole columns (the first, the last 33 and 16 between) are compared, and every row sum\n"
+        << "and column sum of C - C0 is checked, so a wrong tile anywhere is still caught.\n\n"
+        << "Exit status: 0 all verified, 1 a result failed verification, 2 usage error,\n"
+        << "3 out of memory or CSV not writable, 77 this CPU lacks what the step needs.\n";
+    return out.str();
+}
+
+ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
+    ParseResult r;
+    Options& o = r.options;
+    const std::string program = argc > 0 ? argv[0] : "gemm";
+    int first = 100, last = 1500, inc = 100;
+    bool have_sizes = false, have_sweep = false;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            std::string_view arg = argv[i];
+            std::string_view value;
+            bool has_inline_value = false;
+            if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string_view::npos) {
+                value = arg.substr(eq + 1);
+                arg = arg.substr(0, eq);
+                has_inline_value = true;
+            }
+            auto next = [&]() -> std::string_view {
+                if (has_inline_value) return value;
+                if (i + 1 >= argc) bad(arg, "", "needs a value");
+                return argv[++i];
+            };
+            auto no_value = [&] {
+                if (has_inline_value) bad(arg, value, "takes no value");
+            };
+
+            if (arg == "--help" || arg == "-h") {
+                no_value();
+                r.exit_code = kExitOk;
+                r.message = usage(step, program);
+                return r;
+            } else if (arg == "--first") {
+                first = parse_size(arg, next());
+                have_sweep = true;
+            } else if (arg == "--last") {
+                last = parse_size(arg, next());
+                have_sweep = true;
+            } else if (arg == "--inc") {
+                inc = static_cast<int>(parse_long(arg, next(), 1, kMaxSize, "must be a positive whole number"));
+                have_sweep = true;
+            } else if (arg == "--sizes") {
+                const std::string_view list = next();
+                if (list.empty()) bad(arg, list, "the list is empty");
+                o.sizes.clear();
+                std::size_t start = 0;
+                while (start <= list.size()) {
+                    const std::size_t comma = std::min(list.find(',', start), list.size());
+                    const std::string_view item = list.substr(start, comma - start);
+                    if (item.empty()) bad(arg, list, "has an empty entry");
+                    o.sizes.push_back(parse_size(arg, item));
+                    start = comma + 1;
+                }
+                have_sizes = true;
+            } else if (arg == "--reps") {
+                o.reps = static_cast<int>(parse_long(arg, next(), 1, 1000000, "must be at least 1"));
+            } else if (arg == "--warmup") {
+                o.warmup = static_cast<int>(parse_long(arg, next(), 0, 1000000, "must be 0 or more"));
+            } else if (arg == "--threads") {
+                o.threads = static_cast<int>(parse_long(arg, next(), 1, 4096, "must be from 1 to 4096"));
+            } else if (arg == "--csv") {
+                const std::string_view file = next();
+                if (file.empty()) bad(arg, file, "needs a file name");
+                o.csv = file;
+            } else if (arg == "--no-verify") {
+                no_value();
+                o.verify = false;
+            } else if (arg == "--time-limit") {
+                const std::string text(next());
+                char* end = nullptr;
+                const double s = std::strtod(text.c_str(), &end);
+                if (text.empty() || *end != '\0' || !(s > 0) || !std::isfinite(s))
+                    bad(arg, text, "must be a positive number of seconds");
+                o.time_limit = s;
+            } else if (arg == "--kernel") {
+                const std::string_view name = next();
+                if (step.find_variant(name) == nullptr) {
+                    std::string known;
+                    for (const Variant& v : step.def->variants) known += (known.empty() ? "" : ", ") + std::string(v.name);
+                    bad(arg, name, "no such kernel in this step (it has: " + known + ")");
+                }
+                o.kernel = name;
+            } else if (arg.rfind("--", 0) == 0 && step.find_param(arg.substr(2)) != nullptr) {
+                const Param* p = step.find_param(arg.substr(2));
+                o.params.emplace_back(p, static_cast<int>(parse_long(arg, next(), 0, 1 << 16,
+                                                                     "must be from 0 (automatic) to 65536")));
+            } else {
+                bad("", arg, "unknown option (see --help)");
+            }
+        }
+        if (have_sizes && have_sweep) bad("--sizes", "", "cannot be combined with --first/--last/--inc");
+        if (!have_sizes) {
+            if (last < first)
+                bad("--last", std::to_string(last), "is below --first " + std::to_string(first));
+            for (int s = first; s <= last; s += inc) o.sizes.push_back(s);
+        }
+    } catch (const UsageError& e) {
+        r.exit_code = kExitUsage;
+        r.message = program + ": " + e.what();
+    }
+    return r;
+}
+
+}  // namespace gemm

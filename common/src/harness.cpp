@@ -1,0 +1,176 @@
+// The sweep: for each size, allocate and fill, run once on a copy of C and verify it,
+// warm up, time the repetitions, print a progress line, and rewrite the CSV.
+#include <gemm/cpu.hpp>
+#include <gemm/harness.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace gemm {
+namespace {
+
+struct SizeResult {
+    CsvRow row;
+    std::string problem;     // the first wrong element, when verification failed
+};
+
+double seconds_of(Kernel kernel, int m, int n, int k, const float* A, const float* B, float* C) {
+    const auto start = std::chrono::steady_clock::now();
+    kernel(m, n, k, A, k, B, n, C, n);
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    return elapsed.count();
+}
+
+SizeResult run_size(const Step& step, const Variant& variant, const Options& o, int threads, int size) {
+    const int m = size, n = size, k = size;
+    const std::size_t sa = static_cast<std::size_t>(m) * k, sb = static_cast<std::size_t>(k) * n,
+                      sc = static_cast<std::size_t>(m) * n;
+    FloatBuffer A = allocate_floats(sa), B = allocate_floats(sb), C0 = allocate_floats(sc),
+                C = allocate_floats(sc);
+    fill_random(A.get(), sa, 1000003ULL * size + 1);
+    fill_random(B.get(), sb, 1000003ULL * size + 2);
+    fill_random(C0.get(), sc, 1000003ULL * size + 3);   // C starts random: the kernel accumulates
+    std::memcpy(C.get(), C0.get(), sc * sizeof(float));
+
+    SizeResult r;
+    r.row.step = std::string(step.slug);
+    r.row.m = m;
+    r.row.n = n;
+    r.row.k = k;
+    r.row.threads = threads;
+    r.row.kernel = std::string(variant.name);
+    r.row.cpu = cpu::name();
+    r.row.verified = true;
+
+    // The first run is on a fresh copy of C and is the one verified; it doubles as a warm-up.
+    int untimed = o.warmup;
+    if (o.verify) {
+        seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
+        const CheckResult check = check_result(m, n, k, A.get(), k, B.get(), n, C0.get(), C.get(), n);
+        r.row.max_rel_err = check.max_rel_err;
+        r.row.verified = check.ok;
+        r.problem = check.first_problem;
+        untimed = std::max(0, untimed - 1);
+    }
+    for (int w = 0; w < untimed; ++w) seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
+
+    // C keeps accumulating across repetitions; values stay small (|C| grows by ~sqrt(k) a run).
+    std::vector<double> times;
+    double spent = 0;
+    for (int rep = 0; rep < o.reps; ++rep) {
+        times.push_back(seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get()));
+        spent += times.back();
+        if (o.time_limit > 0 && spent >= o.time_limit) break;
+    }
+    std::sort(times.begin(), times.end());
+    const std::size_t count = times.size();
+    const double median = count % 2 ? times[count / 2] : 0.5 * (times[count / 2 - 1] + times[count / 2]);
+    r.row.reps = static_cast<int>(count);
+    r.row.seconds_best = times.front();
+    r.row.gflops_best = gflops(m, n, k, times.front());
+    r.row.gflops_median = gflops(m, n, k, median);
+    return r;
+}
+
+std::string missing_features(const Step& step) {
+    std::string text;
+    for (const Variant& v : step.def->variants)
+        text += (text.empty() ? "" : ", ") + std::string(v.requirement.empty() ? v.name : v.requirement);
+    return text;
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) {
+    // Steps print as their executable (step05_simd_4x4), references by their own name.
+    const std::string name = (step.number > 0 ? "step" : "") + std::string(step.slug);
+    const ParseResult parsed = parse_options(argc, argv, step);
+    if (parsed.exit_code == kExitOk) {
+        std::fputs(parsed.message.c_str(), stdout);
+        return kExitOk;
+    }
+    if (parsed.exit_code != -1) {
+        std::fprintf(stderr, "%s\n", parsed.message.c_str());
+        return parsed.exit_code;
+    }
+    const Options& o = parsed.options;
+
+    const Variant* variant = o.kernel.empty() ? step.best_variant() : step.find_variant(o.kernel);
+    if (variant == nullptr) {
+        std::fprintf(stderr, "%s: skipped: this CPU lacks %s\n", name.c_str(), missing_features(step).c_str());
+        return kExitUnsupported;
+    }
+    if (!variant->is_supported()) {
+        std::fprintf(stderr, "%s: skipped: kernel %.*s needs %.*s, which this CPU lacks\n", name.c_str(),
+                     static_cast<int>(variant->name.size()), variant->name.data(),
+                     static_cast<int>(variant->requirement.size()), variant->requirement.data());
+        return kExitUnsupported;
+    }
+    for (const auto& [param, value] : o.params) param->set(value);
+
+    const int threads = o.threads > 0 ? o.threads : (step.def->parallel ? cpu::cores() : 1);
+    if (set_threads != nullptr) {
+        set_threads(threads);
+    } else {
+#if defined(_OPENMP)
+        omp_set_num_threads(threads);
+#endif
+    }
+
+    // Refuse a size that cannot fit before allocating: the OOM killer gives no message.
+    if (const unsigned long long avail = available_memory(); avail > 0) {
+        const int largest = *std::max_element(o.sizes.begin(), o.sizes.end());
+        const double need = 4.0 * 4.0 * largest * largest;   // A, B, C and the copy C0
+        if (need > 0.9 * static_cast<double>(avail)) {
+            std::fprintf(stderr, "%s: out of memory: size %d needs %.1f GiB, %.1f GiB is available\n",
+                         name.c_str(), largest, need / (1 << 30), static_cast<double>(avail) / (1 << 30));
+            return kExitResource;
+        }
+    }
+
+    std::printf("%s: kernel %.*s, %d thread%s, %s", name.c_str(), static_cast<int>(variant->name.size()),
+                variant->name.data(), threads, threads == 1 ? "" : "s", cpu::name().c_str());
+    for (const Param& p : step.def->params)
+        std::printf(", %.*s=%d", static_cast<int>(p.name.size()), p.name.data(), p.get());
+    std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
+                                     "and sums above (see --help)"
+                                   : "verification off (--no-verify)");
+    std::fflush(stdout);
+
+    std::vector<CsvRow> rows;
+    bool all_ok = true;
+    for (const int size : o.sizes) {
+        SizeResult r;
+        try {
+            r = run_size(step, *variant, o, threads, size);
+        } catch (const std::bad_alloc&) {
+            std::fprintf(stderr, "%s: out of memory at size %d\n", name.c_str(), size);
+            return kExitResource;
+        }
+        all_ok = all_ok && r.row.verified;
+        std::printf("%-22s n=%5d  best %8.2f GFLOPS  median %8.2f  err %8.2e  %s\n", name.c_str(), size,
+                    r.row.gflops_best, r.row.gflops_median, r.row.max_rel_err,
+                    !o.verify ? "unchecked" : (r.row.verified ? "ok" : "FAIL"));
+        if (!r.problem.empty()) std::printf("    first wrong element: %s\n", r.problem.c_str());
+        std::fflush(stdout);
+        rows.push_back(r.row);
+        if (!o.csv.empty()) {
+            if (const std::string error = write_csv(o.csv, rows); !error.empty()) {
+                std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+                return kExitResource;
+            }
+        }
+    }
+    return all_ok ? kExitOk : kExitWrong;
+}
+
+}  // namespace gemm
