@@ -1,0 +1,138 @@
+// End to end: the harness's main loop in-process on made-up steps (a right one, a wrong
+// one, one this CPU cannot run), and the real step executables as a user runs them.
+#include <gemm/harness.hpp>
+#include <gemm/registry.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace {
+
+void right_kernel(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    for (int i = 0; i < m; ++i)
+        for (int p = 0; p < k; ++p)
+            for (int j = 0; j < n; ++j) C[i * ldc + j] += A[i * lda + p] * B[p * ldb + j];
+}
+
+// Right everywhere but one element of sizes above 20: the kind of edge bug steps have.
+void wrong_kernel(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    right_kernel(m, n, k, A, lda, B, ldb, C, ldc);
+    if (m > 20) C[(m - 1) * ldc + (n - 1)] += 0.5f;
+}
+
+bool never() { return false; }
+
+std::vector<std::string> read_lines(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+std::string field(const std::string& line, int index) {
+    std::stringstream ss(line);
+    std::string f;
+    for (int i = 0; i <= index; ++i) std::getline(ss, f, ',');
+    return f;
+}
+
+int run(const gemm::Step& step, std::vector<std::string> args) {
+    args.insert(args.begin(), "test");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    return gemm::run_main(static_cast<int>(args.size()), argv.data(), step);
+}
+
+int shell(const std::string& command) {
+    const int status = std::system((command + " > /dev/null 2> shell_stderr.txt").c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("a right kernel: exit 0 - one verified CSV row per size", "[e2e]") {
+    static constexpr gemm::Variant v[] = {{"plain", right_kernel}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{11, "11_right", right_kernel, [] { return true; }, &def};
+    CHECK(run(step, {"--sizes", "5,16,33", "--reps", "2", "--csv", "e2e_right.csv"}) == gemm::kExitOk);
+    const auto lines = read_lines("e2e_right.csv");
+    REQUIRE(lines.size() == 4);
+    CHECK(field(lines[1], 0) == "11_right");
+    CHECK(field(lines[1], 1) == "5");
+    CHECK(field(lines[3], 3) == "33");
+    for (int i = 1; i <= 3; ++i) {
+        CHECK(field(lines[i], 9) == "1");
+        CHECK(std::stod(field(lines[i], 5)) > 0);
+        CHECK(std::stod(field(lines[i], 5)) >= std::stod(field(lines[i], 6)));   // best >= median
+        CHECK(field(lines[i], 11) == "2");
+    }
+    std::remove("e2e_right.csv");
+}
+
+TEST_CASE("a wrong kernel: exit 1 - and the wrong size's row still written with verified=0", "[e2e]") {
+    static constexpr gemm::Variant v[] = {{"plain", wrong_kernel}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{12, "12_wrong", wrong_kernel, [] { return true; }, &def};
+    CHECK(run(step, {"--sizes", "8,30", "--reps", "1", "--csv", "e2e_wrong.csv"}) == gemm::kExitWrong);
+    const auto lines = read_lines("e2e_wrong.csv");
+    REQUIRE(lines.size() == 3);
+    CHECK(field(lines[1], 9) == "1");
+    CHECK(field(lines[2], 9) == "0");
+    // Without verification nothing is judged, so nothing fails.
+    CHECK(run(step, {"--sizes", "30", "--reps", "1", "--no-verify"}) == gemm::kExitOk);
+    std::remove("e2e_wrong.csv");
+}
+
+TEST_CASE("a step this CPU cannot run exits 77 - and so does a forced variant it lacks", "[e2e]") {
+    static constexpr gemm::Variant v[] = {{"future", right_kernel, never, "AVX-1024"}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{13, "13_future", right_kernel, never, &def};
+    CHECK(run(step, {"--sizes", "8"}) == gemm::kExitUnsupported);
+
+    static constexpr gemm::Variant two[] = {{"plain", right_kernel}, {"future", right_kernel, never, "AVX-1024"}};
+    static constexpr gemm::StepDef def2{.variants = two};
+    const gemm::Step step2{14, "14_two", right_kernel, [] { return true; }, &def2};
+    CHECK(run(step2, {"--sizes", "8", "--kernel", "future"}) == gemm::kExitUnsupported);
+    CHECK(run(step2, {"--sizes", "8", "--kernel", "plain", "--reps", "1"}) == gemm::kExitOk);
+}
+
+TEST_CASE("a size that cannot fit in memory is refused with exit 3 - not a crash", "[e2e]") {
+    static constexpr gemm::Variant v[] = {{"plain", right_kernel}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{15, "15_big", right_kernel, [] { return true; }, &def};
+    if (gemm::available_memory() == 0) {
+        WARN("this system does not report available memory: skipped");
+        return;
+    }
+    // 46340^2 floats x 4 matrices is 32 GiB: larger than this test's machines have free.
+    if (gemm::available_memory() > 40ULL << 30) return;
+    CHECK(run(step, {"--sizes", "46340"}) == gemm::kExitResource);
+}
+
+TEST_CASE("the step executables run as the README says", "[e2e]") {
+    const std::string bin = GEMM_TEST_BIN_DIR;
+    for (const gemm::Step& step : gemm::steps()) {
+        const std::string exe = bin + "/step" + std::string(step.slug);
+        const std::string csv = "e2e_" + std::string(step.slug) + ".csv";
+        INFO(exe);
+        const int expected = step.supported() ? 0 : 77;
+        REQUIRE(shell(exe + " --sizes 16,37 --reps 1 --csv " + csv) == expected);
+        if (expected == 77) continue;
+        const auto lines = read_lines(csv);
+        REQUIRE(lines.size() == 3);
+        CHECK(field(lines[1], 0) == std::string(step.slug));
+        CHECK(field(lines[2], 2) == "37");
+        CHECK(field(lines[2], 9) == "1");
+        std::remove(csv.c_str());
+        CHECK(shell(exe + " --reps 0") == 2);
+        CHECK(shell(exe + " --help") == 0);
+    }
+}

@@ -1,0 +1,249 @@
+// The harness's own pieces: the command line, the verification tolerance, the CSV, GFLOPS.
+#include <gemm/harness.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+void noop_kernel(int, int, int, const float*, int, const float*, int, float*, int) {}
+
+int tunable = 0;
+int get_tunable() { return tunable ? tunable : 64; }
+void set_tunable(int v) { tunable = v; }
+bool never() { return false; }
+
+constexpr gemm::Variant variants[] = {{"plain", noop_kernel}, {"fancy", noop_kernel, never, "FANCY-ISA"}};
+constexpr gemm::Param params[] = {{"kc", "a block size", get_tunable, set_tunable}};
+constexpr gemm::StepDef def{.variants = variants, .params = params};
+const gemm::Step step{42, "42_test", noop_kernel, [] { return true; }, &def};
+
+gemm::ParseResult parse(std::vector<std::string> args) {
+    args.insert(args.begin(), "prog");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    return gemm::parse_options(static_cast<int>(argv.size()), argv.data(), step);
+}
+
+// A product computed the slow, sure way, rounded to float: what a correct kernel returns.
+struct Product {
+    int m, n, k;
+    std::vector<float> A, B, C0, C;
+    Product(int m_, int n_, int k_) : m(m_), n(n_), k(k_), A(m * k), B(k * n), C0(m * n), C(m * n) {
+        gemm::fill_random(A.data(), A.size(), 11);
+        gemm::fill_random(B.data(), B.size(), 12);
+        gemm::fill_random(C0.data(), C0.size(), 13);
+        for (int i = 0; i < m; ++i)
+            for (int j = 0; j < n; ++j) {
+                double s = C0[i * n + j];
+                for (int p = 0; p < k; ++p) s += static_cast<double>(A[i * k + p]) * B[p * n + j];
+                C[i * n + j] = static_cast<float>(s);
+            }
+    }
+    gemm::CheckResult check() const {
+        return gemm::check_result(m, n, k, A.data(), k, B.data(), n, C0.data(), C.data(), n);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("the default sweep is 100 to 1500 by 100 - 3 reps - 1 warm-up - verified", "[cli]") {
+    const auto r = parse({});
+    REQUIRE(r.exit_code == -1);
+    REQUIRE(r.options.sizes.size() == 15);
+    CHECK(r.options.sizes.front() == 100);
+    CHECK(r.options.sizes.back() == 1500);
+    CHECK(r.options.reps == 3);
+    CHECK(r.options.warmup == 1);
+    CHECK(r.options.verify);
+    CHECK(r.options.csv.empty());
+}
+
+TEST_CASE("good options are taken as given", "[cli]") {
+    auto r = parse({"--first", "64", "--last", "256", "--inc", "64", "--reps", "5", "--threads=2", "--warmup", "0",
+                    "--csv", "out.csv", "--no-verify", "--kernel", "plain", "--kc", "32", "--time-limit", "1.5"});
+    REQUIRE(r.exit_code == -1);
+    CHECK(r.options.sizes == std::vector<int>{64, 128, 192, 256});
+    CHECK(r.options.reps == 5);
+    CHECK(r.options.threads == 2);
+    CHECK(r.options.warmup == 0);
+    CHECK(r.options.csv == "out.csv");
+    CHECK_FALSE(r.options.verify);
+    CHECK(r.options.kernel == "plain");
+    REQUIRE(r.options.params.size() == 1);
+    CHECK(r.options.params[0].second == 32);
+    CHECK(r.options.time_limit == 1.5);
+
+    r = parse({"--sizes", "7,300,13"});
+    REQUIRE(r.exit_code == -1);
+    CHECK(r.options.sizes == std::vector<int>{7, 300, 13});
+}
+
+TEST_CASE("--help prints the usage and exits 0", "[cli]") {
+    const auto r = parse({"--help"});
+    CHECK(r.exit_code == 0);
+    CHECK(r.message.find("--sizes") != std::string::npos);
+    CHECK(r.message.find("--kc N") != std::string::npos);
+    CHECK(r.message.find("fancy (not on this CPU)") != std::string::npos);
+    CHECK(r.message.find("512") != std::string::npos);   // says what is verified, and how
+}
+
+TEST_CASE("bad input is a usage error that names the option and the value", "[cli]") {
+    struct Bad {
+        std::vector<std::string> args;
+        std::string named;   // must appear in the one-line message
+    };
+    const std::vector<Bad> cases = {
+        {{"--sizes", "-5"}, "-5"},          {{"--sizes", "0"}, "--sizes '0'"},
+        {{"--sizes", "abc"}, "abc"},        {{"--sizes", ""}, "empty"},
+        {{"--sizes", "10,,20"}, "empty"},   {{"--sizes", "10,x"}, "--sizes 'x'"},
+        {{"--first", "0"}, "--first"},      {{"--last", "-1"}, "--last"},
+        {{"--inc", "0"}, "--inc"},          {{"--first", "500", "--last", "100"}, "--last"},
+        {{"--reps", "0"}, "--reps '0'"},    {{"--reps", "2.5"}, "--reps '2.5'"},
+        {{"--threads", "0"}, "--threads"},  {{"--warmup", "-1"}, "--warmup"},
+        {{"--bogus"}, "--bogus"},           {{"--reps"}, "--reps: needs a value"},
+        {{"--csv"}, "--csv"},               {{"--kernel", "avx9000"}, "avx9000"},
+        {{"--kc", "-3"}, "--kc"},           {{"--time-limit", "0"}, "--time-limit"},
+        {{"--sizes", "99999"}, "99999"},    {{"--no-verify=1"}, "--no-verify"},
+        {{"--sizes", "10", "--first", "5"}, "--sizes"},
+        {{"--reps", "99999999999999999999"}, "--reps"},
+    };
+    for (const auto& c : cases) {
+        std::string joined;
+        for (const auto& a : c.args) joined += a + " ";
+        INFO("arguments: " << joined);
+        const auto r = parse(c.args);
+        CHECK(r.exit_code == gemm::kExitUsage);
+        CHECK(r.message.find(c.named) != std::string::npos);
+        CHECK(r.message.find('\n') == std::string::npos);   // one line
+        CHECK(r.message.rfind("prog: ", 0) == 0);
+    }
+}
+
+TEST_CASE("verification accepts a correct product", "[verify]") {
+    for (const int size : {1, 17, 64, 520}) {   // 520: the sampled path
+        Product p(size, size + 3, size + 5);
+        const auto r = p.check();
+        INFO("size " << size);
+        CHECK(r.ok);
+        CHECK(r.max_rel_err < r.tolerance);
+        CHECK(r.sampled == (size == 520));
+    }
+}
+
+TEST_CASE("verification catches one wrong element anywhere up to 512", "[verify]") {
+    Product p(512, 512, 512);
+    REQUIRE(p.check().ok);
+    // Drop a single term of the sum, the smallest error a real kernel bug makes, at the
+    // corners, the edges and inside.
+    for (const auto& [i, j] : std::vector<std::pair<int, int>>{{0, 0}, {511, 511}, {0, 511}, {511, 0}, {257, 130}}) {
+        Product q = p;
+        const int p_drop = (i * 31 + j) % 512;
+        q.C[i * 512 + j] -= q.A[i * 512 + p_drop] * q.B[p_drop * 512 + j];
+        const auto r = q.check();
+        INFO("element " << i << ", " << j);
+        CHECK_FALSE(r.ok);
+        CHECK(r.first_problem.find("C(" + std::to_string(i) + ", " + std::to_string(j) + ")") != std::string::npos);
+    }
+}
+
+TEST_CASE("verification fails on a NaN or an Inf anywhere - at any size", "[verify]") {
+    for (const int size : {9, 520}) {
+        Product p(size, size, size);
+        for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+            Product q = p;
+            q.C[(size / 2) * size + size / 3] = bad;   // not on a sampled row or column
+            const auto r = q.check();
+            INFO("size " << size << ", value " << bad);
+            CHECK_FALSE(r.ok);
+            CHECK(std::isinf(r.max_rel_err));
+        }
+    }
+}
+
+TEST_CASE("above 512 - a wrong tile off the sampled rows and columns is caught by the sums", "[verify]") {
+    Product p(520, 520, 520);
+    // A 14x32 tile that the kernel forgot to update (C left at C0), inside the matrix.
+    for (int i = 300; i < 314; ++i)
+        for (int j = 200; j < 232; ++j) p.C[i * 520 + j] = p.C0[i * 520 + j];
+    const auto r = p.check();
+    CHECK(r.sampled);
+    CHECK_FALSE(r.ok);
+}
+
+TEST_CASE("verification wants C0 + A*B - not A*B: the kernel must accumulate", "[verify]") {
+    Product p(20, 20, 20);
+    for (int i = 0; i < 400; ++i) p.C[i] -= p.C0[i];
+    CHECK_FALSE(p.check().ok);
+}
+
+TEST_CASE("GFLOPS is 2*m*n*k / seconds / 1e9", "[csv]") {
+    CHECK(gemm::gflops(1000, 1000, 1000, 2.0) == Approx(1.0));
+    CHECK(gemm::gflops(100, 200, 300, 0.012) == Approx(1.0));
+    CHECK(gemm::gflops(10, 10, 10, 0.0) == 0.0);
+}
+
+TEST_CASE("random fill is reproducible and within -1 and 1", "[random]") {
+    std::vector<float> a(1000), b(1000), c(1000);
+    gemm::fill_random(a.data(), a.size(), 5);
+    gemm::fill_random(b.data(), b.size(), 5);
+    gemm::fill_random(c.data(), c.size(), 6);
+    CHECK(a == b);
+    CHECK(a != c);
+    double sum = 0;
+    for (float v : a) {
+        CHECK(v >= -1.0f);
+        CHECK(v < 1.0f);
+        sum += v;
+    }
+    CHECK(std::fabs(sum / 1000) < 0.1);   // centred
+}
+
+TEST_CASE("the CSV has the SPEC columns first and is replaced whole", "[csv]") {
+    const std::string path = "test_harness_out.csv";
+    gemm::CsvRow row;
+    row.step = "05_simd_4x4";
+    row.m = row.n = row.k = 300;
+    row.threads = 2;
+    row.gflops_best = 12.5;
+    row.gflops_median = 12.25;
+    row.seconds_best = 2.0 * 300 * 300 * 300 / 12.5e9;
+    row.max_rel_err = 1.5e-7;
+    row.verified = true;
+    row.kernel = "sse";
+    row.reps = 3;
+    row.cpu = "Some CPU, 8 cores";   // the comma must not break the row
+    REQUIRE(gemm::write_csv(path, {row, row}) == "");
+    std::ifstream in(path);
+    std::string header, line;
+    std::getline(in, header);
+    CHECK(header.rfind("step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified", 0) == 0);
+    int rows = 0;
+    while (std::getline(in, line)) {
+        ++rows;
+        std::vector<std::string> fields;
+        std::stringstream ss(line);
+        std::string f;
+        while (std::getline(ss, f, ',')) fields.push_back(f);
+        REQUIRE(fields.size() == 13);
+        CHECK(fields[0] == "05_simd_4x4");
+        CHECK(fields[1] == "300");
+        CHECK(fields[4] == "2");
+        CHECK(std::stod(fields[5]) == Approx(12.5));
+        CHECK(std::stod(fields[7]) == Approx(row.seconds_best).epsilon(1e-5));
+        CHECK(fields[9] == "1");
+        CHECK(fields[10] == "sse");
+    }
+    CHECK(rows == 2);
+    std::ifstream tmp(path + ".tmp");
+    CHECK_FALSE(tmp.good());   // the temporary was renamed away
+    std::remove(path.c_str());
+    CHECK(gemm::write_csv("/nonexistent-dir/x.csv", {row}) != "");
+}

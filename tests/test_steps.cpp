@@ -1,0 +1,125 @@
+// Every registered step, every variant this CPU supports, on every awkward shape. Written
+// over the registry, so a new step (or a lab step from tools/new_step.sh) is covered with no
+// new test.
+#include "kernel_check.hpp"
+
+#include <gemm/registry.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+using gemm::test::awkward_shapes;
+using gemm::test::check_kernel;
+using gemm::test::describe;
+
+namespace {
+
+void check_all_shapes(const gemm::Step& step, const gemm::Variant& variant, const std::string& context) {
+    for (const auto& shape : awkward_shapes()) {
+        INFO("step " << step.slug << ", kernel " << variant.name << context << ", " << describe(shape));
+        CHECK(check_kernel(variant.kernel, shape) == "");
+    }
+}
+
+// Runs f with every tunable parameter of the step set to value, then restores the defaults.
+template <class F>
+void with_params(const gemm::Step& step, int value, F f) {
+    for (const gemm::Param& p : step.def->params) p.set(value);
+    f();
+    for (const gemm::Param& p : step.def->params) p.set(0);
+}
+
+}  // namespace
+
+TEST_CASE("the registry lists the lessons in order - each with a runnable kernel", "[registry]") {
+    const auto& steps = gemm::steps();
+    REQUIRE(!steps.empty());
+    std::set<int> numbers;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const gemm::Step& s = steps[i];
+        INFO("step " << s.slug);
+        CHECK(numbers.insert(s.number).second);
+        if (i > 0) CHECK(steps[i - 1].number < s.number);
+        // The slug starts with the two-digit number: "05_simd_4x4" is step 5.
+        REQUIRE(s.slug.size() > 3);
+        CHECK(std::stoi(std::string(s.slug.substr(0, s.slug.find('_')))) == s.number);
+        CHECK(s.kernel != nullptr);
+        CHECK(s.supported != nullptr);
+        REQUIRE(s.def != nullptr);
+        CHECK(!s.def->variants.empty());
+        // supported() agrees with the variants: true exactly when one of them runs here.
+        CHECK(s.supported() == (s.best_variant() != nullptr));
+    }
+    CHECK(steps.front().number == 1);
+    CHECK(steps.front().slug == "01_baseline");
+}
+
+TEST_CASE("every step is right on awkward shapes - through the registry's kernel", "[steps]") {
+    for (const gemm::Step& step : gemm::steps()) {
+        if (!step.supported()) {
+            WARN("step " << step.slug << " is not supported on this CPU: not tested here");
+            continue;
+        }
+        for (const auto& shape : awkward_shapes()) {
+            INFO("step " << step.slug << ", " << describe(shape));
+            CHECK(check_kernel(step.kernel, shape, 7) == "");
+        }
+    }
+}
+
+TEST_CASE("every variant this CPU supports is right on awkward shapes", "[steps][variants]") {
+    for (const gemm::Step& step : gemm::steps())
+        for (const gemm::Variant& variant : step.def->variants) {
+            if (!variant.is_supported()) {
+                WARN("step " << step.slug << ": kernel " << variant.name << " needs " << variant.requirement
+                             << ", which this CPU lacks: not tested here");
+                continue;
+            }
+            check_all_shapes(step, variant, "");
+        }
+}
+
+TEST_CASE("steps with block sizes are right with tiny and odd blocks", "[steps][params]") {
+    // Small blocks make the block loops (and their edges) run many times on small shapes.
+    for (const gemm::Step& step : gemm::steps()) {
+        if (step.def->params.empty()) continue;
+        for (const gemm::Variant& variant : step.def->variants) {
+            if (!variant.is_supported()) continue;
+            for (const int value : {1, 5, 37}) {
+                with_params(step, value, [&] {
+                    for (const gemm::Param& p : step.def->params) {
+                        INFO("step " << step.slug << ": --" << p.name << " " << value);
+                        CHECK(p.get() > 0);
+                    }
+                    check_all_shapes(step, variant, ", every block size set to " + std::to_string(value));
+                });
+            }
+        }
+    }
+}
+
+#if defined(_OPENMP)
+TEST_CASE("parallel steps are right with 1 - 2 and 3 threads", "[steps][threads]") {
+    const int before = omp_get_max_threads();
+    for (const gemm::Step& step : gemm::steps()) {
+        if (!step.def->parallel || !step.supported()) continue;
+        for (const int threads : {1, 2, 3}) {
+            omp_set_num_threads(threads);
+            for (const gemm::Variant& variant : step.def->variants)
+                if (variant.is_supported())
+                    check_all_shapes(step, variant, ", " + std::to_string(threads) + " threads");
+            with_params(step, 5, [&] {
+                check_all_shapes(step, *step.best_variant(),
+                                 ", " + std::to_string(threads) + " threads, blocks of 5");
+            });
+        }
+    }
+    omp_set_num_threads(before);
+}
+#endif
