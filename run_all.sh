@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Regenerate every figure of the tutorial on this machine, or run the test suite.
+#
+#   ./run_all.sh                 install what is missing, build, run every step and the
+#                                references, draw the figures, print the summary (results/)
+#   ./run_all.sh --quick         the same on a small sweep (under a minute)
+#   ./run_all.sh --test          the same set-up, then the test suite in the normal build
+#                                and in a Debug build with AddressSanitizer and UBSan
+#   --steps 5,7                  only these steps        --threads N   threads of parallel runs
+#   --no-install                 never call apt-get      --build DIR   build folder (default build)
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$root"
+
+mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --test) mode=test ;;
+    --docs) docs=1 ;;
+    --steps) steps_wanted=${2:?--steps needs a list such as 5,7}; shift ;;
+    --threads) threads=${2:?--threads needs a number}; shift ;;
+    --no-install) install=0 ;;
+    --build) build=${2:?--build needs a folder}; shift ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -n "$threads" ] && ! [[ "$threads" =~ ^[1-9][0-9]*$ ]]; then
+  echo "run_all.sh: --threads '$threads': not a positive whole number" >&2; exit 2
+fi
+if [ -n "$steps_wanted" ] && ! [[ "$steps_wanted" =~ ^[0-9]+(,[0-9]+)*$ ]]; then
+  echo "run_all.sh: --steps '$steps_wanted': not a list of step numbers such as 5,7" >&2; exit 2
+fi
+
+say() { printf '\n== %s\n' "$*"; }
+jobs=$(nproc 2>/dev/null || echo 2)
+
+# --- 1. What this needs, installed where we can -------------------------------------------
+packages=(g++ cmake make catch2 libopenblas-dev libblis-dev python3-matplotlib)
+if command -v dpkg-query >/dev/null && command -v apt-get >/dev/null; then
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$install" = 0 ]; then
+      echo "run_all.sh: missing packages: ${missing[*]} (--no-install given, going on without them)"
+    else
+      say "installing ${missing[*]}"
+      if [ "$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
+        echo "run_all.sh: not root and no sudo: please run  apt-get install ${missing[*]}" >&2; exit 1
+      fi
+      $sudo apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+  fi
+else
+  for tool in cmake c++; do
+    command -v "$tool" >/dev/null || { echo "run_all.sh: '$tool' not found; install a C++20 compiler and CMake >= 3.21" >&2; exit 1; }
+  done
+  echo "run_all.sh: not a Debian or Ubuntu system; if something is missing, install: a C++20 compiler," \
+       "CMake >= 3.21, Catch2 v2, OpenBLAS and BLIS development files, and Python 3 with matplotlib"
+fi
+
+# --- 2. Build ------------------------------------------------------------------------------
+configure_and_build() {   # folder, then extra cmake arguments
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DGEMM_BUILD_TESTS=ON "$@" > "$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; echo "run_all.sh: cmake failed (log above)" >&2; exit 1; }
+  grep -E "gemm-steps|Warning" "$dir.configure.log" || true
+  cmake --build "$dir" -j "$jobs" > "$dir.build.log" 2>&1 ||
+    { tail -n 40 "$dir.build.log"; echo "run_all.sh: build failed (log above, whole log: $dir.build.log)" >&2; exit 1; }
+}
+
+say "configuring and building in $build/ (Release)"
+mkdir -p "$build"
+configure_and_build "$build" -DCMAKE_BUILD_TYPE=Release
+
+if [ "$mode" = test ]; then
+  say "test suite, Release build"
+  (cd "$build" && ctest --output-on-failure -j "$jobs")
+  say "test suite, Debug build with AddressSanitizer and UndefinedBehaviorSanitizer ($build-asan/)"
+  mkdir -p "$build-asan"
+  configure_and_build "$build-asan" -DCMAKE_BUILD_TYPE=Debug -DGEMM_SANITIZE=ON
+  (cd "$build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+     ctest --output-on-failure -j "$jobs")
+  say "all tests passed"
+  exit 0
+fi
+
+# --- 3. Measure ----------------------------------------------------------------------------
+python=$(sed -n 's/^GEMM_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
+if [ -z "$python" ] || [ "$python" = "GEMM_PYTHON-NOTFOUND" ]; then
+  python=""
+  echo "run_all.sh: no Python interpreter here can import matplotlib: CSVs are written, figures are not" \
+       "(Debian/Ubuntu: apt-get install python3-matplotlib)" >&2
+fi
+results="$root/results"
+mkdir -p "$results"
+bin="$build/bin"
+cores=$(nproc 2>/dev/null || echo 1)
+mt_threads=${threads:-$cores}
+
+if [ "$quick" = 1 ]; then
+  sweep=(--sizes 64,128,256,384 --reps 2)
+else
+  # Slow steps stop timing a size after 3 s of repetitions (at least one always runs);
+  # the CSV's reps column says how many ran.
+  sweep=(--reps 3 --time-limit 3)
+fi
+
+# Steps in order, from the registry's executables: step01_baseline ... step09_openmp.
+mapfile -t step_exes < <(ls "$bin" | grep -E '^step[0-9]+_' | sort -V)
+selected=()
+for exe in "${step_exes[@]}"; do
+  number=$((10#$(echo "$exe" | sed -E 's/^step0*([0-9]+)_.*/\1/')))
+  if [ -z "$steps_wanted" ] || [[ ",$steps_wanted," == *",$number,"* ]]; then selected+=("$exe"); fi
+done
+[ ${#selected[@]} -gt 0 ] || { echo "run_all.sh: --steps $steps_wanted matches no built step" >&2; exit 2; }
+
+peak_args=()
+if [ -x "$bin/peak" ]; then
+  say "measuring the peak"
+  "$bin/peak" --csv "$results/peak.csv"
+fi
+[ -f "$results/peak.csv" ] && peak_args=(--peak "$results/peak.csv")
+
+plot() {   # output, then CSVs and options
+  local out=$1; shift
+  [ -n "$python" ] || return 0
+  "$python" plots/plot_gflops.py "$@" "${peak_args[@]}" -o "$out" && echo "   figure: ${out#$root/}"
+}
+
+failed=0
+prev_csv=""
+for exe in "${selected[@]}"; do
+  slug=${exe#step}
+  csv="$results/$exe.csv"
+  say "$exe"
+  rc=0
+  "$bin/$exe" "${sweep[@]}" ${threads:+--threads "$threads"} --csv "$csv" || rc=$?
+  case $rc in
+    0) ;;
+    77) echo "   skipped: this CPU cannot run $exe"; continue ;;
+    *) echo "   $exe exited with $rc" >&2; failed=1 ;;
+  esac
+  if [ -n "$prev_csv" ]; then plot "$results/$exe.png" "$prev_csv" "$csv"; else plot "$results/$exe.png" "$csv"; fi
+  prev_csv=$csv
+done
+
+for ref in ref_openblas ref_blis; do
+  [ -x "$bin/$ref" ] || { echo "   $ref not built (library not found at configure time)"; continue; }
+  say "$ref, 1 thread and $mt_threads threads"
+  "$bin/$ref" "${sweep[@]}" --threads 1 --csv "$results/$ref.csv" || failed=1
+  "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$results/${ref}_mt.csv" || failed=1
+done
+
+# --- 4. The overlay and the summary ---------------------------------------------------------
+one_thread=()
+for exe in "${selected[@]}"; do
+  [ -f "$results/$exe.csv" ] && ! grep -q ',step09\|openmp' <<<"$exe" && one_thread+=("$results/$exe.csv")
+done
+for ref in ref_openblas ref_blis; do [ -f "$results/$ref.csv" ] && one_thread+=("$results/$ref.csv"); done
+say "figures"
+[ ${#one_thread[@]} -gt 0 ] && plot "$results/overlay.png" "${one_thread[@]}" --title "Every step, one thread"
+
+say "summary: best GFLOPS per step"
+{
+  printf '%-22s %8s %8s %8s\n' step n=500 n=1000 n=1500
+  for f in "$results"/step*.csv "$results"/ref_*.csv; do
+    [ -f "$f" ] || continue
+    awk -F, 'NR > 1 { best[$2] = $6; name = $1; t = $5 }
+             END { printf "%-22s %8s %8s %8s\n", name (t > 1 ? " (" t "T)" : ""),
+                   (500 in best ? best[500] : "-"), (1000 in best ? best[1000] : "-"), (1500 in best ? best[1500] : "-") }' "$f"
+  done
+} | tee "$results/summary.txt"
+
+[ "$failed" = 0 ] || { echo "run_all.sh: some run failed verification or exited with an error (see above)" >&2; exit 1; }
+say "done: results in results/"
