@@ -1,0 +1,170 @@
+// Step 09: step 08's loop nest shared out between OpenMP threads.
+//
+//   for jc in 0..n step NC:
+//     for pc in 0..k step KC:
+//       all threads pack B(pc.., jc..) into the shared Bp, NR-sliver by sliver   (omp for)
+//       -- barrier: Bp complete --
+//       thread t:  for ic in its own rows [first_row(t), first_row(t+1)) step MC:
+//                    pack A(ic.., pc..) into its own Ap                        (L2 of its core)
+//                    for jr in 0..nc step NR:  for ir in 0..mc step MR:  micro-kernel
+//       -- barrier: nobody reads Bp any more, it may be repacked --
+//
+// One parallel region per call; OpenMP keeps its threads between calls. Each thread writes
+// only its own rows of C, so no two threads write the same element, and first_row keeps the
+// boundaries on cache-line starts where it can, so they don't share lines of C either.
+// The micro-kernels and the packing are step 08's, unchanged.
+#include "microkernels.hpp"
+#include "packing.hpp"
+#include "partition.hpp"
+
+#include <gemm/step.hpp>
+
+#include <cstddef>
+#include <new>
+
+#include <omp.h>
+
+namespace step09 {
+namespace {
+
+struct TileShape {
+    MicroKernel kernel;
+    int mr, nr;
+};
+
+// --mc, --kc, --nc; 0 = derived from the caches (block_sizes below).
+int user_mc = 0, user_kc = 0, user_nc = 0;
+
+struct Blocks {
+    int mc, kc, nc;
+};
+
+int round_up(int x, int to) { return (x + to - 1) / to * to; }
+int round_down_at_least(long x, int to) { return x < to ? to : static_cast<int>(x / to * to); }
+
+// Block sizes for an MR x NR micro-kernel on this CPU's caches (README: "Block sizes").
+Blocks block_sizes(int mr, int nr) {
+    const gemm::cpu::Caches& caches = gemm::cpu::caches();
+    const long l1 = caches.l1d > 0 ? caches.l1d : 32 * 1024;
+    const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
+    const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
+    Blocks b{};
+    // KC: the B sliver (kc x NR floats), reused by every A sliver of the block, plus the A
+    // sliver being streamed through (kc x MR) fill half of L1.
+    b.kc = user_kc > 0 ? user_kc : round_down_at_least(l1 / 2 / (4L * (mr + nr)), 8);
+    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes half of L2.
+    b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
+    // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
+    b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+    return b;
+}
+
+// A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
+struct PackBuffer {
+    float* data = nullptr;
+    std::size_t size = 0;
+    float* get(std::size_t floats) {
+        if (floats > size) {
+            ::operator delete[](data, std::align_val_t{64});
+            data = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64}));
+            size = floats;
+        }
+        return data;
+    }
+    ~PackBuffer() { ::operator delete[](data, std::align_val_t{64}); }
+};
+
+void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, int lda,
+                  const float* B, int ldb, float* C, int ldc) {
+    if (m <= 0 || n <= 0 || k <= 0) return;
+    const int MR = tile.mr, NR = tile.nr;
+    const Blocks blk = block_sizes(MR, NR);
+    const int kc_max = blk.kc < k ? blk.kc : k;
+    const int mc_max = blk.mc < m ? blk.mc : m;
+    const int nc_max = blk.nc < n ? blk.nc : n;
+    // The B panel is shared: the calling thread owns the buffer, every thread fills part of it.
+    thread_local PackBuffer b_buffer;
+    float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
+    // No more threads than there are MR-row tiles to share out.
+    const int row_tiles = (m + MR - 1) / MR;
+    const int max_threads = omp_get_max_threads();
+    const int team = max_threads < row_tiles ? max_threads : row_tiles;
+
+#pragma omp parallel num_threads(team)
+    {
+        const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+        const int row0 = first_row(t, threads, m, MR, C, ldc);
+        const int row1 = first_row(t + 1, threads, m, MR, C, ldc);
+        // Each thread packs its own A block, in a buffer that lives as long as the thread.
+        thread_local PackBuffer a_buffer;
+        float* Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
+
+        for (int jc = 0; jc < n; jc += blk.nc) {
+            const int nc = n - jc < blk.nc ? n - jc : blk.nc;
+            for (int pc = 0; pc < k; pc += blk.kc) {
+                const int kc = k - pc < blk.kc ? k - pc : blk.kc;
+                const int slivers = (nc + NR - 1) / NR;
+#pragma omp for schedule(static)
+                for (int s = 0; s < slivers; ++s) {
+                    const int cols = nc - s * NR < NR ? nc - s * NR : NR;
+                    pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + s * NR, ldb, NR,
+                           Bp + static_cast<long>(s) * NR * kc);
+                }   // implicit barrier: the panel is complete before anyone reads it
+                for (int ic = row0; ic < row1; ic += blk.mc) {
+                    const int mc = row1 - ic < blk.mc ? row1 - ic : blk.mc;
+                    pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
+                    for (int jr = 0; jr < nc; jr += NR) {
+                        const int nr = nc - jr < NR ? nc - jr : NR;
+                        const float* b_sliver = Bp + static_cast<long>(jr) * kc;
+                        for (int ir = 0; ir < mc; ir += MR) {
+                            const int mr = mc - ir < MR ? mc - ir : MR;
+                            tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
+                                        C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, mr, nr);
+                        }
+                    }
+                }
+#pragma omp barrier   // everyone is done with this panel before it is repacked
+            }
+        }
+    }
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512}, m, n, k, A, lda, B, ldb, C, ldc);
+}
+void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2}, m, n, k, A, lda, B, ldb, C, ldc);
+}
+constexpr gemm::Variant variants[] = {
+    {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
+    {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"}};
+constexpr int kBestMr = kMrAvx512, kBestNr = kNrAvx512;
+#elif defined(__aarch64__)
+void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm({microkernel_neon_8x12, kMrNeon, kNrNeon}, m, n, k, A, lda, B, ldb, C, ldc);
+}
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr int kBestMr = kMrNeon, kBestNr = kNrNeon;
+#else
+#error "step 08 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
+#endif
+
+// The values shown by --help and the progress line: those of the first variant listed
+// (a forced --kernel avx2 rounds mc and nc to its own tile).
+int get_mc() { return block_sizes(kBestMr, kBestNr).mc; }
+int get_kc() { return block_sizes(kBestMr, kBestNr).kc; }
+int get_nc() { return block_sizes(kBestMr, kBestNr).nc; }
+void set_mc(int v) { user_mc = v; }
+void set_kc(int v) { user_kc = v; }
+void set_nc(int v) { user_nc = v; }
+
+constexpr gemm::Param params[] = {
+    {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
+    {"kc", "depth of the packed A and B blocks (default: from the L1 size)", get_kc, set_kc},
+    {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc}};
+
+}  // namespace
+}  // namespace step09
+
+GEMM_STEP({.variants = step09::variants, .params = step09::params})

@@ -1,0 +1,28 @@
+#include "partition.hpp"
+
+#include <cstdint>
+
+namespace step09 {
+
+int first_row(int t, int threads, int m, int mr, const float* C, long ldc) {
+    if (t <= 0) return 0;
+    if (t >= threads) return m;
+    const long tiles = (m + mr - 1) / mr;
+    const int row = static_cast<int>(tiles * t / threads) * mr;   // whole tiles per thread
+    const auto starts_a_line = [&](long r) {
+        return reinterpret_cast<std::uintptr_t>(C + r * ldc) % 64 == 0;
+    };
+    if (row >= m || starts_a_line(row)) return row < m ? row : m;
+    // Two tile-aligned boundaries are at least `gap` rows apart; moving each by less than
+    // half of that keeps every thread's range non-empty and in order. A row starting a line
+    // recurs at least every 16 rows, so +-8 finds one whenever one exists.
+    const long gap = tiles / threads * mr;
+    const long reach = (gap - 1) / 2 < 8 ? (gap - 1) / 2 : 8;
+    for (int d = 1; d <= reach; ++d) {
+        if (starts_a_line(row - d)) return row - d;
+        if (row + d < m && starts_a_line(row + d)) return row + d;
+    }
+    return row;
+}
+
+}  // namespace step09
