@@ -44,11 +44,15 @@ Blocks block_sizes(int mr, int nr) {
     const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
-    // KC: the B sliver (kc x NR floats), reused by every A sliver of the block, plus the A
-    // sliver being streamed through (kc x MR) fill half of L1.
-    b.kc = user_kc > 0 ? user_kc : round_down_at_least(l1 / 2 / (4L * (mr + nr)), 8);
-    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes half of L2.
-    b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
+    // KC: long enough that each micro-kernel call's fixed cost, reading and writing its
+    // MR x NR tile of C (28 cache lines that mostly come from L2 or L3), is spread over many
+    // steps of p; the two slivers a call reads, (MR + NR) x kc floats, then take about
+    // twice L1: the B sliver, reused by the next call, partly stays in L1 and the rest
+    // streams in from L2 ahead of use (README: "Block sizes").
+    b.kc = user_kc > 0 ? user_kc : round_down_at_least(2 * l1 / (4L * (mr + nr)), 16);
+    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes a
+    // quarter of L2, leaving room for the B sliver streaming through and the C tiles.
+    b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 4 / (4L * b.kc), mr);
     // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
     b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
     return b;

@@ -14,9 +14,10 @@ void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, lon
     constexpr int MR = kMrAvx2;
     constexpr int NR = kNrAvx2;
 
+    // The C tile into L2 while the k loop runs (see the AVX-512 kernel).
     for (int i = 0; i < mr; ++i) {
-        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + nr - 1), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + nr - 1), _MM_HINT_T1);
     }
 
     __m256 c0[MR], c1[MR];   // row i of the tile: c0[i] = columns 0..7, c1[i] = 8..15

@@ -2,7 +2,7 @@
 //
 //   for jc in 0..n step NC:
 //     for pc in 0..k step KC:
-//       all threads pack B(pc.., jc..) into the shared Bp, NR-sliver by sliver   (omp for)
+//       thread t packs its share of the slivers of B(pc.., jc..) into the shared Bp
 //       -- barrier: Bp complete --
 //       thread t:  for ic in its own rows [first_row(t), first_row(t+1)) step MC:
 //                    pack A(ic.., pc..) into its own Ap                        (L2 of its core)
@@ -49,11 +49,15 @@ Blocks block_sizes(int mr, int nr) {
     const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
-    // KC: the B sliver (kc x NR floats), reused by every A sliver of the block, plus the A
-    // sliver being streamed through (kc x MR) fill half of L1.
-    b.kc = user_kc > 0 ? user_kc : round_down_at_least(l1 / 2 / (4L * (mr + nr)), 8);
-    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes half of L2.
-    b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
+    // KC: long enough that each micro-kernel call's fixed cost, reading and writing its
+    // MR x NR tile of C (28 cache lines that mostly come from L2 or L3), is spread over many
+    // steps of p; the two slivers a call reads, (MR + NR) x kc floats, then take about
+    // twice L1: the B sliver, reused by the next call, partly stays in L1 and the rest
+    // streams in from L2 ahead of use (README: "Block sizes").
+    b.kc = user_kc > 0 ? user_kc : round_down_at_least(2 * l1 / (4L * (mr + nr)), 16);
+    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes a
+    // quarter of L2, leaving room for the B sliver streaming through and the C tiles.
+    b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 4 / (4L * b.kc), mr);
     // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
     b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
     return b;
@@ -103,13 +107,16 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
             const int nc = n - jc < blk.nc ? n - jc : blk.nc;
             for (int pc = 0; pc < k; pc += blk.kc) {
                 const int kc = k - pc < blk.kc ? k - pc : blk.kc;
+                // Thread t packs its share of the panel's NR-column slivers (whole rows of
+                // each, so every column of B is read by one thread only).
                 const int slivers = (nc + NR - 1) / NR;
-#pragma omp for schedule(static)
-                for (int s = 0; s < slivers; ++s) {
-                    const int cols = nc - s * NR < NR ? nc - s * NR : NR;
-                    pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + s * NR, ldb, NR,
-                           Bp + static_cast<long>(s) * NR * kc);
-                }   // implicit barrier: the panel is complete before anyone reads it
+                const int s0 = slivers * t / threads, s1 = slivers * (t + 1) / threads;
+                if (s1 > s0) {
+                    const int cols = (s1 * NR < nc ? s1 * NR : nc) - s0 * NR;
+                    pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + s0 * NR, ldb, NR,
+                           Bp + static_cast<long>(s0) * NR * kc);
+                }
+#pragma omp barrier   // the panel is complete before anyone reads it
                 for (int ic = row0; ic < row1; ic += blk.mc) {
                     const int mc = row1 - ic < blk.mc ? row1 - ic : blk.mc;
                     pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);

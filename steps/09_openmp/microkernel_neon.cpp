@@ -1,3 +1,5 @@
+// Step 08's NEON micro-kernel, unchanged but for the namespace.
+//
 // The AArch64 NEON micro-kernel: an 8 x 12 tile of C in 24 of the 32 q registers
 // (4 floats each). Per step of p: two 4-wide loads of the A sliver (8 rows), three of the
 // B sliver (12 columns), then 24 FMAs, each multiplying a B vector by one lane of an A
@@ -24,13 +26,13 @@ void microkernel_neon_8x12(int kc, const float* a, const float* b, float* c, lon
         const float32x4_t b0 = vld1q_f32(b);
         const float32x4_t b1 = vld1q_f32(b + 4);
         const float32x4_t b2 = vld1q_f32(b + 8);
-#define STEP09_ROW(i, av, lane)                                   \
+#define FMA_ROW(i, av, lane)                                   \
         acc[i][0] = vfmaq_laneq_f32(acc[i][0], b0, av, lane);    \
         acc[i][1] = vfmaq_laneq_f32(acc[i][1], b1, av, lane);    \
         acc[i][2] = vfmaq_laneq_f32(acc[i][2], b2, av, lane);
-        STEP09_ROW(0, a_lo, 0) STEP09_ROW(1, a_lo, 1) STEP09_ROW(2, a_lo, 2) STEP09_ROW(3, a_lo, 3)
-        STEP09_ROW(4, a_hi, 0) STEP09_ROW(5, a_hi, 1) STEP09_ROW(6, a_hi, 2) STEP09_ROW(7, a_hi, 3)
-#undef STEP09_ROW
+        FMA_ROW(0, a_lo, 0) FMA_ROW(1, a_lo, 1) FMA_ROW(2, a_lo, 2) FMA_ROW(3, a_lo, 3)
+        FMA_ROW(4, a_hi, 0) FMA_ROW(5, a_hi, 1) FMA_ROW(6, a_hi, 2) FMA_ROW(7, a_hi, 3)
+#undef FMA_ROW
         a += MR;
         b += NR;
     }
