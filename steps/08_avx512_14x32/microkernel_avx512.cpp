@@ -14,55 +14,81 @@
 #include <immintrin.h>
 
 namespace step08 {
+namespace {
 
-void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
-                              int mr, int nr) {
+// The tile loop for the top ROWS rows and the left 16 * VECS columns of the 14 x 32 tile.
+// The whole tile is tile<14, 2>; the other instances serve edge tiles, so that a tile with
+// 2 rows or 5 columns left does not pay for 14 rows or 32 columns of FMAs.
+template <int ROWS, int VECS>
+void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
     constexpr int MR = kMrAvx512;
     constexpr int NR = kNrAvx512;
 
     // Ask for the C tile now, into L2; it is needed only after the k loop. Not into L1: with
     // ldc a multiple of 1024 floats the 14 rows are 4 KiB apart and all land in the same
     // two L1 sets, where they would evict each other and the slivers.
-    for (int i = 0; i < mr; ++i) {
+#pragma GCC unroll 14
+    for (int i = 0; i < ROWS; ++i) {
         _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T1);
         _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + nr - 1), _MM_HINT_T1);
     }
 
-    __m512 c0[MR], c1[MR];   // row i of the tile: c0[i] = columns 0..15, c1[i] = 16..31
+    __m512 acc[ROWS][VECS];   // row i of the tile: acc[i][0] = columns 0..15, acc[i][1] = 16..31
 #pragma GCC unroll 14
-    for (int i = 0; i < MR; ++i) c0[i] = c1[i] = _mm512_setzero_ps();
+    for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 2
+        for (int v = 0; v < VECS; ++v) acc[i][v] = _mm512_setzero_ps();
 
     for (int p = 0; p < kc; ++p) {
-        const __m512 b0 = _mm512_load_ps(b);
-        const __m512 b1 = _mm512_load_ps(b + 16);
-        // With intrinsics (c0[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), b0, c0[i]) ...)
-        // GCC 12 emits a separate vbroadcastss per row; one line of inline assembly per FMA
-        // gets the broadcast folded into the FMA's memory operand instead (objdump -d shows
+        __m512 bv[VECS];
+#pragma GCC unroll 2
+        for (int v = 0; v < VECS; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
+        // With intrinsics (acc = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), bv, acc)) GCC 12 emits
+        // a separate vbroadcastss per row; one line of inline assembly per FMA gets the
+        // broadcast folded into the FMA's memory operand instead (objdump -d shows
         // "vfmadd231ps 0x8(%rax){1to16},%zmm1,%zmm17").
 #pragma GCC unroll 14
-        for (int i = 0; i < MR; ++i) {
-            asm("vfmadd231ps %[a]%{1to16%}, %[b], %[c]" : [c] "+v"(c0[i]) : [b] "v"(b0), [a] "m"(a[i]));
-            asm("vfmadd231ps %[a]%{1to16%}, %[b], %[c]" : [c] "+v"(c1[i]) : [b] "v"(b1), [a] "m"(a[i]));
-        }
-        a += MR;
+        for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 2
+            for (int v = 0; v < VECS; ++v)
+                asm("vfmadd231ps %[a]%{1to16%}, %[b], %[c]"
+                    : [c] "+v"(acc[i][v]) : [b] "v"(bv[v]), [a] "m"(a[i]));
+        a += MR;   // the packed slivers keep their full MR x NR layout even for edge tiles
         b += NR;
     }
 
-    // C += tile, only the mr x nr part inside C: masks cut the columns, the test cuts the rows.
-    const __mmask16 k0 = static_cast<__mmask16>(nr >= 16 ? 0xFFFF : (1u << nr) - 1);
-    const __mmask16 k1 = static_cast<__mmask16>(nr >= 32 ? 0xFFFF : nr <= 16 ? 0 : (1u << (nr - 16)) - 1);
+    // C += tile, only the nr columns inside C: a whole tile uses plain loads and stores,
+    // an edge tile masks the columns past nr.
 #pragma GCC unroll 14
-    for (int i = 0; i < MR; ++i) {
-        if (i < mr) {
-            float* ci = c + i * ldc;
-            if (nr == NR) {   // the common, whole tile
-                _mm512_storeu_ps(ci, _mm512_add_ps(_mm512_loadu_ps(ci), c0[i]));
-                _mm512_storeu_ps(ci + 16, _mm512_add_ps(_mm512_loadu_ps(ci + 16), c1[i]));
-                continue;
+    for (int i = 0; i < ROWS; ++i) {
+        float* ci = c + i * ldc;
+#pragma GCC unroll 2
+        for (int v = 0; v < VECS; ++v) {
+            if (nr == NR) {
+                _mm512_storeu_ps(ci + 16 * v, _mm512_add_ps(_mm512_loadu_ps(ci + 16 * v), acc[i][v]));
+            } else {
+                const int cols = nr - 16 * v;   // 1..16 for the vectors that reach this far
+                const __mmask16 k = static_cast<__mmask16>(cols >= 16 ? 0xFFFF : (1u << cols) - 1);
+                _mm512_mask_storeu_ps(ci + 16 * v, k,
+                                      _mm512_add_ps(_mm512_maskz_loadu_ps(k, ci + 16 * v), acc[i][v]));
             }
-            _mm512_mask_storeu_ps(ci, k0, _mm512_add_ps(_mm512_maskz_loadu_ps(k0, ci), c0[i]));
-            _mm512_mask_storeu_ps(ci + 16, k1, _mm512_add_ps(_mm512_maskz_loadu_ps(k1, ci + 16), c1[i]));
         }
+    }
+}
+
+}  // namespace
+
+void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
+                              int mr, int nr) {
+    // The common case first; then one instance per row count, on one or two vectors.
+    if (mr == kMrAvx512 && nr > 16) return tile<14, 2>(kc, a, b, c, ldc, nr);
+    const bool two = nr > 16;
+    switch (mr) {
+#define EDGE_TILE(R) case R: return two ? tile<R, 2>(kc, a, b, c, ldc, nr) : tile<R, 1>(kc, a, b, c, ldc, nr);
+        EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6) EDGE_TILE(7)
+        EDGE_TILE(8) EDGE_TILE(9) EDGE_TILE(10) EDGE_TILE(11) EDGE_TILE(12) EDGE_TILE(13) EDGE_TILE(14)
+#undef EDGE_TILE
+        default: return;
     }
 }
 
