@@ -1,0 +1,197 @@
+// Steps 08 and 09: every micro-kernel this CPU runs (AVX-512 14x32 and AVX2 6x16 on x86-64,
+// NEON 8x12 on AArch64) on every edge-tile shape, with default and with tiny block sizes;
+// the packing routines' layout and zero padding; step 09's row split and its thread counts.
+#include "kernel_check.hpp"
+
+#include "steps/08_avx512_14x32/packing.hpp"
+#include "steps/09_openmp/partition.hpp"
+
+#include <gemm/registry.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+using gemm::test::check_kernel;
+using gemm::test::describe;
+using gemm::test::Shape;
+
+namespace {
+
+struct Tile {
+    std::string_view variant;
+    int mr, nr;
+};
+constexpr Tile kTiles[] = {{"avx512", 14, 32}, {"avx2", 6, 16}, {"neon", 8, 12}};
+
+const gemm::Step* find_step(std::string_view slug) {
+    for (const gemm::Step& s : gemm::steps())
+        if (s.slug == slug) return &s;
+    return nullptr;
+}
+
+// Sets the step's --mc --kc --nc for the life of the object; 0 restores the defaults.
+struct BlockSizes {
+    const gemm::Step& step;
+    BlockSizes(const gemm::Step& s, int mc, int kc, int nc) : step(s) { set(mc, kc, nc); }
+    ~BlockSizes() { set(0, 0, 0); }
+    void set(int mc, int kc, int nc) {
+        step.find_param("mc")->set(mc);
+        step.find_param("kc")->set(kc);
+        step.find_param("nc")->set(nc);
+    }
+};
+
+// Every combination of m % MR and n % NR (m = 1 .. MR, n = 1 .. NR), each either alone or
+// after a whole tile (m + MR, n + NR), in turn. Every third shape has padded leading
+// dimensions. Returns the first failure, or "".
+std::string check_edge_tiles(gemm::Kernel kernel, const Tile& tile, int k) {
+    int t = 0;
+    for (int rm = 1; rm <= tile.mr; ++rm)
+        for (int rn = 1; rn <= tile.nr; ++rn, ++t) {
+            const int m = rm + (t % 2 ? tile.mr : 0), n = rn + (t / 2 % 2 ? tile.nr : 0);
+            const Shape s = t % 3 ? Shape{m, n, k} : Shape{m, n, k, 1 + t % 4, 1 + t % 5, 1 + t % 7};
+            const std::string problem = check_kernel(kernel, s, static_cast<unsigned>(t + 1));
+            if (!problem.empty()) return describe(s) + ": " + problem;
+        }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("steps 08 and 09 list every micro-kernel of the architecture", "[microkernels]") {
+    for (std::string_view slug : {"08_avx512_14x32", "09_openmp"}) {
+        const gemm::Step* step = find_step(slug);
+        if (step == nullptr && slug == "09_openmp") continue;   // built without OpenMP
+        REQUIRE(step != nullptr);
+        INFO("step " << slug);
+#if defined(__x86_64__)
+        CHECK(step->find_variant("avx512") != nullptr);
+        CHECK(step->find_variant("avx2") != nullptr);
+        CHECK(step->def->variants.front().name == "avx512");
+#elif defined(__aarch64__)
+        CHECK(step->find_variant("neon") != nullptr);
+#endif
+        for (const char* p : {"mc", "kc", "nc"}) CHECK(step->find_param(p) != nullptr);
+    }
+}
+
+TEST_CASE("each micro-kernel handles every edge tile", "[microkernels]") {
+    for (std::string_view slug : {"08_avx512_14x32", "09_openmp"}) {
+        const gemm::Step* step = find_step(slug);
+        if (step == nullptr) continue;
+        int tested = 0;
+        for (const Tile& tile : kTiles) {
+            const gemm::Variant* variant = step->find_variant(tile.variant);
+            if (variant == nullptr || !variant->is_supported()) continue;
+            ++tested;
+            INFO("step " << slug << ", kernel " << tile.variant);
+            // Default blocks: one block in every direction; k = 7 is not a multiple of anything.
+            CHECK(check_edge_tiles(variant->kernel, tile, 7) == "");
+            // Tiny blocks: kc = 3 splits k = 7 into 3 + 3 + 1, mc = one tile, nc = one sliver,
+            // so the packing and the loops run over several blocks with edges in each.
+            BlockSizes tiny(*step, tile.mr, 3, tile.nr);
+            CHECK(check_edge_tiles(variant->kernel, tile, 7) == "");
+            // Blocks that are not multiples of the tile: rounded up by the step.
+            tiny.set(tile.mr + 1, 5, tile.nr + 3);
+            CHECK(check_kernel(variant->kernel, {3 * tile.mr + 2, 4 * tile.nr + 5, 23, 2, 3, 5}) == "");
+        }
+        CHECK(tested > 0);   // this machine runs at least one of the micro-kernels
+    }
+}
+
+TEST_CASE("pack_a and pack_b lay out slivers with zero padding", "[microkernels][packing]") {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    // A 5 x 7 window of a 9 x 10 matrix whose outside is NaN: packing must not read it.
+    const int rows = 9, cols = 10, ld = cols;
+    std::vector<float> src(rows * ld, nan);
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 7; ++j) src[i * ld + j] = static_cast<float>(100 * i + j + 1);
+
+    SECTION("pack_a: MR-row slivers, A(i, p) at [sliver][p][i], rows past mc zero") {
+        const int mc = 5, kc = 7, mr = 3;   // two slivers, the second has 2 rows + 1 of zeros
+        std::vector<float> packed(2 * mr * kc, -1.0f);
+        step08::pack_a(mc, kc, src.data(), ld, mr, packed.data());
+        for (int s = 0; s < 2; ++s)
+            for (int p = 0; p < kc; ++p)
+                for (int i = 0; i < mr; ++i) {
+                    const int row = s * mr + i;
+                    const float expected = row < mc ? src[row * ld + p] : 0.0f;
+                    INFO("sliver " << s << ", p " << p << ", i " << i);
+                    CHECK(packed[(s * kc + p) * mr + i] == expected);
+                }
+    }
+    SECTION("pack_b: NR-column slivers, B(p, j) at [sliver][p][j], columns past nc zero") {
+        const int kc = 5, nc = 7, nr = 4;   // two slivers, the second has 3 columns + 1 of zeros
+        std::vector<float> packed(2 * nr * kc, -1.0f);
+        step08::pack_b(kc, nc, src.data(), ld, nr, packed.data());
+        for (int s = 0; s < 2; ++s)
+            for (int p = 0; p < kc; ++p)
+                for (int j = 0; j < nr; ++j) {
+                    const int col = s * nr + j;
+                    const float expected = col < nc ? src[p * ld + col] : 0.0f;
+                    INFO("sliver " << s << ", p " << p << ", j " << j);
+                    CHECK(packed[(s * kc + p) * nr + j] == expected);
+                }
+    }
+}
+
+TEST_CASE("step 09 splits the rows of C into ordered ranges on cache-line starts", "[microkernels][threads]") {
+    alignas(64) static float c[64];   // only addresses are looked at
+    for (int threads = 1; threads <= 5; ++threads)
+        for (int m : {1, 13, 14, 15, 100, 257, 1024})
+            for (long ldc : {16L, 100L, 101L, 1024L}) {
+                INFO(threads << " threads, m " << m << ", ldc " << ldc);
+                CHECK(step09::first_row(0, threads, m, 14, c, ldc) == 0);
+                CHECK(step09::first_row(threads, threads, m, 14, c, ldc) == m);
+                for (int t = 1; t < threads; ++t) {
+                    const int lo = step09::first_row(t - 1, threads, m, 14, c, ldc);
+                    const int row = step09::first_row(t, threads, m, 14, c, ldc);
+                    CHECK(lo <= row);
+                    CHECK(row <= m);
+                    // With odd ldc some row near every boundary starts a line: the split uses it
+                    // unless the ranges are too short to move the boundary at all.
+                    if (ldc % 2 == 1 && (m + 13) / 14 / threads >= 2 && row < m)
+                        CHECK(reinterpret_cast<std::uintptr_t>(c + row * ldc) % 64 == 0);
+                    if (ldc % 16 == 0 && row < m) CHECK(row % 14 == 0);   // no need to move
+                }
+            }
+}
+
+#if defined(_OPENMP)
+TEST_CASE("step 09 is right with 1 - 2 and 3 threads and tiny blocks", "[microkernels][threads]") {
+    const gemm::Step* step = find_step("09_openmp");
+    REQUIRE(step != nullptr);
+    const int before = omp_get_max_threads();
+    for (int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        for (const Tile& tile : kTiles) {
+            const gemm::Variant* variant = step->find_variant(tile.variant);
+            if (variant == nullptr || !variant->is_supported()) continue;
+            const Shape shapes[] = {{1, 1, 1},
+                                    {2 * tile.mr, tile.nr, 3},                 // fewer tiles than threads
+                                    {3 * tile.mr + 5, 2 * tile.nr + 7, 19, 1, 2, 3},
+                                    {7 * tile.mr + 3, 3 * tile.nr + 1, 40},    // ldc odd: boundaries move
+                                    {101, 67, 33, 3, 1, 5}};
+            for (int tiny = 0; tiny < 2; ++tiny) {
+                BlockSizes blocks(*step, tiny ? 2 * tile.mr : 0, tiny ? 8 : 0, tiny ? tile.nr : 0);
+                for (const Shape& s : shapes) {
+                    INFO(threads << " threads, kernel " << tile.variant << (tiny ? ", tiny blocks, " : ", ")
+                                 << describe(s));
+                    CHECK(check_kernel(variant->kernel, s) == "");
+                }
+            }
+        }
+    }
+    omp_set_num_threads(before);
+}
+#endif
