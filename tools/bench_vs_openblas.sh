@@ -6,7 +6,7 @@
 # Every size is run by OpenBLAS and by our kernel one right after the other (so a noisy
 # neighbour hurts both alike), pinned, best of --reps timed repetitions; --rounds repeats the
 # whole thing and keeps the best of each. One thread runs on the last CPU (taskset), two
-# threads on the last two with OMP_PROC_BIND=close OMP_PLACES=cores. % of peak uses the
+# threads on the last two, ours with OMP_PROC_BIND=close OMP_PLACES=cores. % of peak uses the
 # measured fp32 peak from results/peak.csv (isa,precision,threads,gflops) when it exists.
 set -euo pipefail
 
@@ -43,7 +43,12 @@ run() {
   local cpus=$cpu1
   [[ $threads -gt 1 ]] && cpus=$cpu2
   local csv="$tmp/$label.$size.csv"
-  OMP_PROC_BIND=close OMP_PLACES=cores OMP_NUM_THREADS=$threads \
+  # OMP_PROC_BIND pins OpenMP's threads, one per place. Not for OpenBLAS: its threads are
+  # its own (pthreads) and would inherit the binding of the program's first OpenMP thread,
+  # one core for all of them.
+  local bind=(env OMP_PROC_BIND=close OMP_PLACES=cores)
+  [[ $label == openblas* ]] && bind=(env -u OMP_PROC_BIND -u OMP_PLACES)
+  "${bind[@]}" OMP_NUM_THREADS="$threads" \
     taskset -c "$cpus" "$@" --sizes "$size" --reps "$reps" --threads "$threads" --csv "$csv" \
     >/dev/null 2>"$tmp/stderr" || { echo "bench_vs_openblas.sh: $label at $size failed:" >&2
                                       cat "$tmp/stderr" >&2; exit 1; }
@@ -80,7 +85,7 @@ if [[ -f "$peak_csv" ]]; then
           print p[1], p[2] }' "$peak_csv")
 fi
 
-awk -v peak1="${peak1:--}" -v peak2="${peak2:--}" -v reps="$reps" -v rounds="$rounds" '
+awk -v cpus2="$cpu2" -v peak1="${peak1:--}" -v peak2="${peak2:--}" -v reps="$reps" -v rounds="$rounds" '
   { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3 }
   function pct(x, p) { return (p == "-" || p == 0) ? "-" : sprintf("%.0f%%", 100 * x / p) }
   END {
@@ -103,7 +108,7 @@ awk -v peak1="${peak1:--}" -v peak2="${peak2:--}" -v reps="$reps" -v rounds="$ro
     if (peak1 != "-") printf "; %% of the 1-thread fp32 peak (%.1f GFLOPS) at 1024 and 1536: %s, %s (goal >= 90%%)", peak1, pct(g["avx512", 1024], peak1), pct(g["avx512", 1536], peak1)
     printf "\n"
     if (("openblas2", 512) in g) {
-      printf "\nstep 09, 2 threads (OMP_PROC_BIND=close OMP_PLACES=cores)\n"
+      printf "\nstep 09, 2 threads (taskset -c %s; step 09 with OMP_PROC_BIND=close OMP_PLACES=cores)\n", cpus2
       printf "%6s %10s %10s %7s %7s\n", "size", "OpenBLAS", "step09", "ratio", "%peak"
       split("512 1024 1536", big_sizes, " ")
       for (i = 1; i <= 3; ++i) {
