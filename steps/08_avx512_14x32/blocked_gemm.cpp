@@ -10,7 +10,8 @@
 //             micro-kernel: C(ic+ir.., jc+jr..) += Ap sliver * Bp sliver
 //
 // Which micro-kernel (and so MR x NR) depends on the CPU: AVX-512 14x32, AVX2 6x16 or
-// NEON 8x12; the loops and the packing are the same for all three.
+// NEON 8x12; the loops and the packing are the same for all three. Small matrices, whose
+// A fits in L2, skip the packing: the AVX-512 kernel then reads A and B in place.
 #include "microkernels.hpp"
 #include "packing.hpp"
 
@@ -25,6 +26,7 @@ namespace {
 struct TileShape {
     MicroKernel kernel;
     int mr, nr;
+    DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
 };
 
 // --mc, --kc, --nc; 0 = derived from the caches (block_sizes below).
@@ -58,6 +60,15 @@ Blocks block_sizes(int mr, int nr) {
     return b;
 }
 
+// Small matrices skip packing (README: "Small matrices"): every B sliver then reads all of
+// A in place, which pays while A fits in half of L2. Setting any block size asks for the
+// blocked path, whatever the size.
+bool skip_packing(int m, int k) {
+    if (user_mc > 0 || user_kc > 0 || user_nc > 0) return false;
+    const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
+    return 4L * m * k <= l2 / 2;
+}
+
 // A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
 struct PackBuffer {
     float* data = nullptr;
@@ -77,6 +88,14 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                   const float* B, int ldb, float* C, int ldc) {
     if (m <= 0 || n <= 0 || k <= 0) return;
     const int MR = tile.mr, NR = tile.nr;
+    if (tile.direct != nullptr && skip_packing(m, k)) {
+        for (int jr = 0; jr < n; jr += NR)
+            for (int ir = 0; ir < m; ir += MR)
+                tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
+                            C + static_cast<long>(ir) * ldc + jr, ldc,
+                            m - ir < MR ? m - ir : MR, n - jr < NR ? n - jr : NR);
+        return;
+    }
     const Blocks blk = block_sizes(MR, NR);
     thread_local PackBuffer a_buffer, b_buffer;
     const int kc_max = blk.kc < k ? blk.kc : k;
@@ -109,7 +128,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
 #if defined(__x86_64__) || defined(_M_X64)
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512}, m, n, k, A, lda, B, ldb, C, ldc);
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct}, m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2}, m, n, k, A, lda, B, ldb, C, ldc);

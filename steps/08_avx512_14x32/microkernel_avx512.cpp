@@ -76,6 +76,48 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
     }
 }
 
+// The same tile straight from A and B, unpacked: for small matrices, where packing costs
+// more than it saves. Row i of the tile broadcasts A(i, p) = a[i * lda + p]; the B vectors
+// are row p of B, loaded with a mask when fewer than 32 columns are left, so that nothing
+// outside B's window is read.
+template <int ROWS, int VECS>
+void tile_direct(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr) {
+    __m512 acc[ROWS][VECS];
+#pragma GCC unroll 14
+    for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 2
+        for (int v = 0; v < VECS; ++v) acc[i][v] = _mm512_setzero_ps();
+    __mmask16 kb[VECS];
+#pragma GCC unroll 2
+    for (int v = 0; v < VECS; ++v) {
+        const int cols = nr - 16 * v;
+        kb[v] = static_cast<__mmask16>(cols >= 16 ? 0xFFFF : (1u << cols) - 1);
+    }
+
+    for (int p = 0; p < k; ++p) {
+        __m512 bv[VECS];
+#pragma GCC unroll 2
+        for (int v = 0; v < VECS; ++v) bv[v] = _mm512_maskz_loadu_ps(kb[v], b + 16 * v);
+#pragma GCC unroll 14
+        for (int i = 0; i < ROWS; ++i)
+#pragma GCC unroll 2
+            for (int v = 0; v < VECS; ++v)
+                asm("vfmadd231ps %[a]%{1to16%}, %[b], %[c]"
+                    : [c] "+v"(acc[i][v]) : [b] "v"(bv[v]), [a] "m"(a[i * lda]));
+        a += 1;
+        b += ldb;
+    }
+
+#pragma GCC unroll 14
+    for (int i = 0; i < ROWS; ++i) {
+        float* ci = c + i * ldc;
+#pragma GCC unroll 2
+        for (int v = 0; v < VECS; ++v)
+            _mm512_mask_storeu_ps(ci + 16 * v, kb[v],
+                                  _mm512_add_ps(_mm512_maskz_loadu_ps(kb[v], ci + 16 * v), acc[i][v]));
+    }
+}
+
 }  // namespace
 
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
@@ -85,6 +127,23 @@ void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, 
     const bool two = nr > 16;
     switch (mr) {
 #define EDGE_TILE(R) case R: return two ? tile<R, 2>(kc, a, b, c, ldc, nr) : tile<R, 1>(kc, a, b, c, ldc, nr);
+        EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6) EDGE_TILE(7)
+        EDGE_TILE(8) EDGE_TILE(9) EDGE_TILE(10) EDGE_TILE(11) EDGE_TILE(12) EDGE_TILE(13) EDGE_TILE(14)
+#undef EDGE_TILE
+        default: return;
+    }
+}
+
+}  // namespace step08
+
+namespace step08 {
+
+void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
+                                     float* c, long ldc, int mr, int nr) {
+    const bool two = nr > 16;
+    switch (mr) {
+#define EDGE_TILE(R) case R: return two ? tile_direct<R, 2>(k, a, lda, b, ldb, c, ldc, nr) \
+                                        : tile_direct<R, 1>(k, a, lda, b, ldb, c, ldc, nr);
         EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6) EDGE_TILE(7)
         EDGE_TILE(8) EDGE_TILE(9) EDGE_TILE(10) EDGE_TILE(11) EDGE_TILE(12) EDGE_TILE(13) EDGE_TILE(14)
 #undef EDGE_TILE

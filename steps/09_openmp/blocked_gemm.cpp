@@ -12,6 +12,7 @@
 // One parallel region per call; OpenMP keeps its threads between calls. Each thread writes
 // only its own rows of C, so no two threads write the same element, and first_row keeps the
 // boundaries on cache-line starts where it can, so they don't share lines of C either.
+// Small matrices skip the packing, as in step 08, with the rows of C split the same way.
 // The micro-kernels and the packing are step 08's, unchanged.
 #include "microkernels.hpp"
 #include "packing.hpp"
@@ -30,6 +31,7 @@ namespace {
 struct TileShape {
     MicroKernel kernel;
     int mr, nr;
+    DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
 };
 
 // --mc, --kc, --nc; 0 = derived from the caches (block_sizes below).
@@ -63,6 +65,15 @@ Blocks block_sizes(int mr, int nr) {
     return b;
 }
 
+// Small matrices skip packing (README: "Small matrices"): every B sliver then reads all of
+// A in place, which pays while A fits in half of L2. Setting any block size asks for the
+// blocked path, whatever the size.
+bool skip_packing(int m, int k) {
+    if (user_mc > 0 || user_kc > 0 || user_nc > 0) return false;
+    const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
+    return 4L * m * k <= l2 / 2;
+}
+
 // A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
 struct PackBuffer {
     float* data = nullptr;
@@ -82,6 +93,25 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                   const float* B, int ldb, float* C, int ldc) {
     if (m <= 0 || n <= 0 || k <= 0) return;
     const int MR = tile.mr, NR = tile.nr;
+    // No more threads than there are MR-row tiles to share out.
+    const int row_tiles = (m + MR - 1) / MR;
+    const int max_threads = omp_get_max_threads();
+    const int team = max_threads < row_tiles ? max_threads : row_tiles;
+
+    if (tile.direct != nullptr && skip_packing(m, k)) {
+#pragma omp parallel num_threads(team)
+        {
+            const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+            const int row0 = first_row(t, threads, m, MR, C, ldc);
+            const int row1 = first_row(t + 1, threads, m, MR, C, ldc);
+            for (int jr = 0; jr < n; jr += NR)
+                for (int ir = row0; ir < row1; ir += MR)
+                    tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
+                                C + static_cast<long>(ir) * ldc + jr, ldc,
+                                row1 - ir < MR ? row1 - ir : MR, n - jr < NR ? n - jr : NR);
+        }
+        return;
+    }
     const Blocks blk = block_sizes(MR, NR);
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;
@@ -89,10 +119,6 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     // The B panel is shared: the calling thread owns the buffer, every thread fills part of it.
     thread_local PackBuffer b_buffer;
     float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
-    // No more threads than there are MR-row tiles to share out.
-    const int row_tiles = (m + MR - 1) / MR;
-    const int max_threads = omp_get_max_threads();
-    const int team = max_threads < row_tiles ? max_threads : row_tiles;
 
 #pragma omp parallel num_threads(team)
     {
@@ -107,8 +133,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
             const int nc = n - jc < blk.nc ? n - jc : blk.nc;
             for (int pc = 0; pc < k; pc += blk.kc) {
                 const int kc = k - pc < blk.kc ? k - pc : blk.kc;
-                // Thread t packs its share of the panel's NR-column slivers (whole rows of
-                // each, so every column of B is read by one thread only).
+                // Thread t packs its share of the panel's NR-column slivers.
                 const int slivers = (nc + NR - 1) / NR;
                 const int s0 = slivers * t / threads, s1 = slivers * (t + 1) / threads;
                 if (s1 > s0) {
@@ -138,7 +163,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
 #if defined(__x86_64__) || defined(_M_X64)
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512}, m, n, k, A, lda, B, ldb, C, ldc);
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct}, m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2}, m, n, k, A, lda, B, ldb, C, ldc);

@@ -14,11 +14,16 @@ namespace step09 {
 
 using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, long ldc,
                              int mr, int nr);
+// The same tile read straight from A (lda) and B (ldb), without packing: for small matrices.
+using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, long ldb,
+                              float* c, long ldc, int mr, int nr);
 
 #if defined(__x86_64__) || defined(_M_X64)
 constexpr int kMrAvx512 = 14, kNrAvx512 = 32;   // 28 zmm accumulators
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
                               int mr, int nr);
+void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
+                                     float* c, long ldc, int mr, int nr);
 constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr);
