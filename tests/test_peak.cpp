@@ -65,7 +65,7 @@ TEST_CASE("the meter measures exactly the instruction sets gemm::cpu reports", "
     CHECK(names == expected_isas());
 }
 
-TEST_CASE("--csv writes isa,precision,threads,gflops for every ISA, precision and thread count", "[peak]") {
+TEST_CASE("the peak CSV: isa,precision,threads,gflops for every ISA, precision and thread count", "[peak]") {
     const std::string path = "test_peak_out.csv";
     std::remove(path.c_str());
     std::string out, err;
@@ -136,7 +136,7 @@ TEST_CASE("the formula has an assumption for every ISA measured", "[peak]") {
     CHECK(gemm::peak::physical_cores(all) <= all);
 }
 
-TEST_CASE("--ghz sets the clock of the formula", "[peak]") {
+TEST_CASE("the formula takes its clock from --ghz", "[peak]") {
     std::string out, err;
     const auto isas = gemm::peak::available_isas();
     if (isas.empty()) return;
