@@ -68,11 +68,11 @@ fi
 # --- 2. Build ------------------------------------------------------------------------------
 configure_and_build() {   # folder, then extra cmake arguments
   local dir=$1; shift
-  cmake -S . -B "$dir" -DGEMM_BUILD_TESTS=ON "$@" > "$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log"; echo "run_all.sh: cmake failed (log above)" >&2; exit 1; }
-  grep -E "gemm-steps|Warning" "$dir.configure.log" || true
-  cmake --build "$dir" -j "$jobs" > "$dir.build.log" 2>&1 ||
-    { tail -n 40 "$dir.build.log"; echo "run_all.sh: build failed (log above, whole log: $dir.build.log)" >&2; exit 1; }
+  cmake -S . -B "$dir" -DGEMM_BUILD_TESTS=ON "$@" > "$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log"; echo "run_all.sh: cmake failed (log above)" >&2; exit 1; }
+  grep -E "gemm-steps|Warning" "$dir/configure.log" || true
+  cmake --build "$dir" -j "$jobs" > "$dir/build.log" 2>&1 ||
+    { tail -n 40 "$dir/build.log"; echo "run_all.sh: build failed (log above, whole log: $dir/build.log)" >&2; exit 1; }
 }
 
 say "configuring and building in $build/ (Release)"

@@ -86,8 +86,13 @@ TEST_CASE("a wrong kernel: exit 1 - and the wrong size's row still written with 
     REQUIRE(lines.size() == 3);
     CHECK(field(lines[1], 9) == "1");
     CHECK(field(lines[2], 9) == "0");
-    // Without verification nothing is judged, so nothing fails.
-    CHECK(run(step, {"--sizes", "30", "--reps", "1", "--no-verify"}) == gemm::kExitOk);
+    // Without verification nothing is judged, so nothing fails, and the row does not
+    // pretend it was checked.
+    CHECK(run(step, {"--sizes", "30", "--reps", "1", "--no-verify", "--csv", "e2e_wrong.csv"}) == gemm::kExitOk);
+    const auto unchecked = read_lines("e2e_wrong.csv");
+    REQUIRE(unchecked.size() == 2);
+    CHECK(field(unchecked[1], 9) == "0");
+    CHECK(field(unchecked[1], 8) == "nan");
     std::remove("e2e_wrong.csv");
 }
 
