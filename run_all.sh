@@ -137,7 +137,7 @@ cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 
 # The peak first: every figure draws its line from results/peak.csv.
 if [ -x "$bin/peak" ]; then
-  say "measuring the peak (1 thread and $mt_threads threads)"
+  say "measuring the peak (1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads"))"
   peak_opts=()
   [ "$quick" = 1 ] && peak_opts=(--seconds 0.05 --reps 1)
   "$bin/peak" "${peak_opts[@]}" --threads "$mt_threads" --csv "$results/peak.csv" || failed=1
@@ -163,9 +163,11 @@ done
 
 for ref in ref_openblas ref_blis; do
   [ -x "$bin/$ref" ] || { echo "   $ref not built (library not found at configure time)"; continue; }
-  say "$ref, 1 thread and $mt_threads threads"
+  say "$ref, 1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads")"
   "$bin/$ref" "${sweep[@]}" --threads 1 --csv "$results/$ref.csv" || failed=1
-  "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$results/${ref}_mt.csv" || failed=1
+  if [ "$mt_threads" -gt 1 ]; then
+    "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$results/${ref}_mt.csv" || failed=1
+  fi
 done
 
 # --- 4. Figures and summary.md ----------------------------------------------------------------
