@@ -114,13 +114,15 @@ else
   sweep=(--reps 3 --time-limit 3)
 fi
 
-# Steps in order, from the registry's executables: step01_baseline ... step09_openmp.
-mapfile -t step_exes < <(ls "$bin" | grep -E '^step[0-9]+_' | sort -V)
+# Steps in order, from the registry (cpuinfo --steps: NUMBER SLUG parallel|serial VARIANT),
+# so a stale executable of a deleted step in bin/ is never run.
 selected=()
-for exe in "${step_exes[@]}"; do
-  number=$((10#$(echo "$exe" | sed -E 's/^step0*([0-9]+)_.*/\1/')))
-  if [ -z "$steps_wanted" ] || [[ ",$steps_wanted," == *",$number,"* ]]; then selected+=("$exe"); fi
-done
+parallel=" "
+while read -r number slug mode _; do
+  [ -n "$number" ] || continue
+  [ "$mode" = parallel ] && parallel+="step$slug "
+  if [ -z "$steps_wanted" ] || [[ ",$steps_wanted," == *",$number,"* ]]; then selected+=("step$slug"); fi
+done < <("$bin/cpuinfo" --steps)
 [ ${#selected[@]} -gt 0 ] || { echo "run_all.sh: --steps $steps_wanted matches no built step" >&2; exit 2; }
 
 failed=0
@@ -145,7 +147,6 @@ if [ -x "$bin/peak" ]; then
 fi
 
 # Parallel steps (from the registry) take --threads; the others always run on one thread.
-parallel=" $("$bin/cpuinfo" --steps 2>/dev/null | awk '$3 == "parallel" { printf "step%s ", $2 }')"
 
 for exe in "${selected[@]}"; do
   csv="$results/$exe.csv"
