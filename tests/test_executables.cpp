@@ -51,8 +51,15 @@ int run(const gemm::Step& step, std::vector<std::string> args) {
     return gemm::run_main(static_cast<int>(args.size()), argv.data(), step);
 }
 
+// Runs a step executable; in a cross build through the emulator (qemu-aarch64 -L ...), since
+// without binfmt_misc the system cannot start a foreign binary by itself.
 int shell(const std::string& command) {
-    const int status = std::system((command + " > /dev/null 2> shell_stderr.txt").c_str());
+#if defined(GEMM_TEST_EMULATOR)
+    const std::string line = GEMM_TEST_EMULATOR " " + command;
+#else
+    const std::string& line = command;
+#endif
+    const int status = std::system((line + " > /dev/null 2> shell_stderr.txt").c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
