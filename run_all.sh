@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Regenerate every figure of the tutorial on this machine, or run the test suite.
 #
-#   ./run_all.sh                 install what is missing, build, run every step and the
-#                                references, draw the figures, print the summary (results/)
+#   ./run_all.sh                 install what is missing, build, measure the peak, run every
+#                                step and the references, draw the figures and summary.md
+#                                (results/: peak.csv, step*.png, overlay.png, overlay_mt.png)
 #   ./run_all.sh --quick         the same on a small sweep (under a minute)
 #   ./run_all.sh --test          the same set-up, then the test suite in the normal build
 #                                and in a Debug build with AddressSanitizer and UBSan
 #   --steps 5,7                  only these steps        --threads N   threads of parallel runs
 #   --no-install                 never call apt-get      --build DIR   build folder (default build)
+#   --docs                       also copy the figures to docs/figures/ (the tutorial's)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=${2:?--threads needs a number}; shift ;;
     --no-install) install=0 ;;
     --build) build=${2:?--build needs a folder}; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -68,11 +70,11 @@ fi
 # --- 2. Build ------------------------------------------------------------------------------
 configure_and_build() {   # folder, then extra cmake arguments
   local dir=$1; shift
-  cmake -S . -B "$dir" -DGEMM_BUILD_TESTS=ON "$@" > "$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log"; echo "run_all.sh: cmake failed (log above)" >&2; exit 1; }
-  grep -E "gemm-steps|Warning" "$dir.configure.log" || true
-  cmake --build "$dir" -j "$jobs" > "$dir.build.log" 2>&1 ||
-    { tail -n 40 "$dir.build.log"; echo "run_all.sh: build failed (log above, whole log: $dir.build.log)" >&2; exit 1; }
+  cmake -S . -B "$dir" -DGEMM_BUILD_TESTS=ON "$@" > "$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log"; echo "run_all.sh: cmake failed (log above)" >&2; exit 1; }
+  grep -E "gemm-steps|Warning" "$dir/configure.log" || true
+  cmake --build "$dir" -j "$jobs" > "$dir/build.log" 2>&1 ||
+    { tail -n 40 "$dir/build.log"; echo "run_all.sh: build failed (log above, whole log: $dir/build.log)" >&2; exit 1; }
 }
 
 say "configuring and building in $build/ (Release)"
@@ -112,71 +114,81 @@ else
   sweep=(--reps 3 --time-limit 3)
 fi
 
-# Steps in order, from the registry's executables: step01_baseline ... step09_openmp.
-mapfile -t step_exes < <(ls "$bin" | grep -E '^step[0-9]+_' | sort -V)
+# Steps in order, from the registry (cpuinfo --steps: NUMBER SLUG parallel|serial VARIANT),
+# so a stale executable of a deleted step in bin/ is never run.
 selected=()
-for exe in "${step_exes[@]}"; do
-  number=$((10#$(echo "$exe" | sed -E 's/^step0*([0-9]+)_.*/\1/')))
-  if [ -z "$steps_wanted" ] || [[ ",$steps_wanted," == *",$number,"* ]]; then selected+=("$exe"); fi
-done
+parallel=" "
+while read -r number slug mode _; do
+  [ -n "$number" ] || continue
+  [ "$mode" = parallel ] && parallel+="step$slug "
+  if [ -z "$steps_wanted" ] || [[ ",$steps_wanted," == *",$number,"* ]]; then selected+=("step$slug"); fi
+done < <("$bin/cpuinfo" --steps)
 [ ${#selected[@]} -gt 0 ] || { echo "run_all.sh: --steps $steps_wanted matches no built step" >&2; exit 2; }
 
-peak_args=()
-if [ -x "$bin/peak" ]; then
-  say "measuring the peak"
-  "$bin/peak" --csv "$results/peak.csv"
-fi
-[ -f "$results/peak.csv" ] && peak_args=(--peak "$results/peak.csv")
-
-plot() {   # output, then CSVs and options
-  local out=$1; shift
-  [ -n "$python" ] || return 0
-  "$python" plots/plot_gflops.py "$@" "${peak_args[@]}" -o "$out" && echo "   figure: ${out#$root/}"
-}
-
 failed=0
-prev_csv=""
+
+# The machine, for summary.md: what the figures were measured on and built with.
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+{
+  echo "cpu: $(grep -m1 -E '^(model name|Model|Hardware)' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: //')"
+  echo "cores: $cores"
+  echo "compiler: $("$(cache_value CMAKE_CXX_COMPILER)" --version 2>/dev/null | head -n 1)"
+  echo "flags: $(cache_value CMAKE_CXX_FLAGS) $(cache_value CMAKE_CXX_FLAGS_RELEASE) (Release); kernel files add their ISA's flags (-mavx2 -mfma, -mavx512f ...)"
+  echo "date: $(date '+%Y-%m-%d %H:%M %Z')"
+} > "$results/machine.txt"
+
+# The peak first: every figure draws its line from results/peak.csv.
+if [ -x "$bin/peak" ]; then
+  say "measuring the peak (1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads"))"
+  peak_opts=()
+  [ "$quick" = 1 ] && peak_opts=(--seconds 0.05 --reps 1)
+  "$bin/peak" "${peak_opts[@]}" --threads "$mt_threads" --csv "$results/peak.csv" || failed=1
+  "$bin/cpuinfo" > "$results/cpuinfo.txt" && sed -n '/^Steps built/,$p' "$results/cpuinfo.txt"
+fi
+
+# Parallel steps (from the registry) take --threads; the others always run on one thread.
+
 for exe in "${selected[@]}"; do
-  slug=${exe#step}
   csv="$results/$exe.csv"
-  say "$exe"
+  step_threads=()
+  [[ "$parallel" == *" $exe "* ]] && step_threads=(--threads "$mt_threads")
+  say "$exe${step_threads[*]:+ (${mt_threads} threads)}"
   rc=0
-  "$bin/$exe" "${sweep[@]}" ${threads:+--threads "$threads"} --csv "$csv" || rc=$?
+  "$bin/$exe" "${sweep[@]}" "${step_threads[@]}" --csv "$csv" || rc=$?
   case $rc in
     0) ;;
-    77) echo "   skipped: this CPU cannot run $exe"; continue ;;
+    77) echo "   skipped: this CPU cannot run $exe"; rm -f "$csv"; continue ;;
     *) echo "   $exe exited with $rc" >&2; failed=1 ;;
   esac
-  if [ -n "$prev_csv" ]; then plot "$results/$exe.png" "$prev_csv" "$csv"; else plot "$results/$exe.png" "$csv"; fi
-  prev_csv=$csv
 done
 
 for ref in ref_openblas ref_blis; do
   [ -x "$bin/$ref" ] || { echo "   $ref not built (library not found at configure time)"; continue; }
-  say "$ref, 1 thread and $mt_threads threads"
+  say "$ref, 1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads")"
   "$bin/$ref" "${sweep[@]}" --threads 1 --csv "$results/$ref.csv" || failed=1
-  "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$results/${ref}_mt.csv" || failed=1
+  if [ "$mt_threads" -gt 1 ]; then
+    "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$results/${ref}_mt.csv" || failed=1
+  fi
 done
 
-# --- 4. The overlay and the summary ---------------------------------------------------------
-one_thread=()
-for exe in "${selected[@]}"; do
-  [ -f "$results/$exe.csv" ] && ! grep -q ',step09\|openmp' <<<"$exe" && one_thread+=("$results/$exe.csv")
-done
-for ref in ref_openblas ref_blis; do [ -f "$results/$ref.csv" ] && one_thread+=("$results/$ref.csv"); done
-say "figures"
-[ ${#one_thread[@]} -gt 0 ] && plot "$results/overlay.png" "${one_thread[@]}" --title "Every step, one thread"
-
-say "summary: best GFLOPS per step"
-{
-  printf '%-22s %8s %8s %8s\n' step n=500 n=1000 n=1500
-  for f in "$results"/step*.csv "$results"/ref_*.csv; do
-    [ -f "$f" ] || continue
-    awk -F, 'NR > 1 { best[$2] = $6; name = $1; t = $5 }
-             END { printf "%-22s %8s %8s %8s\n", name (t > 1 ? " (" t "T)" : ""),
-                   (500 in best ? best[500] : "-"), (1000 in best ? best[1000] : "-"), (1500 in best ? best[1500] : "-") }' "$f"
-  done
-} | tee "$results/summary.txt"
+# --- 4. Figures and summary.md ----------------------------------------------------------------
+# plots/make_figures.py: one figure per step (against the step before it and the peak),
+# overlay.png (every one-thread step, OpenBLAS, BLIS, peak), overlay_mt.png (the parallel
+# runs against the all-core peak) and summary.md. --docs copies the figures to docs/figures/.
+figure_opts=(--results "$results")
+[ -n "$steps_wanted" ] && figure_opts+=(--steps "$steps_wanted")
+if [ -n "$python" ]; then
+  say "figures"
+  [ "$docs" = 1 ] && figure_opts+=(--docs "$root/docs/figures")
+  "$python" plots/make_figures.py "${figure_opts[@]}" || failed=1
+else
+  python3 plots/summary.py "${figure_opts[@]}" > /dev/null || failed=1   # standard library only
+  [ "$docs" = 1 ] && echo "run_all.sh: --docs: no figures to copy (no matplotlib)" >&2
+fi
+if [ -f "$results/summary.md" ]; then
+  say "summary (results/summary.md)"
+  cat "$results/summary.md"
+fi
 
 [ "$failed" = 0 ] || { echo "run_all.sh: some run failed verification or exited with an error (see above)" >&2; exit 1; }
 say "done: results in results/"

@@ -1,16 +1,18 @@
 # gemm_add_step([SOURCES file...] [SSE file...] [AVX2 file...] [AVX512 file...]
-#               [NEON file...] [OPENMP])
+#               [NEON file...] [OPENMP] [SCALAR])
 #
 # The one call in steps/NN_slug/CMakeLists.txt. The folder's name gives the step's number
 # and slug. SOURCES build everywhere; SSE, AVX2 and AVX512 files only for x86-64 and NEON
 # files only for AArch64, each with its own ISA flags. OPENMP links OpenMP (the step is
-# skipped when the compiler has none). Makes:
+# skipped when the compiler has none). SCALAR turns the compiler's auto-vectorisation off,
+# so a scalar lesson measures the code as written: at -O3 GCC vectorises some of the
+# scalar steps' loops and not others, which hides the idea each step is about. Makes:
 #   gemm_step_<slug>        the kernel library, linked into gemm::steps
 #   step<slug>              the executable, in bin/
 #   step-N                  (made by gemm_finish_steps) run the sweep, write the CSV, plot
 
 function(gemm_add_step)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "OPENMP" "" "SOURCES;SSE;AVX2;AVX512;NEON")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "OPENMP;SCALAR" "" "SOURCES;SSE;AVX2;AVX512;NEON")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "gemm_add_step: unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -45,6 +47,10 @@ function(gemm_add_step)
   target_link_libraries(${lib} PUBLIC gemm_common PRIVATE gemm_settings)
   if(arg_OPENMP)
     target_link_libraries(${lib} PUBLIC OpenMP::OpenMP_CXX)
+  endif()
+  if(arg_SCALAR)
+    target_compile_options(${lib} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-fno-tree-vectorize>
+                           $<$<CXX_COMPILER_ID:Clang,AppleClang>:-fno-vectorize -fno-slp-vectorize>)
   endif()
 
   set(exe step${slug})

@@ -55,7 +55,10 @@ def load_series(path):
         m = number(path, line, row, "m", int)
         series["sizes"].append(m)
         series["gflops"].append(number(path, line, row, "gflops_best"))
-        series["failed"].append(row["verified"].strip() != "1")
+        # verified=0 with max_rel_err=nan means "not checked" (--no-verify), not "wrong".
+        unchecked = row["max_rel_err"].strip().lower() == "nan"
+        series["failed"].append(row["verified"].strip() != "1" and not unchecked)
+        series["unchecked"] = series.get("unchecked", False) or unchecked
         series["threads"].add(number(path, line, row, "threads", int))
     return series
 
@@ -114,7 +117,9 @@ def main(argv):
             extra = [f"{max(s['threads'])} threads" if max(s["threads"]) > 1 else "",
                      s["kernel"] if labels.count(label) > 1 else ""]
             label += " (" + ", ".join(e for e in extra if e) + ")" if any(extra) else ""
-        line, = ax.plot(s["sizes"], s["gflops"], marker="o", markersize=4, linewidth=2, label=label)
+        if s.get("unchecked"):
+            label += " (unverified)"
+        ax.plot(s["sizes"], s["gflops"], marker="o", markersize=4, linewidth=2, label=label)
         bad = [(x, y) for x, y, f in zip(s["sizes"], s["gflops"], s["failed"]) if f]
         if bad:
             ax.plot([x for x, _ in bad], [y for _, y in bad], linestyle="none", marker="X",

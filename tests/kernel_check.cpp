@@ -3,6 +3,7 @@
 #include <gemm/harness.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -30,7 +31,7 @@ std::vector<float> padded(int rows, int cols, int ld, unsigned long long seed) {
     std::vector<float> row(static_cast<std::size_t>(cols));
     for (int r = 0; r < rows; ++r) {
         fill_random(row.data(), row.size(), seed * 7919 + static_cast<unsigned long long>(r));
-        std::memcpy(v.data() + static_cast<std::size_t>(r) * ld, row.data(), row.size() * sizeof(float));
+        std::copy(row.begin(), row.end(), v.begin() + static_cast<long>(r) * ld);
     }
     return v;
 }
@@ -48,7 +49,7 @@ void poison_padding(std::vector<float>& v, int rows, int cols, int ld, bool pois
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
 }  // namespace

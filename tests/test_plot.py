@@ -44,6 +44,10 @@ def main():
             expect(f.read(8) == b"\x89PNG\r\n\x1a\n", "the output is not a PNG")
         expect(os.path.getsize(out) > 10000, "the PNG is suspiciously small")
 
+        unchecked = write("unchecked.csv", HEADER + "04_unroll_4x4,100,100,100,1,3.0,3.0,0.1,nan,0,scalar,3,x\n")
+        r = run(script, [unchecked, "-o", os.path.join(d, "unchecked.png")])
+        expect(r.returncode == 0, f"an unverified CSV (--no-verify) still plots: exit {r.returncode}: {r.stderr}")
+
         r = run(script, [a, "--peak", peak, "--peak-isa", "sse", "-o", os.path.join(d, "sse.png")])
         expect(r.returncode == 0, f"--peak-isa sse: exit {r.returncode}: {r.stderr}")
 

@@ -1,0 +1,99 @@
+// Step 06, AArch64: step 05's NEON kernel, run block by block. The k dimension is cut
+// into kc-deep slices and m into mc-row blocks, so that one 4-column sliver of B (kc x 4)
+// stays in L1 while it meets every 4-row sliver of the block, and the mc x kc block of A
+// stays in L2 while every sliver of B passes by (block sizes: blocking.cpp).
+//
+//   for p0 in steps of kc:            a kc-deep slice of A and B
+//     for i0 in steps of mc:          an mc x kc block of A              (stays in L2)
+//       for j in steps of 4:          a kc x 4 sliver of B               (stays in L1)
+//         for i in steps of 4:        4x4 kernel: C(i.., j..) += A(i.., p0..) * B(p0.., j..)
+//
+// Everything below up to block_kernel is step 05 unchanged.
+#include "blocking.hpp"
+
+#include <arm_neon.h>    // NEON: float32x4_t, vdupq_n_f32, vld1q_f32, vfmaq_f32, vst1q_f32
+
+#define A(i, p) A[(i) * lda + (p)]
+#define B(p, j) B[(p) * ldb + (j)]
+#define C(i, j) C[(i) * ldc + (j)]
+
+namespace {
+
+void add_dot(int k, const float* A, int lda, const float* B, int ldb, float* gamma) {
+    (void)lda;
+    for (int p = 0; p < k; ++p)
+        *gamma += A(0, p) * B(p, 0);
+}
+
+// Step 03's 1x4 kernel, for the rows left over when m is not a multiple of 4.
+void add_dot_1x4(int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    (void)lda;
+    (void)ldc;
+    float c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    const float* a = &A(0, 0);
+    const float* b = &B(0, 0);
+    for (int p = 0; p < k; ++p) {
+        const float ap = *a++;
+        c0 += ap * b[0];
+        c1 += ap * b[1];
+        c2 += ap * b[2];
+        c3 += ap * b[3];
+        b += ldb;
+    }
+    C(0, 0) += c0;
+    C(0, 1) += c1;
+    C(0, 2) += c2;
+    C(0, 3) += c3;
+}
+
+// C(0..3, 0..3) += rows 0..3 of A times columns 0..3 of B; row i of the block in register c_i.
+void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    float32x4_t c0 = vdupq_n_f32(0);
+    float32x4_t c1 = vdupq_n_f32(0);
+    float32x4_t c2 = vdupq_n_f32(0);
+    float32x4_t c3 = vdupq_n_f32(0);
+    const float *a0 = &A(0, 0), *a1 = &A(1, 0), *a2 = &A(2, 0), *a3 = &A(3, 0);
+    const float* b = &B(0, 0);
+    for (int p = 0; p < k; ++p) {
+        // A(i, p) copied into all four lanes; B(p, 0..3) in one load (any alignment is fine).
+        const float32x4_t a0p = vdupq_n_f32(*a0++), a1p = vdupq_n_f32(*a1++);
+        const float32x4_t a2p = vdupq_n_f32(*a2++), a3p = vdupq_n_f32(*a3++);
+        const float32x4_t bp = vld1q_f32(b);
+        b += ldb;
+        c0 = vfmaq_f32(c0, a0p, bp);
+        c1 = vfmaq_f32(c1, a1p, bp);
+        c2 = vfmaq_f32(c2, a2p, bp);
+        c3 = vfmaq_f32(c3, a3p, bp);
+    }
+    vst1q_f32(&C(0, 0), vaddq_f32(vld1q_f32(&C(0, 0)), c0));
+    vst1q_f32(&C(1, 0), vaddq_f32(vld1q_f32(&C(1, 0)), c1));
+    vst1q_f32(&C(2, 0), vaddq_f32(vld1q_f32(&C(2, 0)), c2));
+    vst1q_f32(&C(3, 0), vaddq_f32(vld1q_f32(&C(3, 0)), c3));
+}
+
+// Step 05's whole kernel, now applied to one block: C(0..m, 0..n) += A(0..m, 0..k) * B(0..k, 0..n).
+void block_kernel(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    const int m4 = m - m % 4, n4 = n - n % 4;
+    for (int j = 0; j < n4; j += 4) {
+        for (int i = 0; i < m4; i += 4)
+            add_dot_4x4(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j), ldc);
+        for (int i = m4; i < m; ++i)   // the last m % 4 rows, 1x4 at a time
+            add_dot_1x4(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j), ldc);
+    }
+    for (int j = n4; j < n; ++j)       // the last n % 4 columns, one element at a time
+        for (int i = 0; i < m; ++i)
+            add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
+}
+
+}  // namespace
+
+void step06::blocking_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    const int kc = step06::kc(), mc = step06::mc();
+    for (int p0 = 0; p0 < k; p0 += kc) {
+        const int kb = k - p0 < kc ? k - p0 : kc;   // the last slice may be thinner
+        for (int i0 = 0; i0 < m; i0 += mc) {
+            const int mb = m - i0 < mc ? m - i0 : mc;
+            block_kernel(mb, n, kb, &A(i0, p0), lda, &B(p0, 0), ldb, &C(i0, 0), ldc);
+        }
+    }
+}

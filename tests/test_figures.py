@@ -1,0 +1,130 @@
+"""The figure set: plots/make_figures.py (run by run_all.sh) on small generated CSVs makes every
+expected file, summary.md holds the right figures, --steps and --docs do what they say, and
+summary.py refuses malformed input with exit 2 and one line.
+
+    test_figures.py PATH/TO/plots     (run by ctest with the interpreter that has matplotlib)
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+HEADER = "step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,kernel,reps,cpu\n"
+SIZES = (100, 500, 900, 1500)
+
+
+def harness_csv(step, threads, kernel, gflops, failed=()):
+    return HEADER + "".join(
+        "{s},{n},{n},{n},{t},{g:.1f},{g:.1f},0.1,1e-7,{v},{k},3,Test CPU 9000\n".format(
+            s=step, n=n, t=threads, g=gflops(n), v=0 if n in failed else 1, k=kernel)
+        for n in SIZES)
+
+
+def main():
+    plots = sys.argv[1]
+    make_figures = os.path.join(plots, "make_figures.py")
+    summary = os.path.join(plots, "summary.py")
+    failures = []
+
+    def expect(condition, what):
+        if not condition:
+            failures.append(what)
+
+    def run(args):
+        return subprocess.run([sys.executable] + args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True)
+
+    with tempfile.TemporaryDirectory() as d:
+        results = os.path.join(d, "results")
+        docs = os.path.join(d, "docs", "figures")
+        os.makedirs(results)
+
+        def write(name, text):
+            with open(os.path.join(results, name), "w") as f:
+                f.write(text)
+
+        write("step01_baseline.csv", harness_csv("01_baseline", 1, "scalar", lambda n: 1.0))
+        write("step05_simd_4x4.csv", harness_csv("05_simd_4x4", 1, "sse", lambda n: 20.0))
+        write("step09_openmp.csv", harness_csv("09_openmp", 2, "avx512", lambda n: 150.0, failed=(1500,)))
+        write("ref_openblas.csv", harness_csv("ref_openblas", 1, "", lambda n: 80.0))
+        write("ref_openblas_mt.csv", harness_csv("ref_openblas", 2, "", lambda n: 160.0))
+        write("ref_blis.csv", harness_csv("ref_blis", 1, "", lambda n: 70.0))
+        write("ref_blis_mt.csv", harness_csv("ref_blis", 2, "", lambda n: 140.0))
+        write("peak.csv", "isa,precision,threads,gflops\nsse,fp32,1,40.0\navx512,fp32,1,100.0\n"
+                          "avx512,fp64,1,50.0\navx512,fp32,2,200.0\navx512,fp64,2,100.0\n")
+        write("machine.txt", "compiler: g++ 12.2.0\nflags: -O3 (test)\ndate: 2024-01-02\n")
+
+        r = run([make_figures, "--results", results, "--docs", docs])
+        expect(r.returncode == 0, "make_figures.py: exit {}: {}".format(r.returncode, r.stderr))
+        figures = ["step01_baseline.png", "step05_simd_4x4.png", "step09_openmp.png",
+                   "overlay.png", "overlay_mt.png"]
+        for name in figures + ["summary.md"]:
+            path = os.path.join(results, name)
+            expect(os.path.isfile(path) and os.path.getsize(path) > 0, "missing or empty: " + name)
+        for name in figures:
+            path = os.path.join(results, name)
+            if os.path.isfile(path):
+                with open(path, "rb") as f:
+                    expect(f.read(8) == b"\x89PNG\r\n\x1a\n", name + " is not a PNG")
+            copy = os.path.join(docs, name)
+            expect(os.path.isfile(copy) and os.path.getsize(copy) > 0, "--docs did not copy " + name)
+
+        with open(os.path.join(results, "summary.md")) as f:
+            text = f.read()
+        # 05: 20 GFLOPS = 20% of the 1-thread peak (100), 0.25 of OpenBLAS (80); n = 1000 was
+        # not measured, 900 is the nearest.
+        expect("| 05_simd_4x4 | sse | 1 | 20.0 | 20% | 0.25 | 20.0 @900 | 20% | 0.25 |" in text,
+               "summary.md: wrong row for step 05:\n" + text)
+        # 09 on 2 threads: against the 2-thread peak (200) and the 2-thread OpenBLAS (160).
+        expect("| 09_openmp | avx512 | 2 | 150.0 | 75% | 0.94 |" in text,
+               "summary.md: wrong row for step 09:\n" + text)
+        expect("| ref_openblas | - | 1 | 80.0 | 80% | 1.00 |" in text, "summary.md: no OpenBLAS row")
+        expect("| ref_blis | - | 2 | 140.0 | 70% | 0.88 |" in text, "summary.md: no 2-thread BLIS row")
+        expect("FAILED verification at n = 1500" in text, "summary.md: step 09's failed size not noted")
+        for fact in ("Test CPU 9000", "g++ 12.2.0", "-O3 (test)", "2024-01-02",
+                     "1 thread: 100.0 GFLOPS (avx512)", "2 threads: 200.0 GFLOPS (avx512)"):
+            expect(fact in text, "summary.md: missing '{}'".format(fact))
+        # The summary lists the steps in order, before the references.
+        expect(text.find("| 01_baseline") < text.find("| 05_simd_4x4") < text.find("| 09_openmp")
+               < text.find("| ref_openblas"), "summary.md: rows out of order")
+
+        # --steps 5: that step's figure (against step 01, the one before it), the overlays, no others.
+        for name in figures + ["summary.md"]:
+            if os.path.exists(os.path.join(results, name)):
+                os.remove(os.path.join(results, name))
+        r = run([make_figures, "--results", results, "--steps", "5"])
+        expect(r.returncode == 0, "--steps 5: exit {}: {}".format(r.returncode, r.stderr))
+        made = sorted(n for n in os.listdir(results) if n.endswith(".png"))
+        expect(made == ["overlay.png", "overlay_mt.png", "step05_simd_4x4.png"],
+               "--steps 5 made {}".format(made))
+        with open(os.path.join(results, "summary.md")) as f:
+            text = f.read()
+        expect("05_simd_4x4" in text and "01_baseline" not in text and "09_openmp" not in text,
+               "--steps 5: summary.md should list step 05 only")
+
+        # Without peak.csv the figures are drawn without the peak line; summary says so.
+        os.remove(os.path.join(results, "peak.csv"))
+        r = run([make_figures, "--results", results, "--steps", "1"])
+        expect(r.returncode == 0, "no peak.csv: exit {}: {}".format(r.returncode, r.stderr))
+        with open(os.path.join(results, "summary.md")) as f:
+            expect("no peak.csv" in f.read(), "summary.md without peak.csv should say so")
+
+        # Malformed input: exit 2, one line naming the file.
+        write("step02_unroll_1x4.csv", "size,gflops\n100,3\n")
+        for script in (summary, make_figures):
+            r = run([script, "--results", results])
+            lines = r.stderr.strip().splitlines()
+            expect(r.returncode == 2 and len(lines) == 1 and "step02_unroll_1x4.csv" in lines[0],
+                   "{} on a malformed CSV: exit {}, stderr {!r}".format(
+                       os.path.basename(script), r.returncode, r.stderr))
+        r = run([summary, "--results", results, "--steps", "5;7"])
+        expect(r.returncode == 2 and "--steps" in r.stderr, "summary.py --steps 5;7: exit {}".format(r.returncode))
+
+    for f in failures:
+        print("FAIL:", f)
+    print("figure-set tests: {} failed".format(len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

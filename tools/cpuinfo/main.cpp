@@ -1,0 +1,42 @@
+// bin/cpuinfo: what the steps see on this machine: CPU name, instruction sets, cores, clock,
+// caches, and the variant and block sizes each registered step uses here. The same report
+// as `peak --info`; it lives in the gemm_peak library (tools/peak/report.cpp).
+//
+// `cpuinfo --steps` lists the registry for scripts instead, one step a line:
+//     NUMBER SLUG parallel|serial VARIANT|unsupported
+// (run_all.sh uses it to give --threads to the parallel steps only).
+#include "peak.hpp"
+
+#include <gemm/registry.hpp>
+
+#include <iostream>
+#include <string_view>
+
+int main(int argc, char** argv) {
+    const std::string_view arg = argc > 1 ? argv[1] : "";
+    if (argc > 2) {
+        std::cerr << "cpuinfo: '" << argv[2] << "': unexpected argument (see --help)\n";
+        return 2;
+    }
+    if (arg == "--help" || arg == "-h") {
+        std::cout << "usage: cpuinfo [--steps]\n"
+                     "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
+                     "the variant and block sizes each step uses here. --steps: one line per step,\n"
+                     "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts.\n";
+        return 0;
+    }
+    if (arg == "--steps") {
+        for (const gemm::Step& s : gemm::steps()) {
+            const gemm::Variant* v = s.best_variant();
+            std::cout << s.number << ' ' << s.slug << ' ' << (s.def->parallel ? "parallel" : "serial")
+                      << ' ' << (v ? v->name : std::string_view("unsupported")) << '\n';
+        }
+        return 0;
+    }
+    if (!arg.empty()) {
+        std::cerr << "cpuinfo: '" << arg << "': unknown option (see --help)\n";
+        return 2;
+    }
+    gemm::peak::cpu_report(std::cout);
+    return 0;
+}

@@ -1,0 +1,455 @@
+#include "peak.hpp"
+
+#include "loops.hpp"
+
+#include <gemm/cpu.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <latch>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+#include <time.h>
+
+namespace gemm::peak {
+
+std::string_view to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "fp64"; }
+
+// ---- The instruction sets -----------------------------------------------------------------
+
+namespace {
+#if defined(__x86_64__) || defined(_M_X64)
+constexpr Isa kIsas[] = {
+    {"sse", "mulps + addps, 128-bit", cpu::has_sse2, loops::sse_fp32, loops::sse_fp64},
+    {"avx", "vmulps + vaddps, 256-bit", cpu::has_avx, loops::avx_fp32, loops::avx_fp64},
+    {"avx2", "vfmadd231ps, 256-bit", cpu::has_avx2_fma, loops::avx2_fp32, loops::avx2_fp64},
+    {"avx512", "vfmadd231ps, 512-bit", cpu::has_avx512f, loops::avx512_fp32, loops::avx512_fp64},
+};
+#elif defined(__aarch64__)
+constexpr Isa kIsas[] = {
+    {"neon", "fmla, 128-bit", cpu::has_neon, loops::neon_fp32, loops::neon_fp64},
+};
+#else
+constexpr std::span<const Isa> kIsas{};
+#endif
+}  // namespace
+
+std::span<const Isa> built_isas() { return kIsas; }
+
+std::vector<const Isa*> available_isas() {
+    std::vector<const Isa*> out;
+    for (const Isa& isa : built_isas())
+        if (isa.supported()) out.push_back(&isa);
+    return out;
+}
+
+const Isa* find_isa(std::string_view name) {
+    for (const Isa& isa : built_isas())
+        if (isa.name == name) return &isa;
+    return nullptr;
+}
+
+// ---- Threads, pinned -----------------------------------------------------------------------
+
+std::vector<int> allowed_cpus() {
+    std::vector<int> cpus;
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) cpus.push_back(c);
+#endif
+    if (cpus.empty())
+        for (int c = 0; c < cpu::cores(); ++c) cpus.push_back(c);
+    return cpus;
+}
+
+namespace {
+
+std::string read_first_line(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+void pin_current_thread(int cpu) {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);  // best effort: time it anyway
+#else
+    (void)cpu;
+#endif
+}
+
+using Clock = std::chrono::steady_clock;
+
+// CPU time of the calling thread: on a shared machine the scheduler may take the core away
+// in the middle of a run, and wall-clock time would then count time the loop did not run.
+double thread_seconds() {
+#if defined(__linux__) || defined(__APPLE__)
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+#else
+    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+#endif
+}
+
+struct Timed {
+    double flops = 0;
+    double seconds = 0;   // CPU time of the thread
+    double wall = 0;
+};
+
+Timed time_loop(double (*loop)(long), long iterations) {
+    const auto w0 = Clock::now();
+    const double t0 = thread_seconds();
+    const double flops = loop(iterations);
+    const double t1 = thread_seconds();
+    const auto w1 = Clock::now();
+    return {flops, t1 - t0, std::chrono::duration<double>(w1 - w0).count()};
+}
+
+// Iterations that take about `seconds` on one pinned core: grow a trial run until it is long
+// enough to time (10 ms, or the whole target when that is shorter), then scale.
+long calibrate(double (*loop)(long), int cpu, double seconds) {
+    long iterations = 0;
+    std::thread([&] {
+        pin_current_thread(cpu);
+        const double enough = std::min(0.01, seconds / 2);
+        long n = 256;
+        Timed t = time_loop(loop, n);
+        while (t.seconds < enough && n < (1L << 40)) {
+            n *= 4;
+            t = time_loop(loop, n);
+        }
+        iterations = std::max(1L, static_cast<long>(static_cast<double>(n) * seconds / t.seconds));
+    }).join();
+    return iterations;
+}
+
+}  // namespace
+
+int physical_cores(int threads) {
+    const std::vector<int> cpus = allowed_cpus();
+    std::set<std::pair<std::string, std::string>> cores;
+    std::set<int> used;
+    for (int t = 0; t < threads; ++t) used.insert(cpus[t % cpus.size()]);
+    for (int c : used) {
+        const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(c) + "/topology/";
+        const std::string core = read_first_line(dir + "core_id");
+        if (core.empty()) return static_cast<int>(used.size());   // no topology: count CPUs
+        cores.insert({read_first_line(dir + "physical_package_id"), core});
+    }
+    return static_cast<int>(cores.size());
+}
+
+Measurement measure(const Isa& isa, Precision precision, int threads, double seconds, int reps) {
+    if (!isa.supported()) throw std::logic_error("peak: " + std::string(isa.name) + " not supported");
+    double (*loop)(long) = precision == Precision::fp32 ? isa.loop_fp32 : isa.loop_fp64;
+    const std::vector<int> cpus = allowed_cpus();
+    const long iterations = calibrate(loop, cpus[0], seconds);
+
+    Measurement best;
+    for (int r = 0; r < reps; ++r) {
+        // Every thread pins itself, waits for the others, then runs the same count. The
+        // threads run side by side, so their rates add up: total FLOPs over the longest
+        // (CPU) time of any of them.
+        std::vector<Timed> timed(threads);
+        std::latch start(threads);
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                pin_current_thread(cpus[t % cpus.size()]);
+                start.arrive_and_wait();
+                timed[t] = time_loop(loop, iterations);
+            });
+        for (auto& th : pool) th.join();
+        double flops = 0, longest = 0, share = 1;
+        for (const Timed& t : timed) {
+            flops += t.flops;
+            longest = std::max(longest, t.seconds);
+            if (t.wall > 0) share = std::min(share, t.seconds / t.wall);
+        }
+        const double gflops = flops / longest / 1e9;
+        if (gflops > best.gflops) best = {gflops, share};
+    }
+    return best;
+}
+
+// ---- The formula ------------------------------------------------------------------------
+
+FlopsPerCycle flops_per_cycle(std::string_view isa) {
+    // Per core and cycle, fp32. Vendors differ in which pipes exist, so the assumption
+    // follows the CPU's name; a student on another core edits this table.
+    const std::string name = cpu::name();
+    const bool amd = name.find("AMD") != std::string::npos;
+    if (isa == "sse")
+        return amd ? FlopsPerCycle{16, "4 lanes x (2 FMUL + 2 FADD pipes) (AMD Zen 2-5)"}
+                   : FlopsPerCycle{8, "4 lanes x 2 pipes that each multiply or add (Intel)"};
+    if (isa == "avx")
+        return amd ? FlopsPerCycle{32, "8 lanes x (2 FMUL + 2 FADD pipes) (AMD Zen 2-5)"}
+                   : FlopsPerCycle{16, "8 lanes x 2 pipes that each multiply or add (Intel)"};
+    if (isa == "avx2")
+        return {32, "8 lanes x 2 FMA pipes x 2 FLOPs"};
+    if (isa == "avx512")
+        return amd ? FlopsPerCycle{32, "16 lanes x 2 FLOPs, one per cycle: Zen 4 splits each "
+                                       "512-bit FMA over its two 256-bit pipes (Zen 5: 64)"}
+                   : FlopsPerCycle{64, "16 lanes x 2 FMA units x 2 FLOPs (Intel server cores; "
+                                       "one-unit parts: 32)"};
+    if (isa == "neon")
+        return {16, "4 lanes x 2 FMA pipes x 2 FLOPs (Cortex-A76, Neoverse N1; V1/V2: 32)"};
+    return {0, "unknown instruction set"};
+}
+
+Frequency os_frequency() {
+    const std::string khz = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+    if (!khz.empty()) {
+        const double v = std::atof(khz.c_str()) / 1e6;
+        if (v > 0) return {v, "cpufreq cpuinfo_max_freq"};
+    }
+    std::ifstream in("/proc/cpuinfo");
+    double mhz = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("cpu MHz", 0) != 0) continue;
+        const auto colon = line.find(':');
+        if (colon != std::string::npos) mhz = std::max(mhz, std::atof(line.c_str() + colon + 1));
+    }
+    if (mhz > 0) return {mhz / 1e3, "/proc/cpuinfo \"cpu MHz\" (the current clock, not the boost)"};
+    return {0, "unknown (give --ghz)"};
+}
+
+// ---- Output -----------------------------------------------------------------------------
+
+void write_csv(std::ostream& out, const std::vector<Row>& rows) {
+    out << "isa,precision,threads,gflops\n";
+    for (const Row& r : rows) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.1f", r.gflops);
+        out << r.isa << ',' << to_string(r.precision) << ',' << r.threads << ',' << value << '\n';
+    }
+}
+
+// ---- Command line ----------------------------------------------------------------------
+
+namespace {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Options {
+    double seconds = 0.25;
+    int reps = 3;
+    int threads = 0;           // 0: every CPU this process may use
+    double ghz = 0;            // 0: ask the OS
+    std::string csv;
+    std::vector<std::string> isas;   // empty: all the CPU has
+    bool info = false;
+    bool help = false;
+};
+
+constexpr const char* kUsage =
+    "usage: peak [--seconds S] [--reps N] [--threads N] [--isa LIST] [--ghz X] [--csv FILE]\n"
+    "       peak --info\n"
+    "Measures the sustained FLOPS of every instruction set this CPU has (fp32 and fp64, one\n"
+    "thread and all cores, threads pinned) and prints them next to the formula\n"
+    "cores x GHz x FLOPs per cycle.\n"
+    "  --seconds S   length of each timed run (default 0.25)\n"
+    "  --reps N      timed runs per figure, the best is kept (default 3)\n"
+    "  --threads N   threads of the multi-threaded runs (default: every CPU this process may use)\n"
+    "  --isa LIST    only these, e.g. avx2,avx512 (default: every one the CPU has)\n"
+    "  --ghz X       clock for the formula (default: what the OS reports)\n"
+    "  --csv FILE    also write isa,precision,threads,gflops to FILE\n"
+    "  --info        print the CPU report (features, caches, the steps' block sizes) and exit\n";
+
+double parse_positive(const std::string& option, const std::string& value, double hi) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+        throw UsageError(option + " '" + value + "': not a number");
+    if (v <= 0 || v > hi)
+        throw UsageError(option + " '" + value + "': must be above 0 and at most " +
+                         std::to_string(static_cast<long>(hi)));
+    return v;
+}
+
+int parse_count(const std::string& option, const std::string& value, int hi) {
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || errno == ERANGE || value.find(' ') != std::string::npos)
+        throw UsageError(option + " '" + value + "': not a whole number");
+    if (v < 1 || v > hi)
+        throw UsageError(option + " '" + value + "': must be from 1 to " + std::to_string(hi));
+    return static_cast<int>(v);
+}
+
+Options parse(int argc, const char* const* argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw UsageError(arg + ": needs a value");
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            o.help = true;
+        } else if (arg == "--info") {
+            o.info = true;
+        } else if (arg == "--seconds") {
+            o.seconds = parse_positive(arg, value(), 60);
+        } else if (arg == "--reps") {
+            o.reps = parse_count(arg, value(), 100);
+        } else if (arg == "--threads") {
+            o.threads = parse_count(arg, value(), 1024);
+        } else if (arg == "--ghz") {
+            o.ghz = parse_positive(arg, value(), 20);
+        } else if (arg == "--csv") {
+            o.csv = value();
+            if (o.csv.empty()) throw UsageError("--csv: needs a file name");
+        } else if (arg == "--isa") {
+            const std::string list = value();
+            std::stringstream ss(list);
+            for (std::string name; std::getline(ss, name, ',');) {
+                const Isa* isa = find_isa(name);
+                if (isa == nullptr)
+                    throw UsageError("--isa '" + name + "': not an instruction set this build measures");
+                if (!isa->supported())
+                    throw UsageError("--isa '" + name + "': this CPU does not have it");
+                o.isas.push_back(name);
+            }
+            if (o.isas.empty()) throw UsageError("--isa '" + list + "': empty list");
+        } else {
+            throw UsageError("'" + arg + "': unknown option (see --help)");
+        }
+    }
+    return o;
+}
+
+std::string fixed(double v, int decimals) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(decimals) << v;
+    return s.str();
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    Options o;
+    try {
+        o = parse(argc, argv);
+    } catch (const UsageError& e) {
+        err << "peak: " << e.what() << '\n';
+        return 2;
+    }
+    if (o.help) {
+        out << kUsage;
+        return 0;
+    }
+    if (o.info) {
+        cpu_report(out);
+        return 0;
+    }
+
+    std::vector<const Isa*> isas;
+    if (o.isas.empty()) {
+        isas = available_isas();
+    } else {
+        for (const std::string& name : o.isas) isas.push_back(find_isa(name));
+    }
+    if (isas.empty()) {
+        err << "peak: no instruction set this build measures is available on " << cpu::arch() << '\n';
+        return 77;
+    }
+    std::ofstream csv;
+    if (!o.csv.empty()) {
+        csv.open(o.csv);
+        if (!csv) {
+            err << "peak: --csv '" << o.csv << "': cannot write\n";
+            return 2;
+        }
+    }
+
+    const int all = o.threads > 0 ? o.threads : static_cast<int>(allowed_cpus().size());
+    std::vector<int> thread_counts = {1};
+    if (all > 1) thread_counts.push_back(all);
+
+    Frequency freq = o.ghz > 0 ? Frequency{o.ghz, "--ghz"} : os_frequency();
+    out << "Peak FLOPS of " << cpu::name() << " (" << cpu::arch() << "), each figure the best of "
+        << o.reps << " runs of " << o.seconds << " s (the threads' CPU time), threads pinned\n"
+        << "theoretical = cores x " << (freq.ghz > 0 ? fixed(freq.ghz, 2) : "?") << " GHz ("
+        << freq.source << ") x FLOPs per cycle (assumed, see below)\n\n";
+    out << std::left << std::setw(8) << "isa" << std::setw(11) << "precision" << std::right
+        << std::setw(8) << "threads" << std::setw(12) << "GFLOPS" << std::setw(14) << "theoretical"
+        << std::setw(13) << "% of theory" << '\n';
+
+    std::vector<Row> rows;
+    double lowest_share = 1;
+    for (int threads : thread_counts) {
+        const int cores = physical_cores(threads);
+        for (const Isa* isa : isas) {
+            for (Precision p : {Precision::fp32, Precision::fp64}) {
+                const double fpc = flops_per_cycle(isa->name).fp32 / (p == Precision::fp32 ? 1 : 2);
+                const Measurement m = measure(*isa, p, threads, o.seconds, o.reps);
+                lowest_share = std::min(lowest_share, m.cpu_share);
+                Row r{std::string(isa->name), p, threads, m.gflops, cores * freq.ghz * fpc};
+                out << std::left << std::setw(8) << r.isa << std::setw(11) << to_string(p)
+                    << std::right << std::setw(8) << threads << std::setw(12) << fixed(r.gflops, 1)
+                    << std::setw(14) << (r.theoretical > 0 ? fixed(r.theoretical, 1) : "-")
+                    << std::setw(13)
+                    << (r.theoretical > 0 ? fixed(100 * r.gflops / r.theoretical, 0) + "%" : "-")
+                    << std::endl;
+                rows.push_back(r);
+            }
+        }
+    }
+
+    out << "\nFLOPs per cycle per core assumed for fp32 (fp64: half); the formula counts "
+        << physical_cores(all) << " physical core(s) for " << all << " thread(s):\n";
+    for (const Isa* isa : isas) {
+        const FlopsPerCycle f = flops_per_cycle(isa->name);
+        out << "  " << std::left << std::setw(7) << isa->name << std::right << std::setw(3)
+            << f.fp32 << "  " << f.why << "  [loop: " << isa->instructions << "]\n";
+    }
+    if (lowest_share < 0.9)
+        out << "This machine was busy: in some runs the loop had the core only "
+            << fixed(100 * lowest_share, 0) << "% of the wall-clock time. The figures divide by\n"
+               "the threads' own CPU time, so they are what the core does while it runs the loop.\n";
+    out << "A measured figure above the formula means the core ran faster than the clock used\n"
+           "(boost), or the assumption does not fit this core.\n";
+
+    if (csv.is_open()) {
+        write_csv(csv, rows);
+        csv.close();
+        if (!csv) {
+            err << "peak: --csv '" << o.csv << "': write failed\n";
+            return 1;
+        }
+        out << "CSV: " << o.csv << '\n';
+    }
+    return 0;
+}
+
+}  // namespace gemm::peak

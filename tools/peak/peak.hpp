@@ -1,0 +1,75 @@
+// The peak meter: how many FLOPS this CPU sustains for each instruction set it has, on one
+// core and on all of them, next to the textbook formula cores x GHz x FLOPs per cycle.
+// Also the CPU report (tools/cpuinfo, `peak --info`). The command line is in run().
+#pragma once
+
+#include <iosfwd>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gemm::peak {
+
+enum class Precision { fp32, fp64 };
+std::string_view to_string(Precision p);
+
+// One instruction set's timed loops (loops.hpp) and what the formula assumes about it.
+struct Isa {
+    std::string_view name;            // the CSV's isa column: sse, avx, avx2, avx512, neon
+    std::string_view instructions;    // what the loop issues, for the table's notes
+    bool (*supported)();              // gemm::cpu predicate: never call a loop without it
+    double (*loop_fp32)(long iterations);
+    double (*loop_fp64)(long iterations);
+};
+std::span<const Isa> built_isas();        // the loops compiled for this architecture
+std::vector<const Isa*> available_isas(); // those this CPU can run, in built order
+const Isa* find_isa(std::string_view name);
+
+// Sustained GFLOPS: `threads` threads, each pinned to its own CPU (wrapping around the CPUs
+// this process may use), run the same loop for about `seconds` of their own CPU time; the
+// best of `reps` runs. cpu_share: the lowest fraction of wall-clock time a thread of that
+// run actually ran (below 1 when other processes shared the core).
+struct Measurement {
+    double gflops = 0;
+    double cpu_share = 1;
+};
+Measurement measure(const Isa& isa, Precision precision, int threads, double seconds, int reps);
+
+// The formula's inputs. FLOPs per cycle per core is an assumption about the core's
+// pipes, which CPUID does not report: `why` says what is assumed.
+struct FlopsPerCycle {
+    double fp32 = 0;   // fp64 is half
+    std::string why;
+};
+FlopsPerCycle flops_per_cycle(std::string_view isa);
+
+struct Frequency {
+    double ghz = 0;        // 0: unknown
+    std::string source;
+};
+Frequency os_frequency();   // cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz"
+
+// CPUs this process may run on, in order, and how many distinct physical cores the first
+// `threads` of them (wrapping) cover: SMT siblings share one core's FMA pipes.
+std::vector<int> allowed_cpus();
+int physical_cores(int threads);
+
+struct Row {
+    std::string isa;
+    Precision precision;
+    int threads;
+    double gflops;
+    double theoretical;    // 0 when the frequency is unknown
+};
+void write_csv(std::ostream& out, const std::vector<Row>& rows);   // isa,precision,threads,gflops
+
+// The CPU report: name, features and where they come from, cores, frequency, caches and
+// the block sizes every registered step with tunables uses here (from gemm::steps()).
+void cpu_report(std::ostream& out);
+
+// The whole command line of bin/peak; returns the exit status (0, or 2 for a usage error
+// with one line on `err`).
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace gemm::peak
