@@ -11,7 +11,7 @@
 //
 // Which micro-kernel (and so MR x NR) depends on the CPU: AVX-512 14x32, AVX2 6x16 or
 // NEON 8x12; the loops and the packing are the same for all three. Small matrices, whose
-// A fits in L2, skip the packing: the AVX-512 kernel then reads A and B in place.
+// A fits in L2, skip the packing: the x86 kernels then read A and B in place.
 #include "microkernels.hpp"
 #include "packing.hpp"
 
@@ -128,10 +128,12 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
 #if defined(__x86_64__) || defined(_M_X64)
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct}, m, n, k, A, lda, B, ldb, C, ldc);
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct},
+                 m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2}, m, n, k, A, lda, B, ldb, C, ldc);
+    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct},
+                 m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
     {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},

@@ -163,10 +163,12 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
 #if defined(__x86_64__) || defined(_M_X64)
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct}, m, n, k, A, lda, B, ldb, C, ldc);
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct},
+                 m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2}, m, n, k, A, lda, B, ldb, C, ldc);
+    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct},
+                 m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
     {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},

@@ -60,4 +60,58 @@ void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, lon
     }
 }
 
+namespace {
+
+// The same tile straight from A and B, unpacked, for small matrices (see the AVX-512 file):
+// only the ROWS rows inside C are computed, so no row of A past m is read, and unless the
+// tile is FULL (16 columns) the B vectors are loaded with the lane mask.
+template <int ROWS, bool FULL>
+void tile_direct(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr) {
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
+    const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
+    __m256 c0[ROWS], c1[ROWS];
+#pragma GCC unroll 6
+    for (int i = 0; i < ROWS; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
+
+    for (int p = 0; p < k; ++p) {
+        const __m256 b0 = FULL ? _mm256_loadu_ps(b) : _mm256_maskload_ps(b, m0);
+        const __m256 b1 = FULL ? _mm256_loadu_ps(b + 8) : _mm256_maskload_ps(b + 8, m1);
+#pragma GCC unroll 6
+        for (int i = 0; i < ROWS; ++i) {
+            const __m256 ai = _mm256_broadcast_ss(a + i * lda);
+            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
+            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
+        }
+        a += 1;
+        b += ldb;
+    }
+
+#pragma GCC unroll 6
+    for (int i = 0; i < ROWS; ++i) {
+        float* ci = c + i * ldc;
+        if (FULL) {
+            _mm256_storeu_ps(ci, _mm256_add_ps(_mm256_loadu_ps(ci), c0[i]));
+            _mm256_storeu_ps(ci + 8, _mm256_add_ps(_mm256_loadu_ps(ci + 8), c1[i]));
+        } else {
+            _mm256_maskstore_ps(ci, m0, _mm256_add_ps(_mm256_maskload_ps(ci, m0), c0[i]));
+            _mm256_maskstore_ps(ci + 8, m1, _mm256_add_ps(_mm256_maskload_ps(ci + 8, m1), c1[i]));
+        }
+    }
+}
+
+}  // namespace
+
+void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* b, long ldb,
+                                  float* c, long ldc, int mr, int nr) {
+    const bool full = nr == kNrAvx2;
+    switch (mr) {
+#define EDGE_TILE(R) case R: return full ? tile_direct<R, true>(k, a, lda, b, ldb, c, ldc, nr) \
+                                         : tile_direct<R, false>(k, a, lda, b, ldb, c, ldc, nr);
+        EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6)
+#undef EDGE_TILE
+        default: return;
+    }
+}
+
 }  // namespace step09

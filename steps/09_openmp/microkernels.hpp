@@ -27,6 +27,8 @@ void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const floa
 constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr);
+void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* b, long ldb,
+                                  float* c, long ldc, int mr, int nr);
 #endif
 #if defined(__aarch64__)
 constexpr int kMrNeon = 8, kNrNeon = 12;        // 24 q-register accumulators
