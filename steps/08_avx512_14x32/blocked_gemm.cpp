@@ -5,7 +5,7 @@
 //       pack B(pc.., jc..) into Bp          (NR-column slivers)
 //       for ic in 0..m step MC:             A block  mc x kc  -> packed, stays in L2
 //         pack A(ic.., pc..) into Ap        (MR-row slivers)
-//         for jr in 0..nc step NR:          B sliver kc x NR  -> stays in L1
+//         for jr in 0..nc step NR:          B sliver kc x NR  -> reused from L1 / L2
 //           for ir in 0..mc step MR:        A sliver kc x MR  -> streamed from L2
 //             micro-kernel: C(ic+ir.., jc+jr..) += Ap sliver * Bp sliver
 //
