@@ -25,8 +25,14 @@ namespace {
 bool selected(const gemm::Step& step) {
     const char* env = std::getenv("GEMM_TEST_STEPS");
     if (env == nullptr || *env == '\0') return true;
-    const std::string list = "," + std::string(env) + ",";
-    return list.find("," + std::to_string(step.number) + ",") != std::string::npos;
+    for (const char* p = env; *p != '\0';) {
+        char* end = nullptr;
+        const long number = std::strtol(p, &end, 10);
+        if (end == p) return false;   // not a list of numbers: select nothing, visibly
+        if (number == step.number) return true;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return false;
 }
 
 void check_all_shapes(const gemm::Step& step, const gemm::Variant& variant, const std::string& context) {
