@@ -7,10 +7,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -28,6 +30,16 @@ void wrong_kernel(int m, int n, int k, const float* A, int lda, const float* B, 
 }
 
 bool never() { return false; }
+
+// Scratch files live in a folder of this test run's own, not in the working directory.
+std::string scratch(const std::string& name) {
+    static const std::filesystem::path dir = [] {
+        auto d = std::filesystem::temp_directory_path() / ("gemm_tests_" + std::to_string(getpid()));
+        std::filesystem::create_directories(d);
+        return d;
+    }();
+    return (dir / name).string();
+}
 
 std::vector<std::string> read_lines(const std::string& path) {
     std::ifstream in(path);
@@ -59,7 +71,7 @@ int shell(const std::string& command) {
 #else
     const std::string& line = command;
 #endif
-    const int status = std::system((line + " > /dev/null 2> shell_stderr.txt").c_str());
+    const int status = std::system((line + " > /dev/null 2> " + scratch("stderr.txt")).c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -69,8 +81,8 @@ TEST_CASE("a right kernel: exit 0 - one verified CSV row per size", "[e2e]") {
     static constexpr gemm::Variant v[] = {{"plain", right_kernel}};
     static constexpr gemm::StepDef def{.variants = v};
     const gemm::Step step{11, "11_right", right_kernel, [] { return true; }, &def};
-    CHECK(run(step, {"--sizes", "5,16,33", "--reps", "2", "--csv", "e2e_right.csv"}) == gemm::kExitOk);
-    const auto lines = read_lines("e2e_right.csv");
+    CHECK(run(step, {"--sizes", "5,16,33", "--reps", "2", "--csv", scratch("e2e_right.csv")}) == gemm::kExitOk);
+    const auto lines = read_lines(scratch("e2e_right.csv"));
     REQUIRE(lines.size() == 4);
     CHECK(field(lines[1], 0) == "11_right");
     CHECK(field(lines[1], 1) == "5");
@@ -81,26 +93,26 @@ TEST_CASE("a right kernel: exit 0 - one verified CSV row per size", "[e2e]") {
         CHECK(std::stod(field(lines[i], 5)) >= std::stod(field(lines[i], 6)));   // best >= median
         CHECK(field(lines[i], 11) == "2");
     }
-    std::remove("e2e_right.csv");
+    std::remove(scratch("e2e_right.csv").c_str());
 }
 
 TEST_CASE("a wrong kernel: exit 1 - and the wrong size's row still written with verified=0", "[e2e]") {
     static constexpr gemm::Variant v[] = {{"plain", wrong_kernel}};
     static constexpr gemm::StepDef def{.variants = v};
     const gemm::Step step{12, "12_wrong", wrong_kernel, [] { return true; }, &def};
-    CHECK(run(step, {"--sizes", "8,30", "--reps", "1", "--csv", "e2e_wrong.csv"}) == gemm::kExitWrong);
-    const auto lines = read_lines("e2e_wrong.csv");
+    CHECK(run(step, {"--sizes", "8,30", "--reps", "1", "--csv", scratch("e2e_wrong.csv")}) == gemm::kExitWrong);
+    const auto lines = read_lines(scratch("e2e_wrong.csv"));
     REQUIRE(lines.size() == 3);
     CHECK(field(lines[1], 9) == "1");
     CHECK(field(lines[2], 9) == "0");
     // Without verification nothing is judged, so nothing fails, and the row does not
     // pretend it was checked.
-    CHECK(run(step, {"--sizes", "30", "--reps", "1", "--no-verify", "--csv", "e2e_wrong.csv"}) == gemm::kExitOk);
-    const auto unchecked = read_lines("e2e_wrong.csv");
+    CHECK(run(step, {"--sizes", "30", "--reps", "1", "--no-verify", "--csv", scratch("e2e_wrong.csv")}) == gemm::kExitOk);
+    const auto unchecked = read_lines(scratch("e2e_wrong.csv"));
     REQUIRE(unchecked.size() == 2);
     CHECK(field(unchecked[1], 9) == "0");
     CHECK(field(unchecked[1], 8) == "nan");
-    std::remove("e2e_wrong.csv");
+    std::remove(scratch("e2e_wrong.csv").c_str());
 }
 
 TEST_CASE("a step this CPU cannot run exits 77 - and so does a forced variant it lacks", "[e2e]") {
@@ -114,6 +126,14 @@ TEST_CASE("a step this CPU cannot run exits 77 - and so does a forced variant it
     const gemm::Step step2{14, "14_two", right_kernel, [] { return true; }, &def2};
     CHECK(run(step2, {"--sizes", "8", "--kernel", "future"}) == gemm::kExitUnsupported);
     CHECK(run(step2, {"--sizes", "8", "--kernel", "plain", "--reps", "1"}) == gemm::kExitOk);
+
+    // A variant of another architecture, listed without a kernel in this build.
+    static constexpr gemm::Variant other[] = {{"plain", right_kernel}, {"neon", nullptr, nullptr, "NEON (an AArch64 build)"}};
+    static constexpr gemm::StepDef def3{.variants = other};
+    const gemm::Step step3{16, "16_other", right_kernel, [] { return true; }, &def3};
+    CHECK_FALSE(other[1].is_supported());
+    CHECK(run(step3, {"--sizes", "8", "--kernel", "neon"}) == gemm::kExitUnsupported);
+    CHECK(run(step3, {"--sizes", "8", "--reps", "1"}) == gemm::kExitOk);   // the best is "plain"
 }
 
 TEST_CASE("a size that cannot fit in memory is refused with exit 3 - not a crash", "[e2e]") {
@@ -133,7 +153,7 @@ TEST_CASE("the step executables run as the README says", "[e2e]") {
     const std::string bin = GEMM_TEST_BIN_DIR;
     for (const gemm::Step& step : gemm::steps()) {
         const std::string exe = bin + "/step" + std::string(step.slug);
-        const std::string csv = "e2e_" + std::string(step.slug) + ".csv";
+        const std::string csv = scratch("e2e_" + std::string(step.slug) + ".csv");
         INFO(exe);
         const int expected = step.supported() ? 0 : 77;
         REQUIRE(shell(exe + " --sizes 16,37 --reps 1 --csv " + csv) == expected);

@@ -172,13 +172,16 @@ void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int
 }
 constexpr gemm::Variant variants[] = {
     {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
-    {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"}};
+    {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"},
+    {"neon", nullptr, nullptr, "NEON (an AArch64 build)"}};
 constexpr int kBestMr = kMrAvx512, kBestNr = kNrAvx512;
 #elif defined(__aarch64__)
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm({microkernel_neon_8x12, kMrNeon, kNrNeon}, m, n, k, A, lda, B, ldb, C, ldc);
 }
-constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"},
+                                      {"avx512", nullptr, nullptr, "AVX-512F (an x86-64 build)"},
+                                      {"avx2", nullptr, nullptr, "AVX2+FMA (an x86-64 build)"}};
 constexpr int kBestMr = kMrNeon, kBestNr = kNrNeon;
 #else
 #error "step 08 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"

@@ -14,13 +14,15 @@ using Kernel = void (*)(int m, int n, int k, const float* A, int lda,
 
 // One implementation of a step's idea for one instruction set. A step lists its
 // variants best first; the step's kernel runs the first one this CPU supports.
+// A variant of another architecture may be listed with no kernel (nullptr), so that
+// --kernel neon on x86-64 says which build has it (exit 77) instead of "no such kernel".
 struct Variant {
     std::string_view name;              // "scalar", "sse", "neon", "avx2", "avx512"
     Kernel kernel;
     bool (*supported)() = nullptr;      // nullptr: runs on every CPU
     std::string_view requirement = {};  // what the exit-77 line names: "AVX-512F"
 
-    bool is_supported() const { return supported == nullptr || supported(); }
+    bool is_supported() const { return kernel != nullptr && (supported == nullptr || supported()); }
 };
 
 // An integer a step lets you tune from the command line (--name N), e.g. a block size.
