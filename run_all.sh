@@ -146,6 +146,12 @@ if [ -x "$bin/peak" ]; then
   "$bin/cpuinfo" > "$results/cpuinfo.txt" && sed -n '/^Steps built/,$p' "$results/cpuinfo.txt"
 fi
 
+# One-thread runs are pinned to the last CPU, so the scheduler cannot move them between
+# cores (and their caches) mid-run. Parallel runs are left to OpenMP and the BLAS libraries:
+# binding OpenBLAS's threads from outside would squeeze them onto one core.
+pin=()
+if command -v taskset > /dev/null; then pin=(taskset -c "$((cores - 1))"); fi
+
 # Parallel steps (from the registry) take --threads; the others always run on one thread.
 
 for exe in "${selected[@]}"; do
@@ -154,7 +160,11 @@ for exe in "${selected[@]}"; do
   [[ "$parallel" == *" $exe "* ]] && step_threads=(--threads "$mt_threads")
   say "$exe${step_threads[*]:+ (${mt_threads} threads)}"
   rc=0
-  "$bin/$exe" "${sweep[@]}" "${step_threads[@]}" --csv "$csv" || rc=$?
+  if [ ${#step_threads[@]} -gt 0 ]; then
+    "$bin/$exe" "${sweep[@]}" "${step_threads[@]}" --csv "$csv" || rc=$?
+  else
+    "${pin[@]}" "$bin/$exe" "${sweep[@]}" --csv "$csv" || rc=$?
+  fi
   case $rc in
     0) ;;
     77) echo "   skipped: this CPU cannot run $exe"; rm -f "$csv"; continue ;;
@@ -165,7 +175,7 @@ done
 for ref in ref_openblas ref_blis; do
   [ -x "$bin/$ref" ] || { echo "   $ref not built (library not found at configure time)"; continue; }
   say "$ref, 1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads")"
-  "$bin/$ref" "${sweep[@]}" --threads 1 --csv "$results/$ref.csv" || failed=1
+  "${pin[@]}" "$bin/$ref" "${sweep[@]}" --threads 1 --csv "$results/$ref.csv" || failed=1
   if [ "$mt_threads" -gt 1 ]; then
     "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$results/${ref}_mt.csv" || failed=1
   fi

@@ -144,7 +144,13 @@ def main(argv):
     ax.set_ylim(0, top * 1.12)
     ax.set_xlim(left=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="best")
+    handles = ax.get_legend_handles_labels()[0]
+    if len(handles) > 5:
+        # Many curves: a legend inside would hide some of them, so it goes below the axes.
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False)
+        fig.set_size_inches(9, 5.5 + 0.3 * ((len(handles) + 2) // 3))
+    else:
+        ax.legend(loc="best")
     fig.tight_layout()
     try:
         fig.savefig(args.output)
