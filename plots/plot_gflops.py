@@ -9,46 +9,12 @@ thread count (the best ISA, or --peak-isa), and a right-hand axis reads in % of 
 Malformed or empty input: exit 2 with one line naming the file and the problem.
 """
 import argparse
-import csv
 import sys
 
-REQUIRED = ["step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
-            "max_rel_err", "verified"]
-PEAK_REQUIRED = ["isa", "precision", "threads", "gflops"]
-
-
-class InputError(Exception):
-    pass
-
-
-def read_csv(path, required):
-    try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            if reader.fieldnames is None:
-                raise InputError(f"{path}: empty file")
-            missing = [c for c in required if c not in reader.fieldnames]
-            if missing:
-                raise InputError(f"{path}: not a harness CSV (missing column {', '.join(missing)})")
-            rows = list(reader)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})")
-    except (csv.Error, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: malformed CSV ({e})")
-    if not rows:
-        raise InputError(f"{path}: no data rows")
-    return rows
-
-
-def number(path, line, row, column, kind=float):
-    try:
-        return kind(row[column])
-    except (TypeError, ValueError):
-        raise InputError(f"{path}: line {line}: column {column} is '{row[column]}', not a number")
-
+from harness_csv import PEAK_REQUIRED, REQUIRED, InputError, number, read_rows
 
 def load_series(path):
-    rows = read_csv(path, REQUIRED)
+    rows = read_rows(path, REQUIRED)
     series = {"path": path, "step": rows[0]["step"], "sizes": [], "gflops": [], "failed": [],
               "threads": set(), "kernel": rows[0].get("kernel") or "", "cpu": rows[0].get("cpu") or ""}
     for line, row in enumerate(rows, start=2):
@@ -64,7 +30,7 @@ def load_series(path):
 
 
 def load_peak(path, threads, isa):
-    rows = read_csv(path, PEAK_REQUIRED)
+    rows = read_rows(path, PEAK_REQUIRED)
     best = None
     for line, row in enumerate(rows, start=2):
         if row["precision"] != "fp32" or number(path, line, row, "threads", int) != threads:

@@ -14,49 +14,16 @@ the same size and thread count. Standard library only; Python 3.7 or later.
 Malformed input: exit 2 with one line naming the file and the problem.
 """
 import argparse
-import csv
 import datetime
 import glob
 import os
 import re
 import sys
 
+from harness_csv import PEAK_REQUIRED, REQUIRED, InputError, number, read_rows
+
 SIZES = (500, 1000, 1500)
-REQUIRED = ["step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
-            "max_rel_err", "verified"]
-PEAK_REQUIRED = ["isa", "precision", "threads", "gflops"]
 MACHINE_KEYS = ("cpu", "cores", "compiler", "flags", "date")
-
-
-class InputError(Exception):
-    pass
-
-
-def read_rows(path, required):
-    try:
-        with open(path, newline="") as f:
-            reader = csv.DictReader(f)
-            if reader.fieldnames is None:
-                raise InputError("{}: empty file".format(path))
-            missing = [c for c in required if c not in reader.fieldnames]
-            if missing:
-                raise InputError("{}: missing column {}".format(path, ", ".join(missing)))
-            rows = list(reader)
-    except OSError as e:
-        raise InputError("{}: cannot read ({})".format(path, e.strerror))
-    except (csv.Error, UnicodeDecodeError) as e:
-        raise InputError("{}: malformed CSV ({})".format(path, e))
-    if not rows:
-        raise InputError("{}: no data rows".format(path))
-    return rows
-
-
-def number(path, line, row, column, kind=float):
-    try:
-        return kind(row[column])
-    except (TypeError, ValueError):
-        raise InputError("{}: line {}: column {} is '{}', not a number".format(
-            path, line, column, row[column]))
 
 
 def step_number(slug):
