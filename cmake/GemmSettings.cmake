@@ -14,6 +14,7 @@ message(STATUS "gemm-steps: target architecture ${GEMM_ARCH}")
 # Flags for the files that need an instruction set beyond the architecture's baseline.
 # Only those files get them; the program checks the CPU before calling into them.
 set(GEMM_FLAGS_SSE "")                      # SSE2 is part of x86-64
+set(GEMM_FLAGS_AVX -mavx)
 set(GEMM_FLAGS_AVX2 -mavx2 -mfma)
 set(GEMM_FLAGS_AVX512 -mavx512f -mavx2 -mfma)
 set(GEMM_FLAGS_NEON "")                     # Advanced SIMD is part of AArch64
