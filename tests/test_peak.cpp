@@ -78,7 +78,7 @@ TEST_CASE("the peak CSV: isa,precision,threads,gflops for every ISA, precision a
     std::getline(in, header);
     CHECK(header == "isa,precision,threads,gflops");
 
-    const int all = static_cast<int>(gemm::peak::allowed_cpus().size());
+    const int all = static_cast<int>(gemm::cpu::allowed_cpus().size());
     std::set<int> thread_counts = {1, all};
     std::map<std::string, int> rows_per_isa;
     std::set<std::string> seen;
@@ -131,7 +131,7 @@ TEST_CASE("the formula has an assumption for every ISA measured", "[peak]") {
         CHECK_FALSE(f.why.empty());
     }
     CHECK(gemm::peak::physical_cores(1) == 1);
-    const int all = static_cast<int>(gemm::peak::allowed_cpus().size());
+    const int all = static_cast<int>(gemm::cpu::allowed_cpus().size());
     CHECK(gemm::peak::physical_cores(all) >= 1);
     CHECK(gemm::peak::physical_cores(all) <= all);
 }

@@ -187,14 +187,22 @@ std::string name() {
     return n;
 }
 
-int cores() {
+std::vector<int> allowed_cpus() {
+    std::vector<int> cpus;
 #if defined(__linux__)
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) cpus.push_back(c);
 #endif
-    const unsigned n = std::thread::hardware_concurrency();
-    return n > 0 ? static_cast<int>(n) : 1;
+    if (cpus.empty()) {
+        const unsigned n = std::thread::hardware_concurrency();
+        for (unsigned c = 0; c < (n > 0 ? n : 1); ++c) cpus.push_back(static_cast<int>(c));
+    }
+    return cpus;
 }
+
+int cores() { return static_cast<int>(allowed_cpus().size()); }
 
 const char* arch() {
 #if defined(GEMM_X86)

@@ -68,19 +68,6 @@ const Isa* find_isa(std::string_view name) {
 
 // ---- Threads, pinned -----------------------------------------------------------------------
 
-std::vector<int> allowed_cpus() {
-    std::vector<int> cpus;
-#if defined(__linux__)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) cpus.push_back(c);
-#endif
-    if (cpus.empty())
-        for (int c = 0; c < cpu::cores(); ++c) cpus.push_back(c);
-    return cpus;
-}
-
 namespace {
 
 std::string read_first_line(const std::string& path) {
@@ -151,7 +138,7 @@ long calibrate(double (*loop)(long), int cpu, double seconds) {
 }  // namespace
 
 int physical_cores(int threads) {
-    const std::vector<int> cpus = allowed_cpus();
+    const std::vector<int> cpus = cpu::allowed_cpus();
     std::set<std::pair<std::string, std::string>> cores;
     std::set<int> used;
     for (int t = 0; t < threads; ++t) used.insert(cpus[t % cpus.size()]);
@@ -167,7 +154,7 @@ int physical_cores(int threads) {
 Measurement measure(const Isa& isa, Precision precision, int threads, double seconds, int reps) {
     if (!isa.supported()) throw std::logic_error("peak: " + std::string(isa.name) + " not supported");
     double (*loop)(long) = precision == Precision::fp32 ? isa.loop_fp32 : isa.loop_fp64;
-    const std::vector<int> cpus = allowed_cpus();
+    const std::vector<int> cpus = cpu::allowed_cpus();
     const long iterations = calibrate(loop, cpus[0], seconds);
 
     Measurement best;
@@ -392,7 +379,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         }
     }
 
-    const int all = o.threads > 0 ? o.threads : static_cast<int>(allowed_cpus().size());
+    const int all = o.threads > 0 ? o.threads : static_cast<int>(cpu::allowed_cpus().size());
     std::vector<int> thread_counts = {1};
     if (all > 1) thread_counts.push_back(all);
 

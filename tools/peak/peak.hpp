@@ -50,9 +50,8 @@ struct Frequency {
 };
 Frequency os_frequency();   // cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz"
 
-// CPUs this process may run on, in order, and how many distinct physical cores the first
-// `threads` of them (wrapping) cover: SMT siblings share one core's FMA pipes.
-std::vector<int> allowed_cpus();
+// How many distinct physical cores the first `threads` of gemm::cpu::allowed_cpus()
+// (wrapping) cover: SMT siblings share one core's FMA pipes.
 int physical_cores(int threads);
 
 struct Row {

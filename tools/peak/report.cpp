@@ -48,7 +48,7 @@ const char* feature_source() {
 
 void cpu_report(std::ostream& out) {
     const cpu::Caches& c = cpu::caches();
-    const int logical = static_cast<int>(allowed_cpus().size());
+    const int logical = static_cast<int>(cpu::allowed_cpus().size());
     const Frequency f = os_frequency();
     auto row = [&](const char* key) -> std::ostream& { return out << std::left << std::setw(11) << key; };
 

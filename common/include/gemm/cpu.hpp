@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace gemm::cpu {
 
@@ -32,7 +33,8 @@ struct Caches {
 const Caches& caches();
 
 std::string name();        // "AMD EPYC 9B14 96-Core Processor"
-int cores();               // logical CPUs this process may run on
+std::vector<int> allowed_cpus();   // the logical CPUs this process may run on, by number
+int cores();               // how many: allowed_cpus().size()
 const char* arch();        // "x86_64", "aarch64" or "unknown"
 
 }  // namespace gemm::cpu
