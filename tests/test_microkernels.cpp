@@ -6,12 +6,15 @@
 #include "steps/08_avx512_14x32/packing.hpp"
 #include "steps/09_openmp/partition.hpp"
 
+#include <gemm/cpu.hpp>
 #include <gemm/registry.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -144,6 +147,50 @@ TEST_CASE("pack_a and pack_b lay out slivers with zero padding", "[microkernels]
                 }
     }
 }
+
+#if defined(__x86_64__)
+TEST_CASE("the AVX-512 packing matches the plain packing - edges and all", "[microkernels][packing]") {
+    if (!gemm::cpu::has_avx512f()) {
+        WARN("no AVX-512 on this CPU: pack_a_avx512 and pack_b_avx512 not tested");
+        return;
+    }
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    // Windows of a larger matrix whose outside is NaN, from 1 x 1 to more than two slivers and
+    // two 16-column pieces: every rows % 14, kc % 16 and nc % 32, after whole ones or alone.
+    const int ld = 80, rows = 72;
+    std::vector<float> src(rows * ld, nan);
+    for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < ld - 2; ++j) src[i * ld + j] = static_cast<float>(1000 * i + j + 1);
+    const auto compare = [](const std::vector<float>& got, const std::vector<float>& want) {
+        for (std::size_t i = 0; i < want.size(); ++i)
+            if (!(got[i] == want[i])) return static_cast<long>(i);   // NaN never equals
+        return -1L;
+    };
+    for (int mc = 1; mc <= 2 * 14 + 13; ++mc)
+        for (int kc : {1, 5, 15, 16, 17, 31, 32, 33, 47}) {
+            const std::size_t size = static_cast<std::size_t>((mc + 13) / 14 * 14) * kc + 16;
+            std::vector<float> want(size, -1.0f), got(size, -1.0f);
+            step08::pack_a(mc, kc, src.data() + 3, ld, 14, want.data());
+            step08::pack_a_avx512(mc, kc, src.data() + 3, ld, 14, got.data());
+            INFO("pack_a mc " << mc << " kc " << kc);
+            CHECK(compare(got, want) == -1);
+        }
+    for (int nc = 1; nc <= 2 * 32 + 13; ++nc)
+        for (int kc : {1, 2, 7}) {
+            const std::size_t size = static_cast<std::size_t>((nc + 31) / 32 * 32) * kc + 16;
+            std::vector<float> want(size, -1.0f), got(size, -1.0f);
+            step08::pack_b(kc, nc, src.data() + 1, ld, 32, want.data());
+            // The AVX-512 version stores whole 64-byte vectors: give it an aligned buffer.
+            float* aligned = static_cast<float*>(::operator new[](size * sizeof(float), std::align_val_t{64}));
+            std::fill(aligned, aligned + size, -1.0f);
+            step08::pack_b_avx512(kc, nc, src.data() + 1, ld, 32, aligned);
+            got.assign(aligned, aligned + size);
+            ::operator delete[](aligned, std::align_val_t{64});
+            INFO("pack_b nc " << nc << " kc " << kc);
+            CHECK(compare(got, want) == -1);
+        }
+}
+#endif
 
 TEST_CASE("step 09 splits the rows of C into ordered ranges on cache-line starts", "[microkernels][threads]") {
     alignas(64) static float c[64];   // only addresses are looked at

@@ -23,10 +23,15 @@
 namespace step08 {
 namespace {
 
+using PackA = void (*)(int mc, int kc, const float* A, int lda, int mr, float* packed);
+using PackB = void (*)(int kc, int nc, const float* B, int ldb, int nr, float* packed);
+
 struct TileShape {
     MicroKernel kernel;
     int mr, nr;
     DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
+    PackA pack_a = step08::pack_a;   // vectorised packing, if the ISA has one
+    PackB pack_b = step08::pack_b;
 };
 
 // --mc, --kc, --nc; 0 = derived from the caches (block_sizes below).
@@ -108,10 +113,10 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         const int nc = n - jc < blk.nc ? n - jc : blk.nc;
         for (int pc = 0; pc < k; pc += blk.kc) {
             const int kc = k - pc < blk.kc ? k - pc : blk.kc;
-            pack_b(kc, nc, B + static_cast<long>(pc) * ldb + jc, ldb, NR, Bp);
+            tile.pack_b(kc, nc, B + static_cast<long>(pc) * ldb + jc, ldb, NR, Bp);
             for (int ic = 0; ic < m; ic += blk.mc) {
                 const int mc = m - ic < blk.mc ? m - ic : blk.mc;
-                pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
+                tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
                 for (int jr = 0; jr < nc; jr += NR) {
                     const int nr = nc - jr < NR ? nc - jr : NR;
                     const float* b_sliver = Bp + static_cast<long>(jr) * kc;
@@ -128,7 +133,8 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
 #if defined(__x86_64__) || defined(_M_X64)
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct},
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct,
+                  pack_a_avx512, pack_b_avx512},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {

@@ -11,4 +11,11 @@ void pack_a(int mc, int kc, const float* A, int lda, int mr, float* packed);
 // B(p, s*nr + j) at packed[s*nr*kc + p*nr + j]; columns past nc are zeros.
 void pack_b(int kc, int nc, const float* B, int ldb, int nr, float* packed);
 
+#if defined(__x86_64__) || defined(_M_X64)
+// The same two with AVX-512 (packing_avx512.cpp), for the 14 x 32 kernel's mr = 14 and
+// nr = 32; other shapes fall back to the plain loops.
+void pack_a_avx512(int mc, int kc, const float* A, int lda, int mr, float* packed);
+void pack_b_avx512(int kc, int nc, const float* B, int ldb, int nr, float* packed);
+#endif
+
 }  // namespace step08
