@@ -98,6 +98,7 @@ void tile_direct(int k, const float* a, long lda, const float* b, long ldb, floa
         kb[v] = static_cast<__mmask16>(cols >= 16 ? 0xFFFF : (1u << cols) - 1);
     }
 
+#pragma GCC unroll 4
     for (int p = 0; p < k; ++p) {
         __m512 bv[VECS];
 #pragma GCC unroll 2
