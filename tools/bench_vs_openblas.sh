@@ -23,7 +23,7 @@ while [[ $# -gt 0 ]]; do
     --reps) reps=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --peak) peak_csv=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_vs_openblas.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
