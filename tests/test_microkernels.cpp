@@ -149,46 +149,66 @@ TEST_CASE("pack_a and pack_b lay out slivers with zero padding", "[microkernels]
 }
 
 #if defined(__x86_64__)
-TEST_CASE("the AVX-512 packing matches the plain packing - edges and all", "[microkernels][packing]") {
-    if (!gemm::cpu::has_avx512f()) {
-        WARN("no AVX-512 on this CPU: pack_a_avx512 and pack_b_avx512 not tested");
-        return;
-    }
+TEST_CASE("the vectorised packing matches the plain packing - edges and all", "[microkernels][packing]") {
+    struct Packer {
+        const char* isa;
+        bool (*supported)();
+        decltype(&step08::pack_a) pack_a;
+        decltype(&step08::pack_b) pack_b;
+        int mr, nr, vector;   // vector: floats per register
+    };
+    const Packer packers[] = {{"AVX-512", gemm::cpu::has_avx512f, step08::pack_a_avx512, step08::pack_b_avx512, 14, 32, 16},
+                              {"AVX2", gemm::cpu::has_avx2_fma, step08::pack_a_avx2, step08::pack_b_avx2, 6, 16, 8}};
     const float nan = std::numeric_limits<float>::quiet_NaN();
     // Windows of a larger matrix whose outside is NaN, from 1 x 1 to more than two slivers and
-    // two 16-column pieces: every rows % 14, kc % 16 and nc % 32, after whole ones or alone.
+    // two vectors: every rows % mr, kc % vector and nc % nr, after whole ones or alone.
     const int ld = 80, rows = 72;
     std::vector<float> src(rows * ld, nan);
     for (int i = 0; i < rows; ++i)
         for (int j = 0; j < ld - 2; ++j) src[i * ld + j] = static_cast<float>(1000 * i + j + 1);
-    const auto compare = [](const std::vector<float>& got, const std::vector<float>& want) {
+    const auto first_difference = [](const float* got, const std::vector<float>& want) {
         for (std::size_t i = 0; i < want.size(); ++i)
             if (!(got[i] == want[i])) return static_cast<long>(i);   // NaN never equals
         return -1L;
     };
-    for (int mc = 1; mc <= 2 * 14 + 13; ++mc)
-        for (int kc : {1, 5, 15, 16, 17, 31, 32, 33, 47}) {
-            const std::size_t size = static_cast<std::size_t>((mc + 13) / 14 * 14) * kc + 16;
-            std::vector<float> want(size, -1.0f), got(size, -1.0f);
-            step08::pack_a(mc, kc, src.data() + 3, ld, 14, want.data());
-            step08::pack_a_avx512(mc, kc, src.data() + 3, ld, 14, got.data());
-            INFO("pack_a mc " << mc << " kc " << kc);
-            CHECK(compare(got, want) == -1);
+    // The vectorised pack_b stores whole aligned vectors, as into the step's 64-byte aligned buffers.
+    struct Aligned {
+        float* data;
+        explicit Aligned(std::size_t n) : data(static_cast<float*>(::operator new[](n * sizeof(float), std::align_val_t{64}))) {
+            std::fill(data, data + n, -1.0f);
         }
-    for (int nc = 1; nc <= 2 * 32 + 13; ++nc)
-        for (int kc : {1, 2, 7}) {
-            const std::size_t size = static_cast<std::size_t>((nc + 31) / 32 * 32) * kc + 16;
-            std::vector<float> want(size, -1.0f), got(size, -1.0f);
-            step08::pack_b(kc, nc, src.data() + 1, ld, 32, want.data());
-            // The AVX-512 version stores whole 64-byte vectors: give it an aligned buffer.
-            float* aligned = static_cast<float*>(::operator new[](size * sizeof(float), std::align_val_t{64}));
-            std::fill(aligned, aligned + size, -1.0f);
-            step08::pack_b_avx512(kc, nc, src.data() + 1, ld, 32, aligned);
-            got.assign(aligned, aligned + size);
-            ::operator delete[](aligned, std::align_val_t{64});
-            INFO("pack_b nc " << nc << " kc " << kc);
-            CHECK(compare(got, want) == -1);
+        ~Aligned() { ::operator delete[](data, std::align_val_t{64}); }
+    };
+    int tested = 0;
+    for (const Packer& packer : packers) {
+        if (!packer.supported()) {
+            WARN("this CPU lacks " << packer.isa << ": its packing is not tested");
+            continue;
         }
+        ++tested;
+        const int v = packer.vector;
+        for (int mc = 1; mc <= 2 * packer.mr + packer.mr - 1; ++mc)
+            for (int kc : {1, v - 1, v, v + 1, 2 * v - 1, 2 * v, 2 * v + 1, 3 * v - 1}) {
+                const std::size_t size = static_cast<std::size_t>((mc + packer.mr - 1) / packer.mr * packer.mr) * kc + 16;
+                std::vector<float> want(size, -1.0f);
+                Aligned got(size);
+                step08::pack_a(mc, kc, src.data() + 3, ld, packer.mr, want.data());
+                packer.pack_a(mc, kc, src.data() + 3, ld, packer.mr, got.data);
+                INFO(packer.isa << " pack_a mc " << mc << " kc " << kc);
+                CHECK(first_difference(got.data, want) == -1);
+            }
+        for (int nc = 1; nc <= 2 * packer.nr + 13; ++nc)
+            for (int kc : {1, 2, 7}) {
+                const std::size_t size = static_cast<std::size_t>((nc + packer.nr - 1) / packer.nr * packer.nr) * kc + 16;
+                std::vector<float> want(size, -1.0f);
+                Aligned got(size);
+                step08::pack_b(kc, nc, src.data() + 1, ld, packer.nr, want.data());
+                packer.pack_b(kc, nc, src.data() + 1, ld, packer.nr, got.data);
+                INFO(packer.isa << " pack_b nc " << nc << " kc " << kc);
+                CHECK(first_difference(got.data, want) == -1);
+            }
+    }
+    CHECK(tested > 0);
 }
 #endif
 

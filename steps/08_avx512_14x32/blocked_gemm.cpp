@@ -138,7 +138,8 @@ void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, i
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct},
+    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct,
+                  pack_a_avx2, pack_b_avx2},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
