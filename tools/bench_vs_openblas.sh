@@ -8,15 +8,16 @@
 # whole thing and keeps the best of each. One thread runs on the last CPU (taskset), two
 # threads on the last two, ours with OMP_PROC_BIND=close OMP_PLACES=cores. Sizes below 512
 # run 20 x --reps: one product takes microseconds there, and a best of 5 is mostly noise.
-# % of peak uses the measured fp32 peak from results/peak.csv (isa,precision,threads,gflops)
-# when it exists.
+# % of peak is against the fp32 peak that build/bin/peak measures in each round, in the
+# same session (best of the rounds, like every other figure); --peak CSV uses a file
+# written by peak --csv instead.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/build"
 reps=5
 rounds=1
-peak_csv="$root/results/peak.csv"
+peak_csv=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
@@ -29,7 +30,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 bin="$build/bin"
-for exe in ref_openblas step08_avx512_14x32 step09_openmp; do
+for exe in ref_openblas step08_avx512_14x32 step09_openmp peak; do
   [[ -x "$bin/$exe" ]] || { echo "bench_vs_openblas.sh: $bin/$exe not built" >&2; exit 2; }
 done
 
@@ -61,6 +62,10 @@ run() {
 }
 
 for ((r = 0; r < rounds; ++r)); do
+  if [[ -z $peak_csv ]]; then   # the ceiling, measured between the same neighbours
+    "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$r.csv" >/dev/null 2>"$tmp/stderr" ||
+      { echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
+  fi
   for size in 100 200 300 512 1024 1536; do
     run openblas1 1 "$size" "$bin/ref_openblas"
     run avx512 1 "$size" "$bin/step08_avx512_14x32" --kernel avx512
@@ -75,17 +80,19 @@ for ((r = 0; r < rounds; ++r)); do
 done
 
 peak1="" peak2=""
-if [[ -f "$peak_csv" ]]; then
+peak_files=("$tmp"/peak.*.csv)
+[[ -n $peak_csv ]] && peak_files=("$peak_csv")
+if [[ -f ${peak_files[0]} ]]; then
   # The AVX-512 fp32 peak when measured, else the best fp32 figure, per thread count.
   read -r peak1 peak2 < <(awk -F, '
-    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
     $col["precision"] == "fp32" {
       t = $col["threads"]; g = $col["gflops"]
-      if ($col["isa"] == "avx512") best512[t] = g
+      if ($col["isa"] == "avx512" && g > best512[t]) best512[t] = g
       if (g > best[t]) best[t] = g
     }
     END { for (t = 1; t <= 2; ++t) { p[t] = (t in best512) ? best512[t] : best[t]; if (p[t] == "") p[t] = "-" }
-          print p[1], p[2] }' "$peak_csv")
+          print p[1], p[2] }' "${peak_files[@]}")
 fi
 
 awk -v cpus2="$cpu2" -v peak1="${peak1:--}" -v peak2="${peak2:--}" -v reps="$reps" -v rounds="$rounds" '

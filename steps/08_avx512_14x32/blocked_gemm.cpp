@@ -43,6 +43,10 @@ struct Blocks {
 
 int round_up(int x, int to) { return (x + to - 1) / to * to; }
 int round_down_at_least(long x, int to) { return x < to ? to : static_cast<int>(x / to * to); }
+int even_split(int total, int block) {
+    const int parts = (total + block - 1) / block;
+    return (total + parts - 1) / parts;
+}
 
 // Block sizes for an MR x NR micro-kernel on this CPU's caches (README: "Block sizes").
 Blocks block_sizes(int mr, int nr) {
@@ -101,7 +105,10 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                             m - ir < MR ? m - ir : MR, n - jr < NR ? n - jr : NR);
         return;
     }
-    const Blocks blk = block_sizes(MR, NR);
+    Blocks blk = block_sizes(MR, NR);
+    // k in equal slices of at most kc: k = 1536 as 5 x 308 rather than 4 x 352 + 128, whose
+    // thin last slice would pay a whole pass of C-tile updates for a third of the work.
+    blk.kc = even_split(k, blk.kc);
     thread_local PackBuffer a_buffer, b_buffer;
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;

@@ -28,10 +28,15 @@
 namespace step09 {
 namespace {
 
+using PackA = void (*)(int mc, int kc, const float* A, int lda, int mr, float* packed);
+using PackB = void (*)(int kc, int nc, const float* B, int ldb, int nr, float* packed);
+
 struct TileShape {
     MicroKernel kernel;
     int mr, nr;
     DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
+    PackA pack_a = step09::pack_a;   // vectorised packing, if the ISA has one
+    PackB pack_b = step09::pack_b;
 };
 
 // --mc, --kc, --nc; 0 = derived from the caches (block_sizes below).
@@ -43,6 +48,10 @@ struct Blocks {
 
 int round_up(int x, int to) { return (x + to - 1) / to * to; }
 int round_down_at_least(long x, int to) { return x < to ? to : static_cast<int>(x / to * to); }
+int even_split(int total, int block) {
+    const int parts = (total + block - 1) / block;
+    return (total + parts - 1) / parts;
+}
 
 // Block sizes for an MR x NR micro-kernel on this CPU's caches (README: "Block sizes").
 Blocks block_sizes(int mr, int nr) {
@@ -112,7 +121,10 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         }
         return;
     }
-    const Blocks blk = block_sizes(MR, NR);
+    Blocks blk = block_sizes(MR, NR);
+    // k in equal slices of at most kc: k = 1536 as 5 x 308 rather than 4 x 352 + 128, whose
+    // thin last slice would pay a whole pass of C-tile updates for a third of the work.
+    blk.kc = even_split(k, blk.kc);
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;
     const int nc_max = blk.nc < n ? blk.nc : n;
@@ -138,13 +150,13 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                 const int s0 = slivers * t / threads, s1 = slivers * (t + 1) / threads;
                 if (s1 > s0) {
                     const int cols = (s1 * NR < nc ? s1 * NR : nc) - s0 * NR;
-                    pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + s0 * NR, ldb, NR,
-                           Bp + static_cast<long>(s0) * NR * kc);
+                    tile.pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + s0 * NR, ldb, NR,
+                                Bp + static_cast<long>(s0) * NR * kc);
                 }
 #pragma omp barrier   // the panel is complete before anyone reads it
                 for (int ic = row0; ic < row1; ic += blk.mc) {
                     const int mc = row1 - ic < blk.mc ? row1 - ic : blk.mc;
-                    pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
+                    tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
                     for (int jr = 0; jr < nc; jr += NR) {
                         const int nr = nc - jr < NR ? nc - jr : NR;
                         const float* b_sliver = Bp + static_cast<long>(jr) * kc;
@@ -163,11 +175,13 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
 #if defined(__x86_64__) || defined(_M_X64)
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct},
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct,
+                  pack_a_avx512, pack_b_avx512},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct},
+    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct,
+                  pack_a_avx2, pack_b_avx2},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {

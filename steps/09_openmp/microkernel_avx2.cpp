@@ -64,24 +64,27 @@ namespace {
 
 // The same tile straight from A and B, unpacked, for small matrices (see the AVX-512 file):
 // only the ROWS rows inside C are computed, so no row of A past m is read, and unless the
-// tile is FULL (16 columns) the B vectors are loaded with the lane mask.
-template <int ROWS, bool FULL>
+// tile is FULL (16 columns) the B vectors are loaded with the lane mask. A tile of at most
+// 8 columns (VECS = 1) needs only one of the two vectors, and half of the FMAs.
+template <int ROWS, int VECS, bool FULL>
 void tile_direct(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr) {
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
-    const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
-    __m256 c0[ROWS], c1[ROWS];
+    const __m256i mask[2] = {_mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane),
+                             _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane)};
+    __m256 acc[ROWS][VECS];
 #pragma GCC unroll 6
-    for (int i = 0; i < ROWS; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
+    for (int i = 0; i < ROWS; ++i)
+        for (int v = 0; v < VECS; ++v) acc[i][v] = _mm256_setzero_ps();
 
+#pragma GCC unroll 4
     for (int p = 0; p < k; ++p) {
-        const __m256 b0 = FULL ? _mm256_loadu_ps(b) : _mm256_maskload_ps(b, m0);
-        const __m256 b1 = FULL ? _mm256_loadu_ps(b + 8) : _mm256_maskload_ps(b + 8, m1);
+        __m256 bv[VECS];
+        for (int v = 0; v < VECS; ++v)
+            bv[v] = FULL ? _mm256_loadu_ps(b + 8 * v) : _mm256_maskload_ps(b + 8 * v, mask[v]);
 #pragma GCC unroll 6
         for (int i = 0; i < ROWS; ++i) {
             const __m256 ai = _mm256_broadcast_ss(a + i * lda);
-            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
-            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
+            for (int v = 0; v < VECS; ++v) acc[i][v] = _mm256_fmadd_ps(ai, bv[v], acc[i][v]);
         }
         a += 1;
         b += ldb;
@@ -90,12 +93,12 @@ void tile_direct(int k, const float* a, long lda, const float* b, long ldb, floa
 #pragma GCC unroll 6
     for (int i = 0; i < ROWS; ++i) {
         float* ci = c + i * ldc;
-        if (FULL) {
-            _mm256_storeu_ps(ci, _mm256_add_ps(_mm256_loadu_ps(ci), c0[i]));
-            _mm256_storeu_ps(ci + 8, _mm256_add_ps(_mm256_loadu_ps(ci + 8), c1[i]));
-        } else {
-            _mm256_maskstore_ps(ci, m0, _mm256_add_ps(_mm256_maskload_ps(ci, m0), c0[i]));
-            _mm256_maskstore_ps(ci + 8, m1, _mm256_add_ps(_mm256_maskload_ps(ci + 8, m1), c1[i]));
+        for (int v = 0; v < VECS; ++v) {
+            if (FULL)
+                _mm256_storeu_ps(ci + 8 * v, _mm256_add_ps(_mm256_loadu_ps(ci + 8 * v), acc[i][v]));
+            else
+                _mm256_maskstore_ps(ci + 8 * v, mask[v],
+                                    _mm256_add_ps(_mm256_maskload_ps(ci + 8 * v, mask[v]), acc[i][v]));
         }
     }
 }
@@ -104,10 +107,10 @@ void tile_direct(int k, const float* a, long lda, const float* b, long ldb, floa
 
 void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* b, long ldb,
                                   float* c, long ldc, int mr, int nr) {
-    const bool full = nr == kNrAvx2;
     switch (mr) {
-#define EDGE_TILE(R) case R: return full ? tile_direct<R, true>(k, a, lda, b, ldb, c, ldc, nr) \
-                                         : tile_direct<R, false>(k, a, lda, b, ldb, c, ldc, nr);
+#define EDGE_TILE(R) case R: return nr == kNrAvx2 ? tile_direct<R, 2, true>(k, a, lda, b, ldb, c, ldc, nr) \
+                                  : nr > 8       ? tile_direct<R, 2, false>(k, a, lda, b, ldb, c, ldc, nr) \
+                                                 : tile_direct<R, 1, false>(k, a, lda, b, ldb, c, ldc, nr);
         EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6)
 #undef EDGE_TILE
         default: return;

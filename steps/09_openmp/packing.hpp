@@ -12,4 +12,13 @@ void pack_a(int mc, int kc, const float* A, int lda, int mr, float* packed);
 // B(p, s*nr + j) at packed[s*nr*kc + p*nr + j]; columns past nc are zeros.
 void pack_b(int kc, int nc, const float* B, int ldb, int nr, float* packed);
 
+#if defined(__x86_64__) || defined(_M_X64)
+// The same two with AVX-512 (packing_avx512.cpp) for the 14 x 32 kernel, and with AVX2
+// (packing_avx2.cpp) for the 6 x 16 kernel; other shapes fall back to the plain loops.
+void pack_a_avx512(int mc, int kc, const float* A, int lda, int mr, float* packed);
+void pack_b_avx512(int kc, int nc, const float* B, int ldb, int nr, float* packed);
+void pack_a_avx2(int mc, int kc, const float* A, int lda, int mr, float* packed);
+void pack_b_avx2(int kc, int nc, const float* B, int ldb, int nr, float* packed);
+#endif
+
 }  // namespace step09
