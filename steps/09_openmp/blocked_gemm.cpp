@@ -61,11 +61,11 @@ Blocks block_sizes(int mr, int nr) {
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
     // KC: long enough that each micro-kernel call's fixed cost, reading and writing its
-    // MR x NR tile of C (28 cache lines that mostly come from L2 or L3), is spread over many
-    // steps of p; the two slivers a call reads, (MR + NR) x kc floats, then take about
-    // twice L1: the B sliver, reused by the next call, partly stays in L1 and the rest
-    // streams in from L2 ahead of use (README: "Block sizes").
-    b.kc = user_kc > 0 ? user_kc : round_down_at_least(2 * l1 / (4L * (mr + nr)), 16);
+    // MR x NR tile of C (28 cache lines that mostly come from L3 for a large C), is spread
+    // over many steps of p. The two slivers a call reads, (MR + NR) x kc floats, then take
+    // about four times L1: they stream in from L2, which the prefetchers keep ahead of the
+    // 28-cycle steps (README: "Block sizes").
+    b.kc = user_kc > 0 ? user_kc : round_down_at_least(4 * l1 / (4L * (mr + nr)), 16);
     // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes a
     // quarter of L2, leaving room for the B sliver streaming through and the C tiles.
     b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 4 / (4L * b.kc), mr);
