@@ -9,13 +9,16 @@
 #                                and in a Debug build with AddressSanitizer and UBSan
 #   --steps 5,7                  only these steps        --threads N   threads of parallel runs
 #   --no-install                 never call apt-get      --build DIR   build folder (default build)
+#   --rounds N                   sweep N times, one round after the other, and keep each
+#                                size's best round (a noisy spell then spoils one round's
+#                                sizes, not the figure); default 1, 3 with --docs
 #   --docs                       also copy the figures to docs/figures/ (the tutorial's)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$root"
 
-mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0
+mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0 rounds=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -23,15 +26,23 @@ while [ $# -gt 0 ]; do
     --docs) docs=1 ;;
     --steps) steps_wanted=${2:?--steps needs a list such as 5,7}; shift ;;
     --threads) threads=${2:?--threads needs a number}; shift ;;
+    --rounds) rounds=${2:?--rounds needs a number}; shift ;;
     --no-install) install=0 ;;
     --build) build=${2:?--build needs a folder}; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
 done
 if [ -n "$threads" ] && ! [[ "$threads" =~ ^[1-9][0-9]*$ ]]; then
   echo "run_all.sh: --threads '$threads': not a positive whole number" >&2; exit 2
+fi
+if [ -n "$rounds" ] && ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "run_all.sh: --rounds '$rounds': not a positive whole number" >&2; exit 2
+fi
+[ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=3 || rounds=1; }
+if [ "$docs" = 1 ] && [ -n "$steps_wanted" ]; then
+  echo "run_all.sh: --docs redraws the tutorial's whole figure set, so it runs every step: drop --steps" >&2; exit 2
 fi
 if [ -n "$steps_wanted" ] && ! [[ "$steps_wanted" =~ ^[0-9]+(,[0-9]+)*$ ]]; then
   echo "run_all.sh: --steps '$steps_wanted': not a list of step numbers such as 5,7" >&2; exit 2
@@ -135,6 +146,7 @@ cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
   echo "compiler: $("$(cache_value CMAKE_CXX_COMPILER)" --version 2>/dev/null | head -n 1)"
   echo "flags: $(cache_value CMAKE_CXX_FLAGS) $(cache_value CMAKE_CXX_FLAGS_RELEASE) (Release); kernel files add their ISA's flags (-mavx2 -mfma, -mavx512f ...)"
   echo "date: $(date '+%Y-%m-%d %H:%M %Z')"
+  echo "rounds: $rounds"
 } > "$results/machine.txt"
 
 # The peak first: every figure draws its line from results/peak.csv.
@@ -152,33 +164,49 @@ fi
 pin=()
 if command -v taskset > /dev/null; then pin=(taskset -c "$((cores - 1))"); fi
 
-# Parallel steps (from the registry) take --threads; the others always run on one thread.
+# Each round runs every step and reference once into results/rounds/N/; the results/ CSVs
+# are the merge of the rounds so far (tools/merge_rounds.sh: each size's best round). Parallel steps (from the registry) take --threads;
+# the others always run on one thread.
+rm -rf "$results/rounds"
+skipped=" "
+for ((round = 1; round <= rounds; ++round)); do
+  dir="$results/rounds/$round"
+  mkdir -p "$dir"
+  of_rounds=""
+  [ "$rounds" -gt 1 ] && of_rounds=", round $round of $rounds"
 
-for exe in "${selected[@]}"; do
-  csv="$results/$exe.csv"
-  step_threads=()
-  [[ "$parallel" == *" $exe "* ]] && step_threads=(--threads "$mt_threads")
-  say "$exe${step_threads[*]:+ (${mt_threads} threads)}"
-  rc=0
-  if [ ${#step_threads[@]} -gt 0 ]; then
-    "$bin/$exe" "${sweep[@]}" "${step_threads[@]}" --csv "$csv" || rc=$?
-  else
-    "${pin[@]}" "$bin/$exe" "${sweep[@]}" --csv "$csv" || rc=$?
-  fi
-  case $rc in
-    0) ;;
-    77) echo "   skipped: this CPU cannot run $exe"; rm -f "$csv"; continue ;;
-    *) echo "   $exe exited with $rc" >&2; failed=1 ;;
-  esac
-done
+  for exe in "${selected[@]}"; do
+    [[ "$skipped" == *" $exe "* ]] && continue
+    step_threads=()
+    [[ "$parallel" == *" $exe "* ]] && step_threads=(--threads "$mt_threads")
+    say "$exe${step_threads[*]:+ (${mt_threads} threads)}$of_rounds"
+    rc=0
+    if [ ${#step_threads[@]} -gt 0 ]; then
+      "$bin/$exe" "${sweep[@]}" "${step_threads[@]}" --csv "$dir/$exe.csv" || rc=$?
+    else
+      "${pin[@]}" "$bin/$exe" "${sweep[@]}" --csv "$dir/$exe.csv" || rc=$?
+    fi
+    case $rc in
+      0) ;;
+      77) echo "   skipped: this CPU cannot run $exe"; skipped+="$exe "; rm -f "$results/$exe.csv"; continue ;;
+      *) echo "   $exe exited with $rc" >&2; failed=1 ;;
+    esac
+  done
 
-for ref in ref_openblas ref_blis; do
-  [ -x "$bin/$ref" ] || { echo "   $ref not built (library not found at configure time)"; continue; }
-  say "$ref, 1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads")"
-  "${pin[@]}" "$bin/$ref" "${sweep[@]}" --threads 1 --csv "$results/$ref.csv" || failed=1
-  if [ "$mt_threads" -gt 1 ]; then
-    "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$results/${ref}_mt.csv" || failed=1
-  fi
+  for ref in ref_openblas ref_blis; do
+    [ -x "$bin/$ref" ] || { [ "$round" = 1 ] && echo "   $ref not built (library not found at configure time)"; continue; }
+    say "$ref, 1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads")$of_rounds"
+    "${pin[@]}" "$bin/$ref" "${sweep[@]}" --threads 1 --csv "$dir/$ref.csv" || failed=1
+    if [ "$mt_threads" -gt 1 ]; then
+      "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$dir/${ref}_mt.csv" || failed=1
+    fi
+  done
+
+  for csv in "$dir"/*.csv; do
+    [ -e "$csv" ] || continue
+    name=$(basename "$csv")
+    "$root/tools/merge_rounds.sh" "$results/$name" "$results"/rounds/*/"$name" || failed=1
+  done
 done
 
 # --- 4. Figures and summary.md ----------------------------------------------------------------

@@ -23,7 +23,7 @@ import sys
 from harness_csv import PEAK_REQUIRED, REQUIRED, InputError, number, read_rows
 
 SIZES = (500, 1000, 1500)
-MACHINE_KEYS = ("cpu", "cores", "compiler", "flags", "date")
+MACHINE_KEYS = ("cpu", "cores", "compiler", "flags", "date", "rounds")
 
 
 def step_number(slug):
@@ -112,6 +112,9 @@ def render(runs, peak, machine):
     for key, label in (("cpu", "CPU"), ("cores", "cores"), ("compiler", "compiler"),
                        ("flags", "flags"), ("date", "date")):
         lines.append("| {} | {} |".format(label, machine.get(key) or "unknown"))
+    if machine.get("rounds", "1") != "1":
+        lines.append("| rounds | {}: each size's best of {} sweeps, run one after the other |".format(
+            machine["rounds"], machine["rounds"]))
     if peak:
         lines.append("| measured fp32 peak | {} |".format("; ".join(
             "{} thread{}: {} GFLOPS ({})".format(t, "s" if t > 1 else "", fmt(g), isa)

@@ -52,7 +52,7 @@ def main():
         write("ref_blis_mt.csv", harness_csv("ref_blis", 2, "", lambda n: 140.0))
         write("peak.csv", "isa,precision,threads,gflops\nsse,fp32,1,40.0\navx512,fp32,1,100.0\n"
                           "avx512,fp64,1,50.0\navx512,fp32,2,200.0\navx512,fp64,2,100.0\n")
-        write("machine.txt", "compiler: g++ 12.2.0\nflags: -O3 (test)\ndate: 2024-01-02\n")
+        write("machine.txt", "compiler: g++ 12.2.0\nflags: -O3 (test)\ndate: 2024-01-02\nrounds: 3\n")
 
         r = run([make_figures, "--results", results, "--docs", docs])
         expect(r.returncode == 0, "make_figures.py: exit {}: {}".format(r.returncode, r.stderr))
@@ -82,7 +82,8 @@ def main():
         expect("| ref_blis | - | 2 | 140.0 | 70% | 0.88 |" in text, "summary.md: no 2-thread BLIS row")
         expect("FAILED verification at n = 1500" in text, "summary.md: step 09's failed size not noted")
         for fact in ("Test CPU 9000", "g++ 12.2.0", "-O3 (test)", "2024-01-02",
-                     "1 thread: 100.0 GFLOPS (avx512)", "2 threads: 200.0 GFLOPS (avx512)"):
+                     "1 thread: 100.0 GFLOPS (avx512)", "2 threads: 200.0 GFLOPS (avx512)",
+                     "| rounds | 3: each size's best of 3 sweeps"):
             expect(fact in text, "summary.md: missing '{}'".format(fact))
         # The summary lists the steps in order, before the references.
         expect(text.find("| 01_baseline") < text.find("| 05_simd_4x4") < text.find("| 09_openmp")
