@@ -21,13 +21,17 @@ namespace gemm::test {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+// Around C: a signalling NaN. x + 0 turns it into a quiet NaN, so even a store that writes a
+// value back unchanged (a mask one lane too wide, adding a zero from the packed padding)
+// changes its bits and is caught, though no value changed.
+const float kSignalingNaN = std::numeric_limits<float>::signaling_NaN();
 constexpr int kGuardRows = 2;
 
-// A rows x cols window with leading dimension ld, random inside, NaN in the padding.
+// A rows x cols window with leading dimension ld, random inside, `fill` (NaN) in the padding.
 // The vector holds exactly rows * ld floats, so a read past the last row's padding is
 // outside the allocation (AddressSanitizer catches it in the sanitizer build).
-std::vector<float> padded(int rows, int cols, int ld, unsigned long long seed) {
-    std::vector<float> v(static_cast<std::size_t>(rows) * ld, kNaN);
+std::vector<float> padded(int rows, int cols, int ld, unsigned long long seed, float fill = kNaN) {
+    std::vector<float> v(static_cast<std::size_t>(rows) * ld, fill);
     std::vector<float> row(static_cast<std::size_t>(cols));
     for (int r = 0; r < rows; ++r) {
         fill_random(row.data(), row.size(), seed * 7919 + static_cast<unsigned long long>(r));
@@ -64,11 +68,11 @@ std::string check_kernel(Kernel kernel, const Shape& s, unsigned seed) {
     const int lda = s.k + s.pad_a, ldb = s.n + s.pad_b, ldc = s.n + s.pad_c;
     std::vector<float> A = padded(s.m, s.k, lda, seed * 3ULL + 1);
     std::vector<float> B = padded(s.k, s.n, ldb, seed * 3ULL + 2);
-    // C with kGuardRows NaN rows above and below its window.
+    // C with kGuardRows rows above and below its window, signalling NaNs outside it.
     const int c_rows = s.m + 2 * kGuardRows;
-    std::vector<float> C_all(static_cast<std::size_t>(c_rows) * ldc, kNaN);
+    std::vector<float> C_all(static_cast<std::size_t>(c_rows) * ldc, kSignalingNaN);
     {
-        std::vector<float> window = padded(s.m, s.n, ldc, seed * 3ULL + 3);
+        std::vector<float> window = padded(s.m, s.n, ldc, seed * 3ULL + 3, kSignalingNaN);
         std::copy(window.begin(), window.end(), C_all.begin() + static_cast<long>(kGuardRows) * ldc);
     }
     const std::vector<float> A_before = A, B_before = B, C_before = C_all;
