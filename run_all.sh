@@ -165,8 +165,9 @@ pin=()
 if command -v taskset > /dev/null; then pin=(taskset -c "$((cores - 1))"); fi
 
 # Each round runs every step and reference once into results/rounds/N/; the results/ CSVs
-# are the merge of the rounds so far (tools/merge_rounds.sh: each size's best round). Parallel steps (from the registry) take --threads;
-# the others always run on one thread.
+# are the merge of the rounds so far (tools/merge_rounds.sh: each size's best round), so an
+# interrupted run still leaves whole CSVs. Parallel steps (from the registry) take
+# --threads; the others always run on one thread.
 rm -rf "$results/rounds"
 skipped=" "
 for ((round = 1; round <= rounds; ++round)); do

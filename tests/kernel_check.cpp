@@ -58,6 +58,12 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 
 }  // namespace
 
+const Step* find_step(std::string_view slug) {
+    for (const Step& s : steps())
+        if (s.slug == slug) return &s;
+    return nullptr;
+}
+
 std::string describe(const Shape& s) {
     return "m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
            " lda=k+" + std::to_string(s.pad_a) + " ldb=n+" + std::to_string(s.pad_b) + " ldc=n+" +

@@ -4,6 +4,7 @@
 #include <gemm/registry.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gemm::test {
@@ -14,8 +15,8 @@ struct Shape {
 };
 
 // Random A, B and C; NaN in every padding element of A and B (a kernel that reads it puts a
-// NaN into C); NaN guard rows around C and NaN in its padding, which must stay bit-for-bit
-// as they were; A and B must be unchanged. The result is checked elementwise against the
+// NaN into C); signalling-NaN guard rows around C and in its padding, which must stay
+// bit-for-bit as they were (even a store of x + 0 changes them); A and B must be unchanged. The result is checked elementwise against the
 // harness's double-precision reference. Returns "" when all is right, else what went wrong.
 std::string check_kernel(Kernel kernel, const Shape& s, unsigned seed = 1);
 
@@ -25,5 +26,8 @@ std::string check_kernel(Kernel kernel, const Shape& s, unsigned seed = 1);
 std::vector<Shape> awkward_shapes();
 
 std::string describe(const Shape& s);
+
+// The registered step with this slug (e.g. "07_packing"), or nullptr when it was not built.
+const Step* find_step(std::string_view slug);
 
 }  // namespace gemm::test

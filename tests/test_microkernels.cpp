@@ -26,6 +26,7 @@
 
 using gemm::test::check_kernel;
 using gemm::test::describe;
+using gemm::test::find_step;
 using gemm::test::Shape;
 
 namespace {
@@ -35,12 +36,6 @@ struct Tile {
     int mr, nr;
 };
 constexpr Tile kTiles[] = {{"avx512", 14, 32}, {"avx2", 6, 16}, {"neon", 8, 12}};
-
-const gemm::Step* find_step(std::string_view slug) {
-    for (const gemm::Step& s : gemm::steps())
-        if (s.slug == slug) return &s;
-    return nullptr;
-}
 
 // Sets the step's --mc --kc --nc for the life of the object; 0 restores the defaults.
 struct BlockSizes {

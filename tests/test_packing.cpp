@@ -88,9 +88,7 @@ TEST_CASE("packing handles blocks narrower than one sliver and empty blocks", "[
 }
 
 TEST_CASE("step 07 is right across several small blocks - partial ones included", "[packing][steps]") {
-    const gemm::Step* step = nullptr;
-    for (const gemm::Step& s : gemm::steps())
-        if (s.slug == "07_packing") step = &s;
+    const gemm::Step* step = gemm::test::find_step("07_packing");
     REQUIRE(step != nullptr);
     REQUIRE(step->supported());
     const gemm::Param* kc = step->find_param("kc");
