@@ -20,6 +20,7 @@
 
 #include <gemm/step.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <new>
 
@@ -98,6 +99,11 @@ struct PackBuffer {
     ~PackBuffer() { ::operator delete[](data, std::align_val_t{64}); }
 };
 
+// The team the last call ran on (the CSV's threads column): OMP_THREAD_LIMIT, OMP_DYNAMIC
+// and the row-tile cap below may each give fewer threads than asked for.
+std::atomic<int> last_team{1};
+int threads_used() { return last_team.load(); }
+
 void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, int lda,
                   const float* B, int ldb, float* C, int ldc) {
     if (m <= 0 || n <= 0 || k <= 0) return;
@@ -111,6 +117,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 #pragma omp parallel num_threads(team)
         {
             const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+            if (t == 0) last_team = threads;
             const int row0 = first_row(t, threads, m, MR, C, ldc);
             const int row1 = first_row(t + 1, threads, m, MR, C, ldc);
             for (int jr = 0; jr < n; jr += NR)
@@ -135,6 +142,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+        if (t == 0) last_team = threads;
         const int row0 = first_row(t, threads, m, MR, C, ldc);
         const int row1 = first_row(t + 1, threads, m, MR, C, ldc);
         // Each thread packs its own A block, in a buffer that lives as long as the thread.
@@ -218,4 +226,5 @@ constexpr gemm::Param params[] = {
 }  // namespace
 }  // namespace step09
 
-GEMM_STEP({.variants = step09::variants, .params = step09::params, .parallel = true})
+GEMM_STEP({.variants = step09::variants, .params = step09::params, .parallel = true,
+           .threads_used = step09::threads_used})
