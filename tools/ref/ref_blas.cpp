@@ -143,6 +143,11 @@ int main(int argc, char** argv) {
     const gemm::ref::Library lib = kLibrary;
     const char* env_var = lib == gemm::ref::Library::openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
     const char* child_detected = std::getenv(kChildDetected);
+    if (const char* user = std::getenv(env_var); user != nullptr && child_detected == nullptr) {
+        // BLIS 0.9 reads a name as 0 (skx): give it the index the name stands for.
+        const std::string value = env_value(user);
+        if (value != user) setenv(env_var, value.c_str(), 1);
+    }
 #if defined(__linux__)
     // A value the user set is obeyed, but first tried in a child: BLIS aborts on an
     // architecture it was not built with, which must be a usage error, not a crash.
