@@ -69,12 +69,14 @@ int run(const gemm::Step& step, std::vector<std::string> args) {
 
 // Runs a step executable; in a cross build through the emulator (qemu-aarch64 -L ...), since
 // without binfmt_misc the system cannot start a foreign binary by itself.
-int shell(const std::string& command) {
+// env: VAR=value settings for the program, given to env(1) before the emulator.
+int shell(const std::string& command, const std::string& env = "") {
 #if defined(GEMM_TEST_EMULATOR)
-    const std::string line = GEMM_TEST_EMULATOR " " + command;
+    std::string line = GEMM_TEST_EMULATOR " " + command;
 #else
-    const std::string& line = command;
+    std::string line = command;
 #endif
+    if (!env.empty()) line = "env " + env + " " + line;
     const int status = std::system((line + " > /dev/null 2> " + scratch("stderr.txt")).c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -202,18 +204,18 @@ TEST_CASE("a parallel step records the threads OpenMP gave it", "[e2e][threads]"
     const std::string run = " --sizes 64,100 --reps 1 --csv " + csv;
     const std::vector<std::string> one = {"1", "1"};
 
-    REQUIRE(shell("env OMP_NUM_THREADS=1 " + exe + run) == 0);
+    REQUIRE(shell(exe + run, "OMP_NUM_THREADS=1") == 0);
     CHECK(threads_column(csv) == one);              // OMP_NUM_THREADS is honoured
-    REQUIRE(shell("env OMP_THREAD_LIMIT=1 " + exe + " --threads 2" + run) == 0);
+    REQUIRE(shell(exe + " --threads 2" + run, "OMP_THREAD_LIMIT=1") == 0);
     CHECK(threads_column(csv) == one);              // the limit caps even --threads
-    REQUIRE(shell("env OMP_NUM_THREADS=1 " + exe + " --threads " + usable + run) == 0);
+    REQUIRE(shell(exe + " --threads " + usable + run, "OMP_NUM_THREADS=1") == 0);
     CHECK(threads_column(csv) == std::vector<std::string>{usable, usable});   // --threads wins
     if (gemm::cpu::cores() >= 2) {
         // OMP_PROC_BIND pins the main thread at start-up; the step must still use every CPU.
         const std::string all = std::to_string(gemm::cpu::cores());
         for (const char* bind : {"true", "close", "spread"}) {
             INFO("OMP_PROC_BIND=" << bind);
-            REQUIRE(shell(std::string("env -u OMP_NUM_THREADS OMP_PROC_BIND=") + bind + " " + exe + run) == 0);
+            REQUIRE(shell(exe + run, std::string("-u OMP_NUM_THREADS OMP_PROC_BIND=") + bind) == 0);
             CHECK(threads_column(csv) == std::vector<std::string>{all, all});
         }
     }
@@ -272,7 +274,7 @@ TEST_CASE("the reference runners name the kernels they ran - the widest this CPU
         }
         // The CSV's kernel column is the label: the library, its version and the kernels.
         const std::string csv = scratch("ref_" + lib + ".csv");
-        REQUIRE(shell("env -u " + var + " " + exe + " --sizes 32 --reps 1 --threads 2 --csv " + csv) == 0);
+        REQUIRE(shell(exe + " --sizes 32 --reps 1 --threads 2 --csv " + csv, "-u " + var) == 0);
         const auto lines = read_lines(csv);
         REQUIRE(lines.size() == 2);
         CHECK(field(lines[1], 10) == line(normal, "label"));
