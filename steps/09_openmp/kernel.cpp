@@ -14,7 +14,7 @@
 // boundaries on cache-line starts where it can, so they don't share lines of C either.
 // Small matrices skip the packing, as in step 08, with the rows of C split the same way.
 // The micro-kernels and the packing are step 08's, unchanged.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 #include "packing.hpp"
 #include "partition.hpp"
 
