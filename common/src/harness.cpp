@@ -2,6 +2,7 @@
 // warm up, time the repetitions, print a progress line, and rewrite the CSV.
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/output_file.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -99,7 +100,7 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
     const ParseResult parsed = parse_options(argc, argv, step);
     if (parsed.exit_code == kExitOk) {
         std::fputs(parsed.message.c_str(), stdout);
-        return kExitOk;
+        return finish_stdout(name.c_str(), kExitOk);
     }
     if (parsed.exit_code != -1) {
         std::fprintf(stderr, "%s\n", parsed.message.c_str());
@@ -140,6 +141,15 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
         }
     }
 
+    // The CSV's path is checked before any work, so a typo costs nothing.
+    OutputFile csv;
+    if (!o.csv.empty()) {
+        if (const std::string error = csv.open(o.csv); !error.empty()) {
+            std::fprintf(stderr, "%s: --csv: %s\n", name.c_str(), error.c_str());
+            return kExitResource;
+        }
+    }
+
     std::printf("%s: kernel %.*s, %d thread%s, %s", name.c_str(), static_cast<int>(variant->name.size()),
                 variant->name.data(), threads, threads == 1 ? "" : "s", cpu::name().c_str());
     for (const Param& p : step.def->params)
@@ -147,7 +157,7 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
                                      "and sums above (see --help)"
                                    : "verification off (--no-verify)");
-    std::fflush(stdout);
+    if (!stdout_ok(name.c_str())) return kExitResource;
 
     std::vector<CsvRow> rows;
     bool all_ok = true;
@@ -164,14 +174,14 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
                     r.row.gflops_best, r.row.gflops_median, r.row.max_rel_err,
                     !o.verify ? "unchecked" : (r.row.verified ? "ok" : "FAIL"));
         if (!r.problem.empty()) std::printf("    first wrong element: %s\n", r.problem.c_str());
-        std::fflush(stdout);
         rows.push_back(r.row);
         if (!o.csv.empty()) {
-            if (const std::string error = write_csv(o.csv, rows); !error.empty()) {
-                std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+            if (const std::string error = csv.write(csv_text(rows)); !error.empty()) {
+                std::fprintf(stderr, "%s: --csv: %s\n", name.c_str(), error.c_str());
                 return kExitResource;
             }
         }
+        if (!stdout_ok(name.c_str())) return kExitResource;
     }
     return all_ok ? kExitOk : kExitWrong;
 }

@@ -93,8 +93,9 @@ struct CsvRow {
 };
 std::string csv_header();
 std::string csv_line(const CsvRow& row);
-// Writes header and rows to a temporary file beside `path`, then renames it over `path`,
-// so an interrupted run never leaves half a file. Returns an error message, or "".
+std::string csv_text(const std::vector<CsvRow>& rows);   // the header and one line per row
+// Writes csv_text(rows) to `path` through an OutputFile (<gemm/output_file.hpp>): a regular
+// file is replaced atomically, a device or FIFO written through. Returns "" or the problem.
 std::string write_csv(const std::string& path, const std::vector<CsvRow>& rows);
 
 // The whole executable: parse, check the CPU, sweep, verify, print, write the CSV.
