@@ -134,10 +134,10 @@ TEST_CASE("output: two writers of the same path never leave a mixed or partial f
     const fs::path dir = scratch_dir("race");
     const std::string path = (dir / "res.csv").string();
     // Two contents of different lengths: a mix or a cut of them is neither.
-    const std::string a(40000, 'a'), b(70000, 'b');
+    const std::string a(400000, 'a'), b(700000, 'b');
     std::atomic<int> failures{0};
     auto writer = [&](const std::string& text) {
-        for (int i = 0; i < 40; ++i)
+        for (int i = 0; i < 100; ++i)
             if (!write_once(path, text).empty()) ++failures;
     };
     std::atomic<bool> done{false};
