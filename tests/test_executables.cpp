@@ -217,3 +217,27 @@ TEST_CASE("output that cannot be written is exit 3 - /dev/null and /dev/stdout s
         CHECK(shell(exe + " --help", "/dev/full") == 3);
     }
 }
+
+TEST_CASE("a library that calls exit() inside the kernel gives exit 3 - not 1, wrong result", "[e2e]") {
+    // libgomp does this when it cannot start a thread. Run in a child process: it ends.
+    static constexpr gemm::Variant v[] = {{"plain", [](int, int, int, const float*, int, const float*, int, float*, int) {
+                                               std::exit(1);
+                                           }}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{18, "18_exits", v[0].kernel, [] { return true; }, &def};
+    const std::string err_file = scratch("exit_stderr.txt");   // named by the parent's pid
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::freopen("/dev/null", "w", stdout);
+        std::freopen(err_file.c_str(), "w", stderr);
+        run(step, {"--sizes", "8", "--reps", "1"});
+        std::_Exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == gemm::kExitResource);
+    CHECK(slurp(err_file).find("a library ended the program") != std::string::npos);
+}

@@ -61,6 +61,16 @@ void fill_random(float* data, std::size_t count, unsigned long long seed);
 // Bytes of memory available to this process now (MemAvailable on Linux), or 0 if unknown.
 unsigned long long available_memory();
 
+// What a limit on address space leaves this process: the tighter of RLIMIT_AS and RLIMIT_DATA
+// minus what it has mapped already. name is empty when neither is set.
+struct AddressLimit {
+    unsigned long long bytes_left = 0;
+    std::string name;   // "RLIMIT_AS (ulimit -v)"
+};
+AddressLimit address_limit();
+// The stack each new thread maps (pthreads' default: the soft RLIMIT_STACK, else 8 MiB).
+unsigned long long thread_stack_bytes();
+
 struct CheckResult {
     bool ok = true;
     double max_rel_err = 0;     // max |C - ref| / (|A||B| + |C0|) over the elements checked

@@ -39,6 +39,9 @@ struct StepDef {
     std::span<const Variant> variants;
     std::span<const Param> params = {};
     bool parallel = false;  // OpenMP step: runs on all cores unless --threads says otherwise
+    // Bytes a library maps on its own for `threads` threads, beyond what the harness
+    // allocates (e.g. OpenBLAS's buffers); the memory pre-check budgets them.
+    unsigned long long (*library_bytes)(int threads) = nullptr;
 };
 
 struct Step {
