@@ -14,20 +14,30 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+prog=bench_vs_openblas.sh
+source "$root/tools/args.sh"
+if wants_help "$@"; then sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 build="$root/build"
 reps=5
 rounds=1
 peak_csv=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --build) build=$2; shift 2 ;;
-    --reps) reps=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --peak) peak_csv=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bench_vs_openblas.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    --build) build=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    --reps) reps=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    --rounds) rounds=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    --peak) peak_csv=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    *) usage_error "unknown option '$1' (see --help)" ;;
   esac
 done
+# Checked before any arithmetic: $((reps * 20)) would run a command substitution in --reps.
+check_count --reps "$reps" 10000
+check_count --rounds "$rounds" 100
+if [[ -n $peak_csv ]]; then
+  [[ -f $peak_csv && -r $peak_csv ]] || usage_error "--peak '$peak_csv': no such file"
+  head -n 1 "$peak_csv" | grep -q '^isa,precision,threads,gflops' ||
+    usage_error "--peak '$peak_csv': not a peak CSV (isa,precision,threads,gflops)"
+fi
 
 bin="$build/bin"
 for exe in ref_openblas step08_avx512_14x32 step09_openmp peak; do
