@@ -20,6 +20,14 @@ set(GEMM_FLAGS_AVX512 -mavx512f -mavx2 -mfma)
 set(GEMM_FLAGS_NEON "")                     # Advanced SIMD is part of AArch64
 
 set(GEMM_BIN_DIR "${PROJECT_BINARY_DIR}/bin")
+# Targets with generic names (peak, cpuinfo, ref_openblas, step-5) keep them at top level; in
+# a parent project they are prefixed gemm- (gemm-peak ...), so they cannot collide with the
+# parent's own. The files in bin/ keep their names either way.
+if(PROJECT_IS_TOP_LEVEL)
+  set(GEMM_TARGET_PREFIX "")
+else()
+  set(GEMM_TARGET_PREFIX "gemm-")
+endif()
 set(GEMM_COMMON_DIR "${PROJECT_SOURCE_DIR}/common")
 
 find_package(OpenMP)
