@@ -142,6 +142,8 @@ TEST_CASE("bad input is a usage error that names the option and the value", "[cl
         {{"--last", "50"}, "--last '50': is below the default --first 100"},
         {{"--first", "500", "--last", "100"}, "--last '100': is below --first 500"},
         {{"--threads", "4096"}, "4 x the"},
+        // Found by tests/fuzz/fuzz_cli.cpp: a newline in an argument broke the one-line rule.
+        {{"--bo\ngus"}, "'--bo?gus'"}, {{"--sizes", "1\n2"}, "--sizes '1?2'"},
     };
     for (const auto& c : cases) {
         std::string joined;

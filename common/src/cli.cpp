@@ -18,9 +18,18 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The user's text as the message shows it: control characters (a newline, an escape) as '?',
+// so the message stays one line and cannot drive the terminal.
+std::string shown(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    return out;
+}
+
 [[noreturn]] void bad(std::string_view option, std::string_view value, std::string_view problem) {
-    std::string text = option.empty() ? "'" + std::string(value) + "'" : std::string(option);
-    if (!option.empty() && !value.empty()) text += " '" + std::string(value) + "'";
+    std::string text = option.empty() ? "'" + shown(value) + "'" : shown(option);
+    if (!option.empty() && !value.empty()) text += " '" + shown(value) + "'";
     text += ": " + std::string(problem);
     throw UsageError(text);
 }
