@@ -8,6 +8,7 @@
 #   ./run_all.sh --test          the same set-up, then the test suite in the normal build
 #                                and in a Debug build with AddressSanitizer and UBSan
 #   --steps 5,7                  only these steps        --threads N   threads of parallel runs
+#                                                        (at most 4 per CPU)
 #   --no-install                 never call apt-get      --build DIR   build folder (default build)
 #   --rounds N                   sweep N times, one round after the other, and keep each
 #                                size's best round (a noisy spell then spoils one round's
@@ -20,7 +21,7 @@ cd "$root"
 
 prog=run_all.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0 rounds=""
 while [ $# -gt 0 ]; do
   case "$1" in

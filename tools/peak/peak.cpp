@@ -265,9 +265,10 @@ constexpr const char* kUsage =
     "  --seconds S   length of each timed run (default 0.25)\n"
     "  --reps N      timed runs per figure, the best is kept (default 3)\n"
     "  --threads N   threads of the multi-threaded runs (default: every CPU this process may use)\n"
-    "  --isa LIST    only these, e.g. avx2,avx512 (default: every one the CPU has)\n"
+    "  --isa LIST    only these, each once, e.g. avx2,avx512 (default: every one the CPU has)\n"
     "  --ghz X       clock for the formula (default: what the OS reports)\n"
-    "  --csv FILE    also write isa,precision,threads,gflops to FILE\n"
+    "  --csv FILE    also write isa,precision,threads,gflops to FILE (checked first, replaced\n"
+    "                whole at the end; exit 3 when it cannot be written)\n"
     "  --info        print the CPU report (features, caches, the steps' block sizes) and exit\n";
 
 double parse_positive(const std::string& option, const std::string& value, double hi) {
