@@ -87,7 +87,7 @@ TEST_CASE("good options are taken as given", "[cli]") {
     CHECK(r.options.sizes == std::vector<int>{7, 300, 13});
 }
 
-TEST_CASE("--threads is capped at 4 x the usable CPUs", "[cli]") {
+TEST_CASE("the thread count is capped at 4 x the usable CPUs", "[cli]") {
     const int cap = 4 * gemm::cpu::cores();
     CHECK(parse({"--threads", std::to_string(cap)}).exit_code == -1);
     const auto r = parse({"--threads", std::to_string(cap + 1)});
@@ -95,7 +95,7 @@ TEST_CASE("--threads is capped at 4 x the usable CPUs", "[cli]") {
     CHECK(r.message.find("from 1 to " + std::to_string(cap)) != std::string::npos);
 }
 
-TEST_CASE("--help anywhere prints the usage and exits 0, whatever else is there", "[cli]") {
+TEST_CASE("help anywhere on the line prints the usage and exits 0, whatever else is there", "[cli]") {
     for (const auto& args : std::vector<std::vector<std::string>>{
              {"--help", "--bogus"}, {"--bogus", "--help"}, {"--reps", "0", "-h"}}) {
         const auto r = parse(args);
@@ -105,7 +105,7 @@ TEST_CASE("--help anywhere prints the usage and exits 0, whatever else is there"
     CHECK(parse({"--csv=--no-verify"}).options.csv == "--no-verify");   // said explicitly: taken
 }
 
-TEST_CASE("--help prints the usage and exits 0", "[cli]") {
+TEST_CASE("help: --help prints the usage and exits 0", "[cli]") {
     const auto r = parse({"--help"});
     CHECK(r.exit_code == 0);
     CHECK(r.message.find("--sizes") != std::string::npos);
