@@ -83,6 +83,8 @@ def main(argv):
             extra = [f"{max(s['threads'])} threads" if max(s["threads"]) > 1 else "",
                      s["kernel"] if labels.count(label) > 1 else ""]
             label += " (" + ", ".join(e for e in extra if e) + ")" if any(extra) else ""
+        if s["step"].startswith("ref_") and s["kernel"]:
+            label += ": " + s["kernel"]   # which kernels the library ran, and what it detected
         if s.get("unchecked"):
             label += " (unverified)"
         ax.plot(s["sizes"], s["gflops"], marker="o", markersize=4, linewidth=2, label=label)

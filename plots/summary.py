@@ -23,7 +23,7 @@ import sys
 from harness_csv import PEAK_REQUIRED, REQUIRED, InputError, number, read_rows
 
 SIZES = (500, 1000, 1500)
-MACHINE_KEYS = ("cpu", "cores", "compiler", "flags", "date", "rounds")
+MACHINE_KEYS = ("cpu", "uarch", "cores", "compiler", "flags", "date", "rounds")
 
 
 def step_number(slug):
@@ -48,6 +48,7 @@ def load_run(path):
         if kernel and kernel not in run["kernels"]:
             run["kernels"].append(kernel)
         run["cpu"] = run["cpu"] or (row.get("cpu") or "").strip()
+        run["uarch"] = run.get("uarch") or (row.get("uarch") or "").strip()
     run["number"] = step_number(run["step"])
     return run
 
@@ -109,7 +110,8 @@ def render(runs, peak, machine):
     openblas = {r["threads"]: r for r in runs if r["step"] == "ref_openblas"}
     lines = ["# SGEMM: where each step stands", ""]
     lines += ["| machine | |", "|---|---|"]
-    for key, label in (("cpu", "CPU"), ("cores", "cores"), ("compiler", "compiler"),
+    for key, label in (("cpu", "CPU"), ("uarch", "microarchitecture"), ("cores", "cores"),
+                       ("compiler", "compiler"),
                        ("flags", "flags"), ("date", "date")):
         lines.append("| {} | {} |".format(label, machine.get(key) or "unknown"))
     if machine.get("rounds", "1") != "1":
@@ -196,6 +198,7 @@ def main(argv):
         if getattr(args, key):
             machine[key] = getattr(args, key)
     machine.setdefault("cpu", next((r["cpu"] for r in runs if r["cpu"]), ""))
+    machine.setdefault("uarch", next((r["uarch"] for r in runs if r.get("uarch")), ""))
     machine.setdefault("cores", str(os.cpu_count() or "unknown"))
     machine.setdefault("date", datetime.date.today().isoformat())
 

@@ -72,7 +72,7 @@ chmod +x "$tmp/fakebin/cp"
 PATH="$tmp/fakebin:$PATH" expect 1 "$new_step" 12 half --from 04_unroll_4x4
 [[ $(snapshot) == "$before" ]] || { echo "FAIL: a failed new_step.sh left steps/ changed" >&2; failed=$((failed + 1)); }
 expect 0 "$new_step" 12 whole --from 04_unroll_4x4
-[[ -f $work/steps/12_whole/unroll_4x4.cpp ]] && grep -qx "add_subdirectory(12_whole)" "$work/steps/CMakeLists.txt" ||
+[[ -f $work/steps/12_whole/CMakeLists.txt ]] && grep -qx "add_subdirectory(12_whole)" "$work/steps/CMakeLists.txt" ||
   { echo "FAIL: new_step.sh did not make steps/12_whole" >&2; failed=$((failed + 1)); }
 
 echo "tools command lines: $passed passed, $failed failed"

@@ -33,7 +33,30 @@ double seconds_of(Kernel kernel, int m, int n, int k, const float* A, const floa
     return elapsed.count();
 }
 
-SizeResult run_size(const Step& step, const Variant& variant, const Options& o, int threads, int size) {
+// The OpenMP team a parallel region gets now (OMP_THREAD_LIMIT, OMP_DYNAMIC included).
+int openmp_team() {
+#if defined(_OPENMP)
+    int team = 1;
+#pragma omp parallel
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+    }
+    return team;
+#else
+    return 1;
+#endif
+}
+
+// The threads the step's last call ran on.
+int threads_ran(const Step& step, const ThreadControl* library_threads) {
+    if (library_threads != nullptr) return library_threads->get();
+    if (step.def->threads_used != nullptr) return step.def->threads_used();
+    return step.def->parallel ? openmp_team() : 1;
+}
+
+SizeResult run_size(const Step& step, const Variant& variant, const Options& o, const ThreadControl* library_threads,
+                    int size) {
     const int m = size, n = size, k = size;
     const std::size_t sa = static_cast<std::size_t>(m) * k, sb = static_cast<std::size_t>(k) * n,
                       sc = static_cast<std::size_t>(m) * n;
@@ -49,9 +72,9 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     r.row.m = m;
     r.row.n = n;
     r.row.k = k;
-    r.row.threads = threads;
     r.row.kernel = std::string(variant.name);
     r.row.cpu = cpu::name();
+    r.row.uarch = cpu::microarch_label();
     // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
     r.row.verified = false;
     r.row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
@@ -67,6 +90,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
         untimed = std::max(0, untimed - 1);
     }
     for (int w = 0; w < untimed; ++w) seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
+    r.row.threads = threads_ran(step, library_threads);
 
     // C keeps accumulating across repetitions; values stay small (|C| grows by ~sqrt(k) a run).
     std::vector<double> times;
@@ -137,7 +161,7 @@ std::string missing_features(const Step& step) {
 
 }  // namespace
 
-int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) {
+int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads) {
     // Steps print as their executable (step05_simd_4x4), references by their own name.
     const std::string name = (step.number > 0 ? "step" : "") + std::string(step.slug);
     const ParseResult parsed = parse_options(argc, argv, step);
@@ -164,12 +188,18 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
     }
     for (const auto& [param, value] : o.params) param->set(value);
 
-    const int threads = o.threads > 0 ? o.threads : (step.def->parallel ? cpu::cores() : 1);
-    if (set_threads != nullptr) {
-        set_threads(threads);
-    } else {
+    // Threads (SPEC): --threads, else a parallel step takes OpenMP's default, which honours
+    // OMP_NUM_THREADS and OMP_THREAD_LIMIT and counts the CPUs before OMP_PROC_BIND pins
+    // the main thread; a serial step runs on one whatever it is given; a library gets
+    // --threads or 1. What the header says is the plan; each CSV row records what ran.
+    int threads = 1;
+    if (library_threads != nullptr) {
+        library_threads->set(o.threads > 0 ? o.threads : 1);
+        threads = library_threads->get();
+    } else if (step.def->parallel) {
 #if defined(_OPENMP)
-        omp_set_num_threads(threads);
+        if (o.threads > 0) omp_set_num_threads(o.threads);
+        threads = std::min(omp_get_max_threads(), omp_get_thread_limit());
 #endif
     }
 
@@ -189,8 +219,9 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
         }
     }
 
-    std::printf("%s: kernel %.*s, %d thread%s, %s", name.c_str(), static_cast<int>(variant->name.size()),
-                variant->name.data(), threads, threads == 1 ? "" : "s", cpu::name().c_str());
+    std::printf("%s: kernel %.*s, %d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant->name.size()),
+                variant->name.data(), threads, threads == 1 ? "" : "s", cpu::name().c_str(),
+                cpu::microarch_label().c_str());
     for (const Param& p : step.def->params)
         std::printf(", %.*s=%d", static_cast<int>(p.name.size()), p.name.data(), p.get());
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
@@ -206,7 +237,7 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
         SizeResult r;
         try {
             running_program = name.c_str();
-            r = run_size(step, *variant, o, threads, size);
+            r = run_size(step, *variant, o, library_threads, size);
             running_program = nullptr;
         } catch (const std::bad_alloc&) {
             running_program = nullptr;

@@ -100,6 +100,7 @@ struct CsvRow {
     std::string kernel;      // the variant that ran
     int reps = 0;            // timed repetitions actually run
     std::string cpu;
+    std::string uarch;       // gemm::cpu::microarch_label()
 };
 std::string csv_header();
 std::string csv_line(const CsvRow& row);
@@ -108,8 +109,17 @@ std::string csv_text(const std::vector<CsvRow>& rows);   // the header and one l
 // file is replaced atomically, a device or FIFO written through. Returns "" or the problem.
 std::string write_csv(const std::string& path, const std::vector<CsvRow>& rows);
 
+// How a reference runner's library sets and reports its own thread count (BLAS libraries
+// keep their own pools, apart from OpenMP's).
+struct ThreadControl {
+    void (*set)(int);
+    int (*get)();
+};
+
 // The whole executable: parse, check the CPU, sweep, verify, print, write the CSV.
-// set_threads, when given, replaces omp_set_num_threads (for BLAS libraries with their own).
-int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int) = nullptr);
+// Threads: a parallel step runs on --threads when given, else on OpenMP's own default
+// (OMP_NUM_THREADS, else every usable CPU); a serial step on one; a reference runner's
+// library on --threads or 1. The CSV's threads column is what ran.
+int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads = nullptr);
 
 }  // namespace gemm

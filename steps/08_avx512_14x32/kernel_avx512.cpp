@@ -1,5 +1,3 @@
-// Step 08's AVX-512 micro-kernel, unchanged but for the namespace.
-//
 // The AVX-512 micro-kernel: a 14 x 32 tile of C lives in 28 zmm registers for the whole
 // depth kc of the packed slivers. Per step of p (outer-product form):
 //
@@ -11,7 +9,7 @@
 // 28 FMAs (448 multiply-adds) per step for 2 vector loads. 28 accumulators + 2 B registers
 // leave 2 of the 32 zmm registers spare. A zmm FMA has a latency of 4 cycles and Zen 4
 // issues one per cycle (two 256-bit halves), so 28 independent chains keep it busy.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 
 // GCC 12 warns that the internal _mm512_undefined_ps() of the ymm <-> zmm conversions "may be
 // used uninitialized" (GCC bug 105593, fixed in GCC 13); it is a false alarm.
@@ -21,7 +19,7 @@
 #endif
 #include <immintrin.h>
 
-namespace step09 {
+namespace step08 {
 namespace {
 
 // The tile loop for the top ROWS rows and the left 16 * VECS columns of the 14 x 32 tile.
@@ -211,9 +209,9 @@ void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, 
     }
 }
 
-}  // namespace step09
+}  // namespace step08
 
-namespace step09 {
+namespace step08 {
 
 void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
                                      float* c, long ldc, int mr, int nr) {
@@ -226,4 +224,4 @@ void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const floa
     }
 }
 
-}  // namespace step09
+}  // namespace step08

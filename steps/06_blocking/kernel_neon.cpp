@@ -1,7 +1,7 @@
-// Step 06, x86-64: step 05's SSE kernel, run block by block. The k dimension is cut
+// Step 06, AArch64: step 05's NEON kernel, run block by block. The k dimension is cut
 // into kc-deep slices and m into mc-row blocks, so that one 4-column sliver of B (kc x 4)
 // stays in L1 while it meets every 4-row sliver of the block, and the mc x kc block of A
-// stays in L2 while every sliver of B passes by (block sizes: blocking.cpp).
+// stays in L2 while every sliver of B passes by (block sizes: kernel.cpp).
 //
 //   for p0 in steps of kc:            a kc-deep slice of A and B
 //     for i0 in steps of mc:          an mc x kc block of A              (stays in L2)
@@ -9,9 +9,9 @@
 //         for i in steps of 4:        4x4 kernel: C(i.., j..) += A(i.., p0..) * B(p0.., j..)
 //
 // Everything below up to block_kernel is step 05 unchanged.
-#include "blocking.hpp"
+#include "kernel.hpp"
 
-#include <xmmintrin.h>   // SSE: __m128, _mm_set1_ps, _mm_loadu_ps, _mm_mul_ps, _mm_add_ps
+#include <arm_neon.h>    // NEON: float32x4_t, vdupq_n_f32, vld1q_f32, vfmaq_f32, vst1q_f32
 
 #define A(i, p) A[(i) * static_cast<long>(lda) + (p)]
 #define B(p, j) B[(p) * static_cast<long>(ldb) + (j)]
@@ -48,27 +48,27 @@ void add_dot_1x4(int k, const float* A, int lda, const float* B, int ldb, float*
 
 // C(0..3, 0..3) += rows 0..3 of A times columns 0..3 of B; row i of the block in register c_i.
 void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    __m128 c0 = _mm_setzero_ps();
-    __m128 c1 = _mm_setzero_ps();
-    __m128 c2 = _mm_setzero_ps();
-    __m128 c3 = _mm_setzero_ps();
+    float32x4_t c0 = vdupq_n_f32(0);
+    float32x4_t c1 = vdupq_n_f32(0);
+    float32x4_t c2 = vdupq_n_f32(0);
+    float32x4_t c3 = vdupq_n_f32(0);
     const float *a0 = &A(0, 0), *a1 = &A(1, 0), *a2 = &A(2, 0), *a3 = &A(3, 0);
     const float* b = &B(0, 0);
     for (int p = 0; p < k; ++p) {
-        // A(i, p) copied into all four lanes; B(p, 0..3) in one load (unaligned: ldb is anything).
-        const __m128 a0p = _mm_set1_ps(*a0++), a1p = _mm_set1_ps(*a1++);
-        const __m128 a2p = _mm_set1_ps(*a2++), a3p = _mm_set1_ps(*a3++);
-        const __m128 bp = _mm_loadu_ps(b);
+        // A(i, p) copied into all four lanes; B(p, 0..3) in one load (any alignment is fine).
+        const float32x4_t a0p = vdupq_n_f32(*a0++), a1p = vdupq_n_f32(*a1++);
+        const float32x4_t a2p = vdupq_n_f32(*a2++), a3p = vdupq_n_f32(*a3++);
+        const float32x4_t bp = vld1q_f32(b);
         b += ldb;
-        c0 = _mm_add_ps(c0, _mm_mul_ps(a0p, bp));
-        c1 = _mm_add_ps(c1, _mm_mul_ps(a1p, bp));
-        c2 = _mm_add_ps(c2, _mm_mul_ps(a2p, bp));
-        c3 = _mm_add_ps(c3, _mm_mul_ps(a3p, bp));
+        c0 = vfmaq_f32(c0, a0p, bp);
+        c1 = vfmaq_f32(c1, a1p, bp);
+        c2 = vfmaq_f32(c2, a2p, bp);
+        c3 = vfmaq_f32(c3, a3p, bp);
     }
-    _mm_storeu_ps(&C(0, 0), _mm_add_ps(_mm_loadu_ps(&C(0, 0)), c0));
-    _mm_storeu_ps(&C(1, 0), _mm_add_ps(_mm_loadu_ps(&C(1, 0)), c1));
-    _mm_storeu_ps(&C(2, 0), _mm_add_ps(_mm_loadu_ps(&C(2, 0)), c2));
-    _mm_storeu_ps(&C(3, 0), _mm_add_ps(_mm_loadu_ps(&C(3, 0)), c3));
+    vst1q_f32(&C(0, 0), vaddq_f32(vld1q_f32(&C(0, 0)), c0));
+    vst1q_f32(&C(1, 0), vaddq_f32(vld1q_f32(&C(1, 0)), c1));
+    vst1q_f32(&C(2, 0), vaddq_f32(vld1q_f32(&C(2, 0)), c2));
+    vst1q_f32(&C(3, 0), vaddq_f32(vld1q_f32(&C(3, 0)), c3));
 }
 
 // Step 05's whole kernel, now applied to one block: C(0..m, 0..n) += A(0..m, 0..k) * B(0..k, 0..n).
@@ -87,7 +87,7 @@ void block_kernel(int m, int n, int k, const float* A, int lda, const float* B, 
 
 }  // namespace
 
-void step06::blocking_sse(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void step06::gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int kc = step06::kc(), mc = step06::mc();
     for (int p0 = 0; p0 < k; p0 += kc) {
         const int kb = k - p0 < kc ? k - p0 : kc;   // the last slice may be thinner

@@ -4,7 +4,7 @@
 //     c_i += broadcast(A(i, p)) * B(p, 0..3)        for the rows i = 0..3
 // 4 multiplies and 4 adds, each on 4 lanes, do the 16 multiply-adds of step 04.
 // SSE has no fused multiply-add (FMA3 came later, with AVX2): a multiply, then an add.
-#include "simd_4x4.hpp"
+#include "kernel.hpp"
 
 #include <xmmintrin.h>   // SSE: __m128, _mm_set1_ps, _mm_loadu_ps, _mm_mul_ps, _mm_add_ps
 
@@ -68,7 +68,7 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
 
 }  // namespace
 
-void step05::simd_4x4_sse(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void step05::gemm_sse(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int m4 = m - m % 4, n4 = n - n % 4;
     for (int j = 0; j < n4; j += 4) {
         for (int i = 0; i < m4; i += 4)
