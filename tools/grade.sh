@@ -8,18 +8,21 @@
 # Exit status: 0 pass, 1 wrong results, 2 usage or build error, 77 this CPU cannot run it.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prog=grade.sh
+source "$root/tools/args.sh"
+if wants_help "$@"; then sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 build="$root/build" sizes="200,500,1000"
-[ $# -ge 1 ] || { echo "usage: tools/grade.sh NN [--build DIR] [--sizes LIST]" >&2; exit 2; }
+[ $# -ge 1 ] || usage_error "usage: tools/grade.sh NN [--build DIR] [--sizes LIST]"
 nn=$1; shift
 while [ $# -gt 0 ]; do
   case "$1" in
-    --build) build=${2:?--build needs a folder}; shift ;;
-    --sizes) sizes=${2:?--sizes needs a list}; shift ;;
-    *) echo "grade.sh: unknown argument '$1'" >&2; exit 2 ;;
+    --build) build=$(value_of "$1" "${2-}") || exit 2; shift ;;
+    --sizes) sizes=$(value_of "$1" "${2-}") || exit 2; shift ;;
+    *) usage_error "unknown argument '$1'" ;;
   esac
   shift
 done
-[[ "$nn" =~ ^[0-9]+$ ]] || { echo "grade.sh: '$nn' is not a step number" >&2; exit 2; }
+[[ "$nn" =~ ^[0-9]{1,4}$ ]] || usage_error "'$nn' is not a step number"
 number=$((10#$nn))
 folder=$(ls "$root/steps" | grep -E "^0*${number}_" | head -n 1)
 [ -n "$folder" ] || { echo "FAIL step $number: no folder steps/${nn}_*" >&2; exit 2; }

@@ -171,6 +171,10 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     thread_local PackBuffer b_buffer;
     float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
 
+    // An exception must not leave a parallel region (it would end the program), and a thread
+    // that returns early would leave the others waiting at a barrier: each thread allocates
+    // first, they all see together whether one failed, and bad_alloc is thrown out here.
+    bool out_of_memory = false;
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num(), threads = omp_get_num_threads();
@@ -180,9 +184,19 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         rows_of(grid, t, row0, row1);
         // Each thread packs its own A block, in a buffer that lives as long as the thread.
         thread_local PackBuffer a_buffer;
-        float* Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
+        float* Ap = nullptr;
+        try {
+            Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
+        } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+            out_of_memory = true;
+        }
+#pragma omp barrier
+        bool failed;
+#pragma omp atomic read
+        failed = out_of_memory;   // the same for every thread, so they skip the loop together
 
-        for (int jc = 0; jc < n; jc += blk.nc) {
+        for (int jc = 0; jc < n && !failed; jc += blk.nc) {
             const int nc = n - jc < blk.nc ? n - jc : blk.nc;
             const int slivers = (nc + NR - 1) / NR;
             for (int pc = 0; pc < k; pc += blk.kc) {
@@ -215,6 +229,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
             }
         }
     }
+    if (out_of_memory) throw std::bad_alloc();
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
