@@ -53,6 +53,12 @@ whole "$threads" && [ "$threads" -ge 1 ] || { echo "grade.sh: --threads '$thread
 [ -z "$against" ] || whole "$against" || { echo "grade.sh: --against '$against': not a step number" >&2; exit 2; }
 [ -z "$cpu" ] || whole "$cpu" || { echo "grade.sh: --cpu '$cpu': not a CPU number" >&2; exit 2; }
 case "$ref" in openblas|blis|none) ;; *) echo "grade.sh: --ref '$ref': openblas, blis or none" >&2; exit 2 ;; esac
+pin=()
+if [ -n "$cpu" ]; then
+  command -v taskset > /dev/null || { echo "grade.sh: --cpu needs taskset (util-linux)" >&2; exit 2; }
+  taskset -c "$cpu" true 2> /dev/null || { echo "grade.sh: --cpu $cpu: not a CPU this process may use" >&2; exit 2; }
+  pin=(taskset -c "$cpu")
+fi
 
 # steps/NN_slug for a step number, or nothing.
 step_folder() { ls "$root/steps" | grep -E "^0*$((10#$1))_[a-z0-9_]+$" | head -n 1; }
@@ -101,11 +107,6 @@ fi
 parallel=" "
 while read -r _ slug mode _; do [ "$mode" = parallel ] && parallel+="$slug "; done < <("$bin/cpuinfo" --steps)
 thread_opts() { if [ "$1" = ref ] || [[ "$parallel" == *" $1 "* ]]; then echo "--threads $threads"; fi; }
-pin=()
-if [ -n "$cpu" ]; then
-  command -v taskset > /dev/null || { echo "grade.sh: --cpu needs taskset (util-linux)" >&2; exit 2; }
-  pin=(taskset -c "$cpu")
-fi
 
 # 2. The sweep, verified at every size.
 csv="$root/results/grade_$exe.csv"
@@ -189,8 +190,8 @@ summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -
       printf "  %6d %10.2f %20s %14s %9s %9s\n", n, median(ts), fmt("%.2f", mp), fmt("%.2f", mr),
              fmt("%.3fx", xp), fmt("%.3fx", xr) > table
     }
-    gp = prev == "" ? "" : sprintf("%.3gx %s", exp(lp / ns), prev)
-    gr = ref == "" ? "" : sprintf("%.3gx %s", exp(lr / ns), ref)
+    gp = prev == "" ? "" : sprintf("%#.3gx %s", exp(lp / ns), prev)
+    gr = ref == "" ? "" : sprintf("%#.3gx %s", exp(lr / ns), ref)
     printf "  geometric mean over n = %s (%d round%s): %s%s%s\n", sizes, rounds, rounds == 1 ? "" : "s",
            gp == "" ? "no previous step" : gp, gr == "" ? "" : ", ", gr == "" ? "" : gr > table
     printf "  CPU: %s\n", cpu > table
