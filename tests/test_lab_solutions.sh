@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$work" && mkdir -p "$work" || fail "cannot make $work"
 tar -C "$src" --exclude='./build*' --exclude='./results' --exclude='./.git' -cf - . | tar -C "$work" -xf - ||
   fail "cannot copy the checkout"
-cd "$work"
+cd "$work" || fail "cannot enter $work"
 
 solutions=(docs/labs/instructor/solutions/*/)
 [ -d "${solutions[0]}" ] || fail "no solutions under docs/labs/instructor/solutions/"

@@ -12,7 +12,7 @@
 #      round's ratio of best times; the summary is their geometric mean over the sizes
 #      (table in results/grade_stepNN_slug.ratios.csv).
 # The last line is the verdict, for scripts:
-#   PASS step12_unroll_4x8: right on every test shape and every sweep size; 1.21x 04_unroll_4x4, 0.064x ref_openblas (...)
+#   PASS step12_unroll_4x8: right on every test shape and every sweep size; 0.990x step04_unroll_4x4, 0.0412x ref_openblas (...)
 # Exit status: 0 pass, 1 wrong results, 2 usage or build error, 77 this CPU cannot run it.
 # A slow step still passes: speed is graded from the ratios, by a person.
 #
@@ -29,7 +29,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N]"
 build="$root/build" sizes="200,500,1000" rounds=1 against="" ref=openblas cpu="" threads=1
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
-case "$1" in -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "$1" in -h|--help) sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 nn=$1; shift
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || { echo "grade.sh: $1 needs a value. $usage" >&2; exit 2; }
@@ -203,4 +203,4 @@ summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -
     printf "%s%s%s", gp, gp != "" && gr != "" ? ", " : "", gr
   }' "$runs"/*.csv)
 cat "$runs/table.txt"
-echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#$root/})"
+echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#"$root"/})"
