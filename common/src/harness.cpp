@@ -27,7 +27,7 @@ namespace {
 
 // libgomp's spins before a waiting thread sleeps (its default: 300000, milliseconds of
 // pause instructions). Measured (README of step 09, "A busy core").
-constexpr const char* kSpinCount = "10000";
+constexpr const char* kSpinCount = "1000";
 
 struct SizeResult {
     CsvRow row;
