@@ -71,7 +71,7 @@ def main(argv):
         ax.set_yticklabels([c["config"] for c in configs])
         ax.invert_yaxis()
         ax.set_xlim(0, top * 1.12)
-        ax.set_xlabel("GFLOPS (median of rounds, best repetition, CPU time)")
+        ax.set_xlabel("GFLOPS (best round, CPU time)")
         ax.set_title(title)
         ax.grid(True, axis="x", alpha=0.3)
     # One legend for both panels, under them, where it hides no bar.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/ablation.sh end to end on tiny sizes: every run of both studies verifies (probe exits
-# 0 or the script fails), the CSV has one well-formed row per run and size with the medians in
-# order, the tables are printed, the figure is drawn when matplotlib is there, and bad options
-# and a malformed CSV are refused with exit 2. Skips (77) on a CPU without AVX-512.
+# 0 or the script fails), the CSV has one well-formed row per run and size (lowest round <=
+# median <= best), the tables are printed (and again by --report), the figure is drawn when
+# matplotlib is there, and bad options and malformed CSVs are refused with exit 2. Skips (77)
+# on a CPU without AVX-512.
 #   test_ablation.sh CHECKOUT BUILD_DIR
 set -euo pipefail
 root=${1:?usage: test_ablation.sh CHECKOUT BUILD_DIR} build=${2:?usage: test_ablation.sh CHECKOUT BUILD_DIR}
@@ -16,11 +17,11 @@ rc=0
 [[ $rc == 0 ]] || fail "ablation.sh exited $rc: $(cat "$tmp/out.txt")"
 
 csv="$tmp/ablation.csv"
-[[ $(head -n 1 "$csv") == "study,order,config,switches,n,gflops,gflops_min,gflops_max,gflops_wall" ]] || fail "header: $(head -n 1 "$csv")"
+[[ $(head -n 1 "$csv") == "study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall" ]] || fail "header: $(head -n 1 "$csv")"
 runs=$(grep -c '^  "\(off\|added\)|' "$root/tools/ablation.sh")
 [[ $(($(wc -l < "$csv") - 1)) == $((runs * 2)) ]] || fail "$(($(wc -l < "$csv") - 1)) rows for $runs runs x 2 sizes"
 awk -F, 'NR > 1 && NF != 9 { print "line " NR " has " NF " fields: " $0; bad = 1 }
-         NR > 1 && !($7 + 0 <= $6 + 0 && $6 + 0 <= $8 + 0 && $6 + 0 > 0) { print "line " NR ": median not within min..max: " $0; bad = 1 }
+         NR > 1 && !($8 + 0 <= $7 + 0 && $7 + 0 <= $6 + 0 && $8 + 0 > 0) { print "line " NR ": not lowest <= median <= best round: " $0; bad = 1 }
          END { exit bad }' "$csv" || fail "malformed rows"
 for study in off added; do
   [[ $(grep -c "^$study," "$csv") -gt 0 ]] || fail "no rows for the study $study"
@@ -30,6 +31,13 @@ grep -q "^| + unpacked small matrices = step 08 |" "$tmp/out.txt" || fail "no 'a
 if /usr/bin/python3 -c "import matplotlib" 2>/dev/null || python3 -c "import matplotlib" 2>/dev/null; then
   [[ -s "$tmp/ablation.png" ]] || fail "no figure drawn"
 fi
+
+# --report: the same tables from the CSV alone, without running anything.
+"$root/tools/ablation.sh" --build "$build" --report "$csv" --out "$tmp/report" > "$tmp/report.txt" 2>&1 ||
+  fail "--report: $(cat "$tmp/report.txt")"
+diff <(grep '^|' "$tmp/out.txt") <(grep '^|' "$tmp/report.txt") > /dev/null || fail "--report printed other tables"
+rc=0; "$root/tools/ablation.sh" --report "$root/README.md" --out "$tmp/report" > /dev/null 2>&1 || rc=$?
+[[ $rc == 2 ]] || fail "--report on a file that is not an ablation CSV: exit $rc, not 2"
 
 rc=0; "$root/tools/ablation.sh" --build "$build" --rounds 0 > /dev/null 2>&1 || rc=$?
 [[ $rc == 2 ]] || fail "--rounds 0: exit $rc, not 2"

@@ -2,6 +2,7 @@
 # Step 08 taken apart: what each of its ideas is worth on this machine.
 #
 #   tools/ablation.sh [--build DIR] [--sizes LIST] [--rounds N] [--reps N] [--out DIR]
+#   tools/ablation.sh --report CSV [--out DIR]      the tables and figure of an earlier run
 #
 # Two studies, each a list of runs of build/bin/probe (step 08 with some of its switches,
 # see `build/bin/step08_avx512_14x32 --help`), pinned to the last CPU:
@@ -9,32 +10,77 @@
 #   added:  step 07, then step 08 with every idea off (a 4 x 16 tile of 512-bit vectors in
 #           step 07's loops), then the ideas switched on one by one until it is step 08.
 # The rounds run the whole list one after the other (a noisy spell hurts one round of every
-# run, not one run); a run's figure is the median over rounds of its best repetition, from
-# the thread's CPU time, so that time the core spent on other work does not count. Writes
-# OUT/ablation.csv (study,order,config,switches,n,gflops,gflops_min,gflops_max,gflops_wall),
-# prints both tables in markdown and draws OUT/ablation.png (plots/plot_ablation.py).
+# run, not one run). GFLOPS come from the thread's CPU time, so that time the core spent on
+# other work does not count; a run's figure is its best round (other work sharing the core
+# can only slow a run down, as with run_all.sh --rounds), and the CSV keeps the median and
+# the lowest round too. Writes OUT/ablation.csv
+# (study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall), prints both
+# tables in markdown and draws OUT/ablation.png (plots/plot_ablation.py).
 # Defaults: sizes 500,1000,1500, 3 rounds, 3 repetitions, OUT = results/. About 3 minutes on
 # the 2-core reference machine. Needs AVX-512 (the switches are the AVX-512 kernel's); exit
 # 77 without it, 2 on a bad option, 1 when a run fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-build="$root/build" sizes="500,1000,1500" rounds=3 reps=3 out="$root/results"
+build="$root/build" sizes="500,1000,1500" rounds=3 reps=3 out="$root/results" report=""
 usage() { echo "ablation.sh: $*" >&2; exit 2; }
 whole() { [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || usage "$1 '$2': not a whole number from 1 to 9999"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --build|--sizes|--rounds|--reps|--out) [[ $# -ge 2 && $2 != --* ]] || usage "$1 needs a value" ;;&
+    --build|--sizes|--rounds|--reps|--out|--report) [[ $# -ge 2 && $2 != --* ]] || usage "$1 needs a value" ;;&
+    --report) [[ -r $2 ]] || usage "--report '$2': no such readable file"; report=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --sizes) [[ $2 =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || usage "--sizes '$2': not a list of sizes such as 500,1000"
              sizes=$2; shift 2 ;;
     --rounds) whole "$1" "$2"; rounds=$2; shift 2 ;;
     --reps) whole "$1" "$2"; reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown option '$1' (see --help)" ;;
   esac
 done
+
+mkdir -p "$out" || usage "--out '$out': cannot create it"
+[[ -w $out ]] || usage "--out '$out': not writable"
+
+# report CSV: both tables and the figure.
+report() {
+  local csv=$1
+  awk -F, '
+    NR == 1 { if ($6 != "gflops") { print "ablation.sh: " FILENAME ": not an ablation CSV" > "/dev/stderr"; exit 2 }; next }
+    { if (!($5 in seen_n)) { seen_n[$5] = 1; ns[++nn] = $5 }
+      if (!(($1, $2) in seen)) { seen[$1, $2] = 1; order[$1, ++count[$1]] = $2; label[$1, $2] = $3 }
+      g[$1, $2, $5] = $6 }
+    function table(study, title, against,   i, s, o, p, line, head, rule) {
+      head = "| " title " |"; rule = "|---|"
+      for (s = 1; s <= nn; ++s) { head = head " n = " ns[s] " |"; rule = rule "---|" }
+      print head; print rule
+      for (i = 1; i <= count[study]; ++i) {
+        o = order[study, i]; p = against == "first" ? order[study, 1] : order[study, i > 1 ? i - 1 : 1]
+        line = "| " label[study, o] " |"
+        for (s = 1; s <= nn; ++s) {
+          line = line sprintf(" %.1f", g[study, o, ns[s]])
+          if (i > 1 && g[study, p, ns[s]] > 0) line = line sprintf(" (%+.0f %%)", 100 * (g[study, o, ns[s]] / g[study, p, ns[s]] - 1))
+          line = line " |" }
+        print line }
+      print "" }
+    END { table("off", "step 08 with one idea off (GFLOPS, vs step 08)", "first")
+          table("added", "ideas added one by one (GFLOPS, vs the row above)", "previous") }' "$csv" || exit 2
+  local python=""
+  for candidate in /usr/bin/python3 python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then python=$candidate; break; fi
+  done
+  if [[ -n $python ]]; then
+    "$python" "$root/plots/plot_ablation.py" "$csv" --title "Step 08 taken apart on $(
+      "$build/bin/cpuinfo" --uarch 2>/dev/null || echo "this CPU")" -o "$out/ablation.png" && echo "figure: $out/ablation.png"
+  else
+    echo "ablation.sh: no python3 with matplotlib here: no figure (the CSV and the tables are complete)" >&2
+  fi
+}
+if [[ -n $report ]]; then
+  report "$report"
+  exit
+fi
 
 probe="$build/bin/probe"
 [[ -x $probe ]] || usage "$probe not built (cmake --build $build)"
@@ -42,9 +88,6 @@ rc=0
 "$probe" 8 --kernel avx512 --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
 [[ $rc == 77 ]] && { echo "ablation.sh: skipped: step 08's avx512 kernel does not run on this CPU" >&2; exit 77; }
 [[ $rc == 0 ]] || { echo "ablation.sh: $probe 8 failed (exit $rc)" >&2; exit 1; }
-mkdir -p "$out" || usage "--out '$out': cannot create it"
-[[ -w $out ]] || usage "--out '$out': not writable"
-
 # study|label|arguments to probe (after the step number)
 all_off="--no-direct 1 --no-vector-pack 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --no-fold 1 --tile-rows 4 --tile-cols 16"
 drop() {   # the switches of $1 without the ones named in $2 (space separated)
@@ -93,10 +136,10 @@ for ((r = 1; r <= rounds; ++r)); do
   echo "  round $r of $rounds done"
 done
 
-# One row per run and size: the median, lowest and highest over rounds of the CPU-time best,
-# and the median of the wall-clock best.
+# One row per run and size: the best, median and lowest round of the CPU-time best
+# repetition, and the best round of the wall clock.
 {
-  echo "study,order,config,switches,n,gflops,gflops_min,gflops_max,gflops_wall"
+  echo "study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall"
   for i in "${!runs[@]}"; do
     IFS='|' read -r study label args <<< "${runs[$i]}"
     cat "$tmp/$i".*.csv | awk -F, -v study="$study" -v order="$i" -v label="$label" -v args="${args#* }" '
@@ -109,42 +152,12 @@ done
       END { for (s = 1; s <= n; ++s) { k = keys[s]; c = sorted(cpu[k], a); w = sorted(wall[k], b)
               sw = args == "8" || args == "7" ? "" : args
               gsub(/,/, ";", label); gsub(/,/, ";", sw)   # one field each, whatever they say
-              printf "%s,%d,%s,%s,%s,%.1f,%.1f,%.1f,%.1f\n", study, order, label, sw, k, median(a, c), a[1], a[c], median(b, w) } }'
+              printf "%s,%d,%s,%s,%s,%.1f,%.1f,%.1f,%.1f\n", study, order, label, sw, k, a[c], median(a, c), a[1], b[w] } }'
   done
 } > "$out/ablation.csv"
 
-# The tables: GFLOPS at each size and the change against step 08 (off) or the row before (added).
-awk -F, '
-  NR == 1 { next }
-  { if (!($5 in seen_n)) { seen_n[$5] = 1; ns[++nn] = $5 }
-    if (!(($1, $2) in seen)) { seen[$1, $2] = 1; order[$1, ++count[$1]] = $2; label[$1, $2] = $3 }
-    g[$1, $2, $5] = $6 }
-  function table(study, title, against,   i, s, o, p, line, head, rule) {
-    head = "| " title " |"; rule = "|---|"
-    for (s = 1; s <= nn; ++s) { head = head " n = " ns[s] " |"; rule = rule "---|" }
-    print head; print rule
-    for (i = 1; i <= count[study]; ++i) {
-      o = order[study, i]; p = against == "first" ? order[study, 1] : order[study, i > 1 ? i - 1 : 1]
-      line = "| " label[study, o] " |"
-      for (s = 1; s <= nn; ++s) {
-        line = line sprintf(" %.1f", g[study, o, ns[s]])
-        if (i > 1 && g[study, p, ns[s]] > 0) line = line sprintf(" (%+.0f %%)", 100 * (g[study, o, ns[s]] / g[study, p, ns[s]] - 1))
-        line = line " |" }
-      print line }
-    print "" }
-  END { table("off", "step 08 with one idea off (GFLOPS, vs step 08)", "first")
-        table("added", "ideas added one by one (GFLOPS, vs the row above)", "previous") }' "$out/ablation.csv"
-echo "(median of $rounds rounds of the best of $reps repetitions, CPU time; $out/ablation.csv)"
+report "$out/ablation.csv"
+echo "(best of $rounds rounds of the best of $reps repetitions, CPU time; medians in $out/ablation.csv)"
 nc=$("$build/bin/step08_avx512_14x32" --help | sed -n 's/.*--nc N.*(here: \([0-9]*\);.*/\1/p')
 echo "The NC loop has no switch: with nc = $nc here, every size up to $nc is one B panel, so it changes nothing above."
 
-python=""
-for candidate in /usr/bin/python3 python3; do
-  if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then python=$candidate; break; fi
-done
-if [[ -n $python ]]; then
-  "$python" "$root/plots/plot_ablation.py" "$out/ablation.csv" --title "Step 08 taken apart on $(
-    "$build/bin/cpuinfo" --uarch)" -o "$out/ablation.png" && echo "figure: $out/ablation.png"
-else
-  echo "ablation.sh: no python3 with matplotlib here: no figure (the CSV and the tables are complete)" >&2
-fi
