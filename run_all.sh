@@ -8,6 +8,7 @@
 #   ./run_all.sh --test          the same set-up, then the test suite in the normal build
 #                                and in a Debug build with AddressSanitizer and UBSan
 #   --steps 5,7                  only these steps        --threads N   threads of parallel runs
+#                                                        (at most 4 per CPU)
 #   --no-install                 never call apt-get      --build DIR   build folder (default build)
 #   --rounds N                   sweep N times, one round after the other, and keep each
 #                                size's best round (a noisy spell then spoils one round's
@@ -19,34 +20,33 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$root"
 
+prog=run_all.sh
+source "$root/tools/args.sh"
+if wants_help "$@"; then sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0 rounds=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --test) mode=test ;;
     --docs) docs=1 ;;
-    --steps) steps_wanted=${2:?--steps needs a list such as 5,7}; shift ;;
-    --threads) threads=${2:?--threads needs a number}; shift ;;
-    --rounds) rounds=${2:?--rounds needs a number}; shift ;;
+    --steps) steps_wanted=$(value_of "$1" "${2-}") || exit 2; shift ;;
+    --threads) threads=$(value_of "$1" "${2-}") || exit 2; shift ;;
+    --rounds) rounds=$(value_of "$1" "${2-}") || exit 2; shift ;;
     --no-install) install=0 ;;
-    --build) build=${2:?--build needs a folder}; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "run_all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    --build) build=$(value_of "$1" "${2-}") || exit 2; shift ;;
+    *) usage_error "unknown option '$1' (see --help)" ;;
   esac
   shift
 done
-if [ -n "$threads" ] && ! [[ "$threads" =~ ^[1-9][0-9]*$ ]]; then
-  echo "run_all.sh: --threads '$threads': not a positive whole number" >&2; exit 2
-fi
-if [ -n "$rounds" ] && ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then
-  echo "run_all.sh: --rounds '$rounds': not a positive whole number" >&2; exit 2
-fi
+# The executables refuse more than 4 threads per usable CPU: say so before building anything.
+[ -z "$threads" ] || check_count --threads "$threads" $((4 * $(nproc 2>/dev/null || echo 1)))
+[ -z "$rounds" ] || check_count --rounds "$rounds" 1000
 [ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=3 || rounds=1; }
 if [ "$docs" = 1 ] && [ -n "$steps_wanted" ]; then
-  echo "run_all.sh: --docs redraws the tutorial's whole figure set, so it runs every step: drop --steps" >&2; exit 2
+  usage_error "--docs redraws the tutorial's whole figure set, so it runs every step: drop --steps"
 fi
 if [ -n "$steps_wanted" ] && ! [[ "$steps_wanted" =~ ^[0-9]+(,[0-9]+)*$ ]]; then
-  echo "run_all.sh: --steps '$steps_wanted': not a list of step numbers such as 5,7" >&2; exit 2
+  usage_error "--steps '$steps_wanted': not a list of step numbers such as 5,7"
 fi
 
 say() { printf '\n== %s\n' "$*"; }

@@ -20,6 +20,14 @@ set(GEMM_FLAGS_AVX512 -mavx512f -mavx2 -mfma)
 set(GEMM_FLAGS_NEON "")                     # Advanced SIMD is part of AArch64
 
 set(GEMM_BIN_DIR "${PROJECT_BINARY_DIR}/bin")
+# Targets with generic names (peak, cpuinfo, ref_openblas, step-5) keep them at top level; in
+# a parent project they are prefixed gemm- (gemm-peak ...), so they cannot collide with the
+# parent's own. The files in bin/ keep their names either way.
+if(PROJECT_IS_TOP_LEVEL)
+  set(GEMM_TARGET_PREFIX "")
+else()
+  set(GEMM_TARGET_PREFIX "gemm-")
+endif()
 set(GEMM_COMMON_DIR "${PROJECT_SOURCE_DIR}/common")
 
 find_package(OpenMP)
@@ -31,7 +39,9 @@ add_library(gemm_settings INTERFACE)
 target_compile_features(gemm_settings INTERFACE cxx_std_20)
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   target_compile_options(gemm_settings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
-                         -Wconversion -Wno-sign-conversion)
+                         -Wconversion -Wno-sign-conversion
+                         # a GCC-only pragma left unguarded fails the clang build (CI builds both)
+                         $<$<CXX_COMPILER_ID:Clang,AppleClang>:-Werror=unknown-warning-option>)
   if(GEMM_SANITIZE)
     target_compile_options(gemm_settings INTERFACE -fsanitize=address,undefined
                            -fno-sanitize-recover=undefined -fno-omit-frame-pointer)

@@ -10,6 +10,7 @@
 #   gemm_step_<slug>        the kernel library, linked into gemm::steps
 #   step<slug>              the executable, in bin/
 #   step-N                  (made by gemm_finish_steps) run the sweep, write the CSV, plot
+#                           (gemm-step-N when gemm-steps is a subproject)
 
 function(gemm_add_step)
   cmake_parse_arguments(PARSE_ARGV 0 arg "OPENMP;SCALAR" "" "SOURCES;SSE;AVX2;AVX512;NEON")
@@ -93,14 +94,14 @@ function(gemm_finish_steps)
     if(prev_slug)
       set(prev_csv "${GEMM_RESULTS_DIR}/step${prev_slug}.csv")
     endif()
-    add_custom_target(step-${number}
+    add_custom_target(${GEMM_TARGET_PREFIX}step-${number}
       COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:step${slug}> -DSLUG=${slug}
               -DRESULTS=${GEMM_RESULTS_DIR} -DPREV_CSV=${prev_csv} -DPYTHON=${GEMM_PYTHON}
               -DPLOT=${PROJECT_SOURCE_DIR}/plots/plot_gflops.py
               -P ${PROJECT_SOURCE_DIR}/cmake/RunStep.cmake
       USES_TERMINAL
       COMMENT "step ${number}: sweep, verify, plot")
-    add_dependencies(step-${number} step${slug})
+    add_dependencies(${GEMM_TARGET_PREFIX}step-${number} step${slug})
     set(prev_slug ${slug})
   endforeach()
   set(GEMM_STEP_SLUGS "${GEMM_STEP_SLUGS}" PARENT_SCOPE)

@@ -32,6 +32,13 @@ def read_rows(path, required):
         raise InputError("{}: malformed CSV ({})".format(path, e))
     if not rows:
         raise InputError("{}: no data rows".format(path))
+    # csv.DictReader fills a short row with None and keeps a long row's extra fields under None:
+    # either way the line does not match the header.
+    width = len(reader.fieldnames)
+    for line, row in enumerate(rows, start=2):
+        if None in row or any(value is None for value in row.values()):
+            fields = width + len(row.get(None) or []) - sum(value is None for value in row.values())
+            raise InputError("{}: line {}: {} fields, the header has {}".format(path, line, fields, width))
     return rows
 
 

@@ -75,14 +75,30 @@ int run(const gemm::Step& step, std::vector<std::string> args) {
 
 // Runs a step executable; in a cross build through the emulator (qemu-aarch64 -L ...), since
 // without binfmt_misc the system cannot start a foreign binary by itself.
-int shell(const std::string& command) {
+// env: VAR=value settings for the program, given to env(1) before the emulator. Standard
+// output goes to `out`, standard error to scratch("stderr.txt").
+int shell(const std::string& command, const std::string& env = "", const std::string& out = "/dev/null") {
 #if defined(GEMM_TEST_EMULATOR)
-    const std::string line = GEMM_TEST_EMULATOR " " + command;
+    std::string line = GEMM_TEST_EMULATOR " " + command;
 #else
-    const std::string& line = command;
+    std::string line = command;
 #endif
-    const int status = std::system((line + " > /dev/null 2> " + scratch("stderr.txt")).c_str());
+    if (!env.empty()) line = "env " + env + " " + line;
+    const int status = std::system((line + " > " + out + " 2> " + scratch("stderr.txt")).c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+int calls = 0;
+void counting_kernel(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    ++calls;
+    right_kernel(m, n, k, A, lda, B, ldb, C, ldc);
 }
 
 }  // namespace
@@ -202,7 +218,66 @@ TEST_CASE("probe runs a step at a leading dimension of its own - and refuses wha
     CHECK(shell(probe + " --help") == 0);
 }
 
-// ---- Thread counts: what ran, whatever asked for it (SPEC: the threads column) --------------
+TEST_CASE("the CSV path is checked before the first size is measured", "[e2e]") {
+    static constexpr gemm::Variant v[] = {{"plain", counting_kernel}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{17, "17_count", counting_kernel, [] { return true; }, &def};
+    calls = 0;
+    CHECK(run(step, {"--sizes", "8", "--reps", "1", "--csv", scratch("no/such/folder/x.csv")}) == gemm::kExitResource);
+    CHECK(calls == 0);
+    CHECK(run(step, {"--sizes", "8", "--reps", "1", "--csv", scratch("")}) == gemm::kExitResource);   // a folder
+    CHECK(calls == 0);
+    CHECK(run(step, {"--sizes", "8", "--reps", "1", "--csv", "/dev/null"}) == gemm::kExitOk);
+    CHECK(calls > 0);
+}
+
+TEST_CASE("output that cannot be written is exit 3 - /dev/null and /dev/stdout simply work", "[e2e]") {
+    const gemm::Step* step = nullptr;
+    for (const gemm::Step& s : gemm::steps())
+        if (s.supported()) step = &s;
+    REQUIRE(step != nullptr);
+    const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/step" + std::string(step->slug) + " --sizes 8 --reps 1";
+    CHECK(shell(exe + " --csv /dev/null") == 0);
+    const std::string out = scratch("stdout.txt");
+    CHECK(shell(exe + " --csv /dev/stdout", "", out) == 0);
+    const std::string text = slurp(out);
+    INFO(text);
+    CHECK(text.find("n=    8") != std::string::npos);           // the progress line, and after it
+    CHECK(text.find("step,m,n,k,") > text.find("n=    8"));      // the CSV, not over it
+    if (::access("/dev/full", W_OK) == 0) {
+        CHECK(shell(exe + " --csv /dev/full") == 3);
+        CHECK(slurp(scratch("stderr.txt")).find("/dev/full") != std::string::npos);
+        CHECK(shell(exe, "", "/dev/full") == 3);                        // stdout itself
+        CHECK(slurp(scratch("stderr.txt")).find("standard output") != std::string::npos);
+        CHECK(shell(exe + " --help", "", "/dev/full") == 3);
+    }
+}
+
+TEST_CASE("a library that calls exit() inside the kernel gives exit 3 - not 1, wrong result", "[e2e]") {
+    // libgomp does this when it cannot start a thread. Run in a child process: it ends.
+    static constexpr gemm::Variant v[] = {{"plain", [](int, int, int, const float*, int, const float*, int, float*, int) {
+                                               std::exit(1);
+                                           }}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{18, "18_exits", v[0].kernel, [] { return true; }, &def};
+    const std::string err_file = scratch("exit_stderr.txt");   // named by the parent's pid
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::freopen("/dev/null", "w", stdout);
+        std::freopen(err_file.c_str(), "w", stderr);
+        run(step, {"--sizes", "8", "--reps", "1"});
+        std::_Exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == gemm::kExitResource);
+    CHECK(slurp(err_file).find("a library ended the program") != std::string::npos);
+}
+
+// ---- Thread counts: what ran, whatever asked for it (docs/contracts.md: the threads column) --------------
 
 namespace {
 
@@ -228,21 +303,21 @@ TEST_CASE("a parallel step records the threads OpenMP gave it", "[e2e][threads]"
     const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/step" + std::string(step->slug);
     const std::string csv = scratch("threads.csv");
     const std::string usable = std::to_string(std::min(gemm::cpu::cores(), 4));
-    const std::string run = " --sizes 64,100 --reps 1 --csv " + csv;
+    const std::string run = " --sizes 256,300 --reps 1 --csv " + csv;   // large enough for every thread
     const std::vector<std::string> one = {"1", "1"};
 
-    REQUIRE(shell("env OMP_NUM_THREADS=1 " + exe + run) == 0);
+    REQUIRE(shell(exe + run, "OMP_NUM_THREADS=1") == 0);
     CHECK(threads_column(csv) == one);              // OMP_NUM_THREADS is honoured
-    REQUIRE(shell("env OMP_THREAD_LIMIT=1 " + exe + " --threads 2" + run) == 0);
+    REQUIRE(shell(exe + " --threads 2" + run, "OMP_THREAD_LIMIT=1") == 0);
     CHECK(threads_column(csv) == one);              // the limit caps even --threads
-    REQUIRE(shell("env OMP_NUM_THREADS=1 " + exe + " --threads " + usable + run) == 0);
+    REQUIRE(shell(exe + " --threads " + usable + run, "OMP_NUM_THREADS=1") == 0);
     CHECK(threads_column(csv) == std::vector<std::string>{usable, usable});   // --threads wins
     if (gemm::cpu::cores() >= 2) {
         // OMP_PROC_BIND pins the main thread at start-up; the step must still use every CPU.
         const std::string all = std::to_string(gemm::cpu::cores());
         for (const char* bind : {"true", "close", "spread"}) {
             INFO("OMP_PROC_BIND=" << bind);
-            REQUIRE(shell(std::string("env -u OMP_NUM_THREADS OMP_PROC_BIND=") + bind + " " + exe + run) == 0);
+            REQUIRE(shell(exe + run, std::string("-u OMP_NUM_THREADS OMP_PROC_BIND=") + bind) == 0);
             CHECK(threads_column(csv) == std::vector<std::string>{all, all});
         }
     }
@@ -301,7 +376,7 @@ TEST_CASE("the reference runners name the kernels they ran - the widest this CPU
         }
         // The CSV's kernel column is the label: the library, its version and the kernels.
         const std::string csv = scratch("ref_" + lib + ".csv");
-        REQUIRE(shell("env -u " + var + " " + exe + " --sizes 32 --reps 1 --threads 2 --csv " + csv) == 0);
+        REQUIRE(shell(exe + " --sizes 32 --reps 1 --threads 2 --csv " + csv, "-u " + var) == 0);
         const auto lines = read_lines(csv);
         REQUIRE(lines.size() == 2);
         CHECK(field(lines[1], 10) == line(normal, "label"));

@@ -1,4 +1,5 @@
 // The harness's own pieces: the command line, the verification tolerance, the CSV, GFLOPS.
+#include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
 
 #include <catch2/catch.hpp>
@@ -86,7 +87,25 @@ TEST_CASE("good options are taken as given", "[cli]") {
     CHECK(r.options.sizes == std::vector<int>{7, 300, 13});
 }
 
-TEST_CASE("--help prints the usage and exits 0", "[cli]") {
+TEST_CASE("the thread count is capped at 4 x the usable CPUs", "[cli]") {
+    const int cap = 4 * gemm::cpu::cores();
+    CHECK(parse({"--threads", std::to_string(cap)}).exit_code == -1);
+    const auto r = parse({"--threads", std::to_string(cap + 1)});
+    CHECK(r.exit_code == gemm::kExitUsage);
+    CHECK(r.message.find("from 1 to " + std::to_string(cap)) != std::string::npos);
+}
+
+TEST_CASE("help anywhere on the line prints the usage and exits 0, whatever else is there", "[cli]") {
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"--help", "--bogus"}, {"--bogus", "--help"}, {"--reps", "0", "-h"}}) {
+        const auto r = parse(args);
+        CHECK(r.exit_code == 0);
+        CHECK(r.message.rfind("usage:", 0) == 0);
+    }
+    CHECK(parse({"--csv=--no-verify"}).options.csv == "--no-verify");   // said explicitly: taken
+}
+
+TEST_CASE("help: --help prints the usage and exits 0", "[cli]") {
     const auto r = parse({"--help"});
     CHECK(r.exit_code == 0);
     CHECK(r.message.find("--sizes") != std::string::npos);
@@ -114,6 +133,17 @@ TEST_CASE("bad input is a usage error that names the option and the value", "[cl
         {{"--sizes", "99999"}, "99999"},    {{"--no-verify=1"}, "--no-verify"},
         {{"--sizes", "10", "--first", "5"}, "--sizes"},
         {{"--reps", "99999999999999999999"}, "--reps"},
+        // A value that is an option means the value is missing: no file named --no-verify.
+        {{"--csv", "--no-verify"}, "--csv: needs a value"},   {{"--sizes", "--reps", "3"}, "--sizes: needs a value"},
+        // The message gives the real range, and names the option the user gave.
+        {{"--reps", "1000001"}, "--reps '1000001': must be from 1 to 1000000"},
+        {{"--warmup", "-1"}, "from 0 to 1000000"},
+        {{"--first", "2000"}, "--first '2000': is above the default --last 1500"},
+        {{"--last", "50"}, "--last '50': is below the default --first 100"},
+        {{"--first", "500", "--last", "100"}, "--last '100': is below --first 500"},
+        {{"--threads", "4096"}, "4 x the"},
+        // Found by tests/fuzz/fuzz_cli.cpp: a newline in an argument broke the one-line rule.
+        {{"--bo\ngus"}, "'--bo?gus'"}, {{"--sizes", "1\n2"}, "--sizes '1?2'"},
     };
     for (const auto& c : cases) {
         std::string joined;

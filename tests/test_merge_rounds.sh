@@ -55,6 +55,9 @@ expect_2 "$tmp/r1.csv" "$tmp/missing.csv"
 printf 'a,b\n1,2\n' > "$tmp/other.csv"
 expect_2 "$tmp/other.csv"
 expect_2 "$tmp/r1.csv" "$tmp/other.csv"
+: > "$tmp/empty.csv"   # a round that never ran: not a blank line in OUT
+expect_2 "$tmp/empty.csv"
+expect_2 "$tmp/r1.csv" "$tmp/empty.csv"
 rc=0; "$merge" "$tmp/x.csv" 2>/dev/null || rc=$?
 [[ $rc == 2 ]] || fail "no inputs: exit $rc, not 2"
 echo "merge_rounds: all checks passed"

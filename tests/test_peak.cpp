@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -166,6 +168,64 @@ TEST_CASE("bad options are usage errors: exit 2, one line naming the option", "[
     std::string out, err;
     CHECK(run({"--help"}, out, err) == 0);
     CHECK(out.find("usage: peak") != std::string::npos);
+}
+
+TEST_CASE("peak: --isa takes a plain list - no empty entry, no repeat - and --help wins", "[peak]") {
+    const auto isas = gemm::peak::available_isas();
+    REQUIRE_FALSE(isas.empty());
+    const std::string isa(isas[0]->name);
+    for (const std::string& list : {isa + ",", "," + isa, isa + ",," + isa, isa + "," + isa, std::string(",")}) {
+        INFO("--isa " << list);
+        std::string out, err;
+        CHECK(run({"--isa", list}, out, err) == 2);
+        CHECK(err.find("--isa '" + list + "'") != std::string::npos);
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    }
+    for (const auto& args : std::vector<std::vector<std::string>>{{"--help", "--bogus"}, {"--bogus", "--help"}}) {
+        std::string out, err;
+        CHECK(run(args, out, err) == 0);
+        CHECK(out.find("usage: peak") != std::string::npos);
+    }
+    std::string out, err;
+    CHECK(run({"--csv", "--isa", isa}, out, err) == 2);   // the value was forgotten
+    CHECK(err.find("--csv: needs a value") != std::string::npos);
+}
+
+TEST_CASE("peak: an unwritable --csv is exit 3 before measuring - the old file stays until the end",
+          "[peak]") {
+    const auto isas = gemm::peak::available_isas();
+    REQUIRE_FALSE(isas.empty());
+    const std::string isa(isas[0]->name);
+    std::string out, err;
+    CHECK(run({"--isa", isa, "--csv", "/nonexistent-folder/peak.csv"}, out, err) == 3);
+    CHECK(err.find("/nonexistent-folder/peak.csv") != std::string::npos);
+    CHECK(out.find("GFLOPS") == std::string::npos);   // refused before measuring
+
+    // While peak measures, results/peak.csv must still hold the old figures: an interrupted
+    // run would otherwise leave an empty file behind.
+    const std::string path = "test_peak_keep.csv";
+    { std::ofstream(path) << "isa,precision,threads,gflops\nold,fp32,1,1.0\n"; }
+    int status = -1;
+    std::thread meter([&] {
+        std::string o, e;
+        status = run({"--isa", isa, "--threads", "1", "--reps", "1", "--seconds", "0.4", "--csv", path}, o, e);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    std::string during;
+    {
+        std::ifstream in(path);
+        std::getline(in, during);
+        std::getline(in, during);
+    }
+    meter.join();
+    CHECK(during == "old,fp32,1,1.0");
+    CHECK(status == 0);
+    std::ifstream in(path);
+    std::string header, first;
+    std::getline(in, header);
+    std::getline(in, first);
+    CHECK(first.rfind(isa + ",fp32,1,", 0) == 0);
+    std::remove(path.c_str());
 }
 
 TEST_CASE("the CPU report shows the features and each step's block sizes from the registry", "[peak]") {

@@ -16,26 +16,34 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+prog=bench_vs_openblas.sh
+source "$root/tools/args.sh"
+if wants_help "$@"; then sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048"
-usage() { echo "bench_vs_openblas.sh: $*" >&2; exit 2; }
-whole() { [[ $2 =~ ^[1-9][0-9]{0,5}$ ]] || usage "$1 '$2': not a whole number from 1 to 999999"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --build|--reps|--rounds|--sizes|--peak) [[ $# -ge 2 && $2 != --* ]] || usage "$1 needs a value" ;;&
-    --build) build=$2; shift 2 ;;
-    --reps) whole "$1" "$2"; reps=$2; shift 2 ;;
-    --rounds) whole "$1" "$2"; rounds=$2; shift 2 ;;
-    --sizes) [[ $2 =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || usage "--sizes '$2': not a list of sizes such as 512,1024"
-             sizes=$2; shift 2 ;;
-    --peak) [[ -r $2 ]] || usage "--peak '$2': no such readable file"; peak_csv=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage "unknown option '$1' (see --help)" ;;
+    --build) build=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    --reps) reps=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    --rounds) rounds=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    --sizes) sizes=$(value_of "$1" "${2-}") || exit 2; shift 2
+             [[ $sizes =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] ||
+               usage_error "--sizes '$sizes': not a list of sizes such as 512,1024" ;;
+    --peak) peak_csv=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    *) usage_error "unknown option '$1' (see --help)" ;;
   esac
 done
+# Checked before any arithmetic: $((reps * 20)) would run a command substitution in --reps.
+check_count --reps "$reps" 999999
+check_count --rounds "$rounds" 999999
+if [[ -n $peak_csv ]]; then
+  [[ -f $peak_csv && -r $peak_csv ]] || usage_error "--peak '$peak_csv': no such file"
+  head -n 1 "$peak_csv" | grep -q '^isa,precision,threads,gflops' ||
+    usage_error "--peak '$peak_csv': not a peak CSV (isa,precision,threads,gflops)"
+fi
 
 bin="$build/bin"
 for exe in ref_openblas step08_avx512_14x32 step09_openmp peak cpuinfo; do
-  [[ -x "$bin/$exe" ]] || usage "$bin/$exe not built (cmake --build $build)"
+  [[ -x "$bin/$exe" ]] || usage_error "$bin/$exe not built (cmake --build $build)"
 done
 have_blis=0; [[ -x "$bin/ref_blis" ]] && have_blis=1
 IFS=, read -r -a size_list <<< "$sizes"

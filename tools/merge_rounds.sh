@@ -7,8 +7,8 @@
 # round with the highest gflops_best, except that a failed verification (verified=0 with a
 # number in max_rel_err) is kept over any round that passed, so a merge never hides a wrong
 # result. run_all.sh --rounds N uses it: a noisy spell of a shared machine then spoils a few
-# sizes of one round rather than the figure. Exit 2 when an input is missing or is not a
-# harness CSV.
+# sizes of one round rather than the figure. Exit 2 when an input is missing, empty or is not
+# a harness CSV.
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
@@ -16,7 +16,9 @@ if [[ $# -lt 2 ]]; then
 fi
 out=$1; shift
 for csv in "$@"; do
-  [[ -r $csv ]] || { echo "merge_rounds.sh: $csv: cannot read it" >&2; exit 2; }
+  [[ -r $csv && -f $csv ]] || { echo "merge_rounds.sh: $csv: cannot read it" >&2; exit 2; }
+  # Every round has at least the header line; an empty file is a round that never ran.
+  [[ -s $csv ]] || { echo "merge_rounds.sh: $csv: empty file, not a harness CSV" >&2; exit 2; }
 done
 
 awk -F, '

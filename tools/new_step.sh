@@ -7,45 +7,64 @@
 # every awkward shape like every other step.
 #
 # A step's names with external linkage live in `namespace stepNN` (e.g. step07::pack_a);
-# the copy renames that namespace so two steps never define the same symbol.
+# the copy renames that namespace so two steps never define the same symbol. The copy's
+# CMakeLists.txt names the step it came from on a "# from:" line: tools/grade.sh times the
+# new step against that one.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 10 or more; slug: a-z, 0-9, _)"
+prog=new_step.sh
+source "$root/tools/args.sh"
+usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 10 to 9999; slug: a-z, 0-9, _)"
+if wants_help "$@"; then sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 
-[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+[ $# -ge 2 ] || usage_error "$usage"
 nn=$1 name=$2; shift 2
 from=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --from) from=${2:-}; [ -n "$from" ] || { echo "new_step.sh: --from needs a step slug" >&2; exit 2; }; shift ;;
-    *) echo "new_step.sh: unknown argument '$1'. $usage" >&2; exit 2 ;;
+    --from) from=$(value_of "$1" "${2-}") || exit 2; shift ;;
+    *) usage_error "unknown argument '$1'. $usage" ;;
   esac
   shift
 done
-[[ "$nn" =~ ^[0-9]+$ ]] && [ "$((10#$nn))" -ge 10 ] ||
-  { echo "new_step.sh: step number '$nn': lab steps are numbered 10 and up" >&2; exit 2; }
-[[ "$name" =~ ^[a-z0-9_]+$ ]] ||
-  { echo "new_step.sh: slug '$name': use lower-case letters, digits and _" >&2; exit 2; }
+# Everything is checked before anything is written. Two to four digits: the build sorts
+# steps by number padded to four, and a longer number would overflow the shell's arithmetic.
+[[ "$nn" =~ ^[0-9]{2,4}$ ]] && [ "$((10#$nn))" -ge 10 ] ||
+  usage_error "step number '$nn': lab steps are numbered 10 to 9999"
+[[ "$name" =~ ^[a-z0-9_]+$ ]] || usage_error "slug '$name': use lower-case letters, digits and _"
 number=$((10#$nn))
 slug=$(printf '%02d_%s' "$number" "$name")
 
 steps="$root/steps"
-if ls -d "$steps"/*/ >/dev/null 2>&1; then
-  for d in "$steps"/*/; do
-    [ "$(basename "$d" | sed -E 's/^0*([0-9]+)_.*/\1/')" = "$number" ] &&
-      { echo "new_step.sh: step $number exists already: steps/$(basename "$d")" >&2; exit 2; }
-  done
-fi
+for d in "$steps"/*/; do
+  [ -d "$d" ] || continue
+  [ "$(basename "$d" | sed -E 's/^0*([0-9]+)_.*/\1/')" = "$number" ] &&
+    usage_error "step $number exists already: steps/$(basename "$d")"
+done
 if [ -z "$from" ]; then
-  from=$(ls "$steps" | grep -E '^[0-9]+_' | sort -V | tail -n 1)
+  from=$(ls "$steps" | grep -E '^[0-9]{2,4}_[a-z0-9_]+$' | sort -V | tail -n 1)
 fi
-[ -d "$steps/$from" ] || { echo "new_step.sh: --from '$from': no such folder under steps/" >&2; exit 2; }
+# A step folder directly under steps/: not ".", "..", a path, or a folder without a step.
+[[ "$from" =~ ^[0-9]{2,4}_[a-z0-9_]+$ ]] && [ -f "$steps/$from/CMakeLists.txt" ] ||
+  usage_error "--from '$from': not a step folder under steps/ (such as 07_packing)"
 from_number=$((10#$(echo "$from" | sed -E 's/^0*([0-9]+)_.*/\1/')))
 
+# From here on, a failure removes the half-made step; the build list is changed last.
+finished=0
+cleanup() {
+  [ "$finished" = 1 ] && return
+  rm -rf "${steps:?}/$slug"
+  echo "$prog: failed; steps/ is as it was" >&2
+}
+trap cleanup EXIT
 cp -R "$steps/$from" "$steps/$slug"
 old_ns=$(printf 'step%02d' "$from_number") new_ns=$(printf 'step%02d' "$number")
 find "$steps/$slug" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) \
   -exec sed -i "s/\b$old_ns\b/$new_ns/g" {} +
+# The step it started from, which tools/grade.sh times it against (a copy of a lab step
+# replaces that step's line).
+sed -i '/^# from: /d' "$steps/$slug/CMakeLists.txt"
+sed -i "1i # from: $from (tools/grade.sh compares this step with it)" "$steps/$slug/CMakeLists.txt"
 cat > "$steps/$slug/README.md" <<TXT
 # Step $number: $name
 
@@ -55,6 +74,7 @@ adds, why it should help (registers, caches, instructions), and the figure you m
     cd build && make step-$number     # results/step$slug.csv and .png, beside step $from_number
 TXT
 echo "add_subdirectory($slug)" >> "$steps/CMakeLists.txt"
+finished=1
 
 echo "created steps/$slug/ (a copy of steps/$from/) and registered it in steps/CMakeLists.txt"
 echo "next:  cmake -S . -B build && cmake --build build -j && (cd build && make step-$number)"

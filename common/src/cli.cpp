@@ -18,27 +18,43 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The user's text as the message shows it: control characters (a newline, an escape) as '?',
+// so the message stays one line and cannot drive the terminal.
+std::string shown(std::string_view text) {
+    std::string out(text);
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    return out;
+}
+
 [[noreturn]] void bad(std::string_view option, std::string_view value, std::string_view problem) {
-    std::string text = option.empty() ? "'" + std::string(value) + "'" : std::string(option);
-    if (!option.empty() && !value.empty()) text += " '" + std::string(value) + "'";
+    std::string text = option.empty() ? "'" + shown(value) + "'" : shown(option);
+    if (!option.empty() && !value.empty()) text += " '" + shown(value) + "'";
     text += ": " + std::string(problem);
     throw UsageError(text);
 }
 
-long parse_long(std::string_view option, std::string_view value, long lo, long hi, std::string_view what) {
+// A whole number from lo to hi; out of range, the message gives the range (and `why`, if any).
+long parse_long(std::string_view option, std::string_view value, long lo, long hi, std::string_view why = "") {
     const std::string text(value);
     char* end = nullptr;
     errno = 0;
     const long v = text.empty() ? 0 : std::strtol(text.c_str(), &end, 10);
     if (text.empty() || *end != '\0' || errno == ERANGE || text.find_first_of(" \t") != std::string::npos)
         bad(option, value, "not a whole number");
-    if (v < lo || v > hi) bad(option, value, what);
+    if (v < lo || v > hi)
+        bad(option, value, "must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                               (why.empty() ? "" : " (" + std::string(why) + ")"));
     return v;
 }
 
 int parse_size(std::string_view option, std::string_view value) {
-    static const std::string range = "a size must be from 1 to " + std::to_string(kMaxSize);
-    return static_cast<int>(parse_long(option, value, 1, kMaxSize, range));
+    return static_cast<int>(parse_long(option, value, 1, kMaxSize));
+}
+
+// More threads than this only time the scheduler, and a library may take minutes to start them.
+long max_threads() {
+    return 4L * cpu::cores();
 }
 
 }  // namespace
@@ -53,8 +69,9 @@ std::string usage(const Step& step, const std::string& program) {
         << "  --reps N                    timed repetitions per size (default 3); best and median\n"
         << "  --warmup N                  untimed runs before them (default 1)\n"
         << "  --threads N                 OpenMP threads (default " << (step.def->parallel ? "all cores" : "1")
-        << ")\n"
-        << "  --csv FILE                  write the results as CSV (created or replaced)\n"
+        << "; at most " << max_threads() << ", 4 x the CPUs)\n"
+        << "  --csv FILE                  write the results as CSV, checked before the sweep: a file is\n"
+        << "                              replaced whole after each size, a device or FIFO written through\n"
         << "  --no-verify                 skip the check against the double-precision reference\n"
         << "  --time-limit S              stop timing a size once its repetitions took S seconds\n"
         << "                              (at least one always runs; the CSV's reps column says how many)\n";
@@ -72,7 +89,8 @@ std::string usage(const Step& step, const std::string& program) {
         << "between) and whole columns (the first, the last 33 and 16 between) are compared, and every row sum\n"
         << "and column sum of C - C0 is checked, so a wrong tile anywhere is still caught.\n\n"
         << "Exit status: 0 all verified, 1 a result failed verification, 2 usage error,\n"
-        << "3 out of memory or CSV not writable, 77 this CPU lacks what the step needs.\n";
+        << "3 out of memory or output not writable, 77 this CPU lacks what the step needs.\n"
+        << "An option's value may not start with --; --help anywhere prints this and nothing else.\n";
     return out.str();
 }
 
@@ -81,7 +99,15 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
     Options& o = r.options;
     const std::string program = argc > 0 ? argv[0] : "gemm";
     int first = 100, last = 1500, inc = 100;
-    bool have_sizes = false, have_sweep = false;
+    bool have_sizes = false, have_sweep = false, have_first = false, have_last = false;
+    // --help anywhere prints the usage and nothing else, whatever else the line holds (the
+    // rule of every program here).
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+            r.exit_code = kExitOk;
+            r.message = usage(step, program);
+            return r;
+        }
     try {
         for (int i = 1; i < argc; ++i) {
             std::string_view arg = argv[i];
@@ -94,7 +120,9 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
             }
             auto next = [&]() -> std::string_view {
                 if (has_inline_value) return value;
-                if (i + 1 >= argc) bad(arg, "", "needs a value");
+                // "--csv --no-verify": the value was forgotten, not a file named --no-verify.
+                if (i + 1 >= argc || std::string_view(argv[i + 1]).rfind("--", 0) == 0)
+                    bad(arg, "", "needs a value");
                 return argv[++i];
             };
             auto no_value = [&] {
@@ -102,18 +130,15 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
             };
 
             if (arg == "--help" || arg == "-h") {
-                no_value();
-                r.exit_code = kExitOk;
-                r.message = usage(step, program);
-                return r;
+                no_value();   // plain --help was handled above
             } else if (arg == "--first") {
                 first = parse_size(arg, next());
-                have_sweep = true;
+                have_sweep = have_first = true;
             } else if (arg == "--last") {
                 last = parse_size(arg, next());
-                have_sweep = true;
+                have_sweep = have_last = true;
             } else if (arg == "--inc") {
-                inc = static_cast<int>(parse_long(arg, next(), 1, kMaxSize, "must be a positive whole number"));
+                inc = static_cast<int>(parse_long(arg, next(), 1, kMaxSize));
                 have_sweep = true;
             } else if (arg == "--sizes") {
                 const std::string_view list = next();
@@ -129,11 +154,13 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
                 }
                 have_sizes = true;
             } else if (arg == "--reps") {
-                o.reps = static_cast<int>(parse_long(arg, next(), 1, 1000000, "must be at least 1"));
+                o.reps = static_cast<int>(parse_long(arg, next(), 1, 1000000));
             } else if (arg == "--warmup") {
-                o.warmup = static_cast<int>(parse_long(arg, next(), 0, 1000000, "must be 0 or more"));
+                o.warmup = static_cast<int>(parse_long(arg, next(), 0, 1000000));
             } else if (arg == "--threads") {
-                o.threads = static_cast<int>(parse_long(arg, next(), 1, 4096, "must be from 1 to 4096"));
+                o.threads = static_cast<int>(parse_long(arg, next(), 1, max_threads(),
+                                                       "4 x the " + std::to_string(cpu::cores()) +
+                                                           " CPUs this process may use"));
             } else if (arg == "--csv") {
                 const std::string_view file = next();
                 if (file.empty()) bad(arg, file, "needs a file name");
@@ -159,15 +186,20 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
             } else if (arg.rfind("--", 0) == 0 && step.find_param(arg.substr(2)) != nullptr) {
                 const Param* p = step.find_param(arg.substr(2));
                 o.params.emplace_back(p, static_cast<int>(parse_long(arg, next(), 0, 1 << 16,
-                                                                     "must be from 0 (automatic) to 65536")));
+                                                                     "0: automatic")));
             } else {
                 bad("", arg, "unknown option (see --help)");
             }
         }
         if (have_sizes && have_sweep) bad("--sizes", "", "cannot be combined with --first/--last/--inc");
         if (!have_sizes) {
+            // Blame the option the user gave: the other end may be a default.
+            if (last < first && have_last)
+                bad("--last", std::to_string(last),
+                    "is below " + std::string(have_first ? "--first " : "the default --first ") + std::to_string(first));
             if (last < first)
-                bad("--last", std::to_string(last), "is below --first " + std::to_string(first));
+                bad("--first", std::to_string(first),
+                    "is above the default --last " + std::to_string(last) + " (give --last too)");
             for (int s = first; s <= last; s += inc) o.sizes.push_back(s);
         }
     } catch (const UsageError& e) {

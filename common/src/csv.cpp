@@ -1,7 +1,7 @@
 #include <gemm/harness.hpp>
+#include <gemm/output_file.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 namespace gemm {
@@ -33,21 +33,16 @@ std::string csv_line(const CsvRow& r) {
            (r.verified ? "1" : "0") + ',' + plain(r.kernel) + ',' + std::to_string(r.reps) + ',' + plain(r.cpu) + ',' + plain(r.uarch);
 }
 
+std::string csv_text(const std::vector<CsvRow>& rows) {
+    std::string text = csv_header() + '\n';
+    for (const CsvRow& r : rows) text += csv_line(r) + '\n';
+    return text;
+}
+
 std::string write_csv(const std::string& path, const std::vector<CsvRow>& rows) {
-    const std::string temp = path + ".tmp";
-    {
-        std::ofstream out(temp, std::ios::trunc);
-        if (!out) return "cannot write " + temp;
-        out << csv_header() << '\n';
-        for (const CsvRow& r : rows) out << csv_line(r) << '\n';
-        out.flush();
-        if (!out) return "cannot write " + temp;
-    }
-    if (std::rename(temp.c_str(), path.c_str()) != 0) {
-        std::remove(temp.c_str());
-        return "cannot replace " + path;
-    }
-    return "";
+    OutputFile file;
+    if (std::string error = file.open(path); !error.empty()) return error;
+    return file.write(csv_text(rows));
 }
 
 }  // namespace gemm

@@ -2,10 +2,12 @@
 // warm up, time the repetitions, print a progress line, and rewrite the CSV.
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/output_file.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -15,9 +17,17 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+#if defined(__linux__)
+#include <sched.h>
+#include <unistd.h>
+#endif
 
 namespace gemm {
 namespace {
+
+// libgomp's spins before a waiting thread sleeps (its default: 300000, milliseconds of
+// pause instructions). Measured (README of step 09, "A busy core").
+constexpr const char* kSpinCount = "10000";
 
 struct SizeResult {
     CsvRow row;
@@ -108,6 +118,48 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     return r;
 }
 
+// Why the largest size cannot run here, or "". Two budgets: the matrices against the memory
+// the OS has free, and everything the process will map against a limit on its address space
+// (ulimit -v, ulimit -d), which counts reserved memory whether it is touched or not.
+std::string memory_problem(const Step& step, const Options& o, int threads) {
+    constexpr double MiB = 1 << 20;
+    const int largest = *std::max_element(o.sizes.begin(), o.sizes.end());
+    const double matrices = 16.0 * largest * largest;   // A, B, C and the copy C0
+    char text[320];
+    if (const unsigned long long avail = available_memory(); avail > 0 && matrices > 0.9 * static_cast<double>(avail)) {
+        std::snprintf(text, sizeof text, "size %d needs %.1f GiB, %.1f GiB is available", largest, matrices / 1024 / MiB,
+                      static_cast<double>(avail) / 1024 / MiB);
+        return text;
+    }
+    const AddressLimit limit = address_limit();
+    if (limit.name.empty()) return "";
+    const double library = step.def->library_bytes ? static_cast<double>(step.def->library_bytes(threads)) : 0.0;
+    // Each thread beyond the first maps its stack and, at its first malloc, a 64 MiB glibc
+    // arena; 32 MiB more for the runtimes' own tables and the kernels' packing buffers.
+    const double thread_maps = (threads - 1) * (static_cast<double>(thread_stack_bytes()) + 64 * MiB);
+    const double need = matrices + library + thread_maps + 32 * MiB;
+    if (need <= static_cast<double>(limit.bytes_left)) return "";
+    std::snprintf(text, sizeof text,
+                  "size %d on %d thread%s needs %.0f MiB of address space (matrices %.0f, library buffers %.0f, "
+                  "thread stacks and heaps %.0f, runtime 32) and %s leaves %.0f MiB",
+                  largest, threads, threads == 1 ? "" : "s", need / MiB, matrices / MiB, library / MiB,
+                  thread_maps / MiB, limit.name.c_str(), static_cast<double>(limit.bytes_left) / MiB);
+    return text;
+}
+
+// A library that gives up calls exit() from inside the kernel (libgomp does when it cannot
+// start a thread), which would leave exit status 1, "wrong result". While a kernel runs,
+// such an exit becomes status 3 with a line saying so.
+const char* running_program = nullptr;
+
+void exit_inside_kernel() {
+    if (running_program == nullptr) return;
+    std::fprintf(stderr, "%s: a library ended the program from inside the kernel (see the line above): "
+                         "out of memory or threads\n", running_program);
+    std::fflush(stderr);
+    std::_Exit(kExitResource);
+}
+
 std::string missing_features(const Step& step) {
     std::string text;
     for (const Variant& v : step.def->variants)
@@ -117,13 +169,33 @@ std::string missing_features(const Step& step) {
 
 }  // namespace
 
+void short_openmp_spins(char** argv) {
+#if defined(__linux__)
+    for (const char* chosen : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "GEMM_SPIN_SET"})
+        if (std::getenv(chosen) != nullptr) return;
+    setenv("GEMM_SPIN_SET", "1", 1);            // the re-run does not run again
+    setenv("GOMP_SPINCOUNT", kSpinCount, 1);    // libgomp (GCC): spins of a pause each
+    setenv("KMP_BLOCKTIME", "0", 1);            // libomp (clang): milliseconds
+    // With OMP_PROC_BIND the runtime has pinned this thread to one CPU, and the new program
+    // would inherit that mask: give it back every CPU the process started with.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpu::allowed_cpus())
+        if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    execv("/proc/self/exe", argv);
+#else
+    (void)argv;
+#endif
+}
+
 int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads) {
     // Steps print as their executable (step05_simd_4x4), references by their own name.
     const std::string name = (step.number > 0 ? "step" : "") + std::string(step.slug);
     const ParseResult parsed = parse_options(argc, argv, step);
     if (parsed.exit_code == kExitOk) {
         std::fputs(parsed.message.c_str(), stdout);
-        return kExitOk;
+        return finish_stdout(name.c_str(), kExitOk);
     }
     if (parsed.exit_code != -1) {
         std::fprintf(stderr, "%s\n", parsed.message.c_str());
@@ -159,13 +231,18 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
 #endif
     }
 
-    // Refuse a size that cannot fit before allocating: the OOM killer gives no message.
-    if (const unsigned long long avail = available_memory(); avail > 0) {
-        const int largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-        const double need = 4.0 * 4.0 * largest * largest;   // A, B, C and the copy C0
-        if (need > 0.9 * static_cast<double>(avail)) {
-            std::fprintf(stderr, "%s: out of memory: size %d needs %.1f GiB, %.1f GiB is available\n",
-                         name.c_str(), largest, need / (1 << 30), static_cast<double>(avail) / (1 << 30));
+    // Refuse a size that cannot fit before allocating: the OOM killer gives no message, and
+    // under a limit on address space OpenBLAS spins in its allocator and BLIS aborts.
+    if (const std::string problem = memory_problem(step, o, threads); !problem.empty()) {
+        std::fprintf(stderr, "%s: out of memory: %s\n", name.c_str(), problem.c_str());
+        return kExitResource;
+    }
+
+    // The CSV's path is checked before any work, so a typo costs nothing.
+    OutputFile csv;
+    if (!o.csv.empty()) {
+        if (const std::string error = csv.open(o.csv); !error.empty()) {
+            std::fprintf(stderr, "%s: --csv: %s\n", name.c_str(), error.c_str());
             return kExitResource;
         }
     }
@@ -178,15 +255,20 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
                                      "and sums above (see --help)"
                                    : "verification off (--no-verify)");
-    std::fflush(stdout);
+    if (!stdout_ok(name.c_str())) return kExitResource;
 
     std::vector<CsvRow> rows;
     bool all_ok = true;
+    static const bool exit_guard = std::atexit(exit_inside_kernel) == 0;
+    (void)exit_guard;
     for (const int size : o.sizes) {
         SizeResult r;
         try {
+            running_program = name.c_str();
             r = run_size(step, *variant, o, library_threads, size);
+            running_program = nullptr;
         } catch (const std::bad_alloc&) {
+            running_program = nullptr;
             std::fprintf(stderr, "%s: out of memory at size %d\n", name.c_str(), size);
             return kExitResource;
         }
@@ -195,14 +277,14 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
                     r.row.gflops_best, r.row.gflops_median, r.row.max_rel_err,
                     !o.verify ? "unchecked" : (r.row.verified ? "ok" : "FAIL"));
         if (!r.problem.empty()) std::printf("    first wrong element: %s\n", r.problem.c_str());
-        std::fflush(stdout);
         rows.push_back(r.row);
         if (!o.csv.empty()) {
-            if (const std::string error = write_csv(o.csv, rows); !error.empty()) {
-                std::fprintf(stderr, "%s: %s\n", name.c_str(), error.c_str());
+            if (const std::string error = csv.write(csv_text(rows)); !error.empty()) {
+                std::fprintf(stderr, "%s: --csv: %s\n", name.c_str(), error.c_str());
                 return kExitResource;
             }
         }
+        if (!stdout_ok(name.c_str())) return kExitResource;
     }
     return all_ok ? kExitOk : kExitWrong;
 }

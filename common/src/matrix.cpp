@@ -5,6 +5,8 @@
 #include <new>
 #include <string>
 
+#include <sys/resource.h>
+
 namespace gemm {
 
 void AlignedDeleter::operator()(float* p) const noexcept { std::free(p); }
@@ -39,6 +41,41 @@ unsigned long long available_memory() {
     while (in >> key >> kib >> unit)
         if (key == "MemAvailable:") return kib * 1024ULL;
     return 0;
+}
+
+namespace {
+
+// A line of /proc/self/status in bytes ("VmSize:  1234 kB"), or 0.
+unsigned long long status_bytes(const std::string& key) {
+    std::ifstream in("/proc/self/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(key + ":", 0) == 0) return std::strtoull(line.c_str() + key.size() + 1, nullptr, 10) * 1024ULL;
+    return 0;
+}
+
+}  // namespace
+
+AddressLimit address_limit() {
+    AddressLimit best;
+    const struct {
+        int resource;
+        const char* name;
+        const char* mapped;   // what the limit counts, in /proc/self/status
+    } limits[] = {{RLIMIT_AS, "RLIMIT_AS (ulimit -v)", "VmSize"}, {RLIMIT_DATA, "RLIMIT_DATA (ulimit -d)", "VmData"}};
+    for (const auto& l : limits) {
+        rlimit r{};
+        if (::getrlimit(l.resource, &r) != 0 || r.rlim_cur == RLIM_INFINITY) continue;
+        const unsigned long long used = status_bytes(l.mapped);
+        const unsigned long long left = r.rlim_cur > used ? r.rlim_cur - used : 0;
+        if (best.name.empty() || left < best.bytes_left) best = {left, l.name};
+    }
+    return best;
+}
+
+unsigned long long thread_stack_bytes() {
+    rlimit r{};
+    if (::getrlimit(RLIMIT_STACK, &r) == 0 && r.rlim_cur != RLIM_INFINITY && r.rlim_cur > 0) return r.rlim_cur;
+    return 8ULL << 20;
 }
 
 }  // namespace gemm

@@ -4,9 +4,11 @@
 // element: the chain sets the pace up to n of about 1000, the caches beyond (README).
 #include <gemm/step.hpp>
 
-#define A(i, p) A[(i) * lda + (p)]
-#define B(p, j) B[(p) * ldb + (j)]
-#define C(i, j) C[(i) * ldc + (j)]
+// Element (i, p) of row-major A, and so on. The offset is a long: i * lda passes the 2^31 an
+// int holds as soon as a matrix has more than 2^31 elements, which fits in memory.
+#define A(i, p) A[(i) * static_cast<long>(lda) + (p)]
+#define B(p, j) B[(p) * static_cast<long>(ldb) + (j)]
+#define C(i, j) C[(i) * static_cast<long>(ldc) + (j)]
 
 namespace {
 

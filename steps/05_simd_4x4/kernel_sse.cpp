@@ -8,9 +8,9 @@
 
 #include <xmmintrin.h>   // SSE: __m128, _mm_set1_ps, _mm_loadu_ps, _mm_mul_ps, _mm_add_ps
 
-#define A(i, p) A[(i) * lda + (p)]
-#define B(p, j) B[(p) * ldb + (j)]
-#define C(i, j) C[(i) * ldc + (j)]
+#define A(i, p) A[(i) * static_cast<long>(lda) + (p)]
+#define B(p, j) B[(p) * static_cast<long>(ldb) + (j)]
+#define C(i, j) C[(i) * static_cast<long>(ldc) + (j)]
 
 namespace {
 

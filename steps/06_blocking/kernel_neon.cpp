@@ -13,9 +13,9 @@
 
 #include <arm_neon.h>    // NEON: float32x4_t, vdupq_n_f32, vld1q_f32, vfmaq_f32, vst1q_f32
 
-#define A(i, p) A[(i) * lda + (p)]
-#define B(p, j) B[(p) * ldb + (j)]
-#define C(i, j) C[(i) * ldc + (j)]
+#define A(i, p) A[(i) * static_cast<long>(lda) + (p)]
+#define B(p, j) B[(p) * static_cast<long>(ldb) + (j)]
+#define C(i, j) C[(i) * static_cast<long>(ldc) + (j)]
 
 namespace {
 

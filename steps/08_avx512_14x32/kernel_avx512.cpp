@@ -14,7 +14,9 @@
 // GCC 12 warns that the internal _mm512_undefined_ps() of the ymm <-> zmm conversions "may be
 // used uninitialized" (GCC bug 105593, fixed in GCC 13); it is a false alarm.
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)   // a GCC-only warning: clang would warn that it does not know it
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 namespace step08 {

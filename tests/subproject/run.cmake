@@ -8,8 +8,9 @@ if(TOOLCHAIN)
 endif()
 foreach(step
     "${CMAKE_COMMAND};-S;${SOURCE};-B;${BINARY};-DGEMM_CHECKOUT=${CHECKOUT};-DCMAKE_CXX_COMPILER=${CXX};-DCMAKE_BUILD_TYPE=Release;${toolchain}"
-    "${CMAKE_COMMAND};--build;${BINARY};--target;consumer;-j;2"
-    "${EMULATOR};${BINARY}/consumer")
+    "${CMAKE_COMMAND};--build;${BINARY};--target;consumer;gemm-cpuinfo;-j;2"
+    "${EMULATOR};${BINARY}/consumer"
+    "${EMULATOR};${BINARY}/gemm-steps/bin/cpuinfo;--steps")
   execute_process(COMMAND ${step} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "subproject: '${step}' failed (${rc})")

@@ -8,24 +8,29 @@
 #include "peak.hpp"
 
 #include <gemm/cpu.hpp>
+#include <gemm/output_file.hpp>
 #include <gemm/registry.hpp>
 
 #include <iostream>
 #include <string_view>
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
+    // --help anywhere wins, as in every program here.
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+            std::cout << "usage: cpuinfo [--steps | --uarch]\n"
+                         "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
+                         "the variant and block sizes each step uses here. --steps: one line per step,\n"
+                         "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts. --uarch: the\n"
+                         "microarchitecture's name (or vendor, family and model when not in the table).\n";
+            return 0;
+        }
     const std::string_view arg = argc > 1 ? argv[1] : "";
     if (argc > 2) {
         std::cerr << "cpuinfo: '" << argv[2] << "': unexpected argument (see --help)\n";
         return 2;
-    }
-    if (arg == "--help" || arg == "-h") {
-        std::cout << "usage: cpuinfo [--steps | --uarch]\n"
-                     "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
-                     "the variant and block sizes each step uses here. --steps: one line per step,\n"
-                     "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts. --uarch: the\n"
-                     "microarchitecture's name (or vendor, family and model when not in the table).\n";
-        return 0;
     }
     if (arg == "--uarch") {   // one line for scripts: "Zen 4", or "GenuineIntel family 6 model 1"
         std::cout << gemm::cpu::microarch_label() << '\n';
@@ -45,4 +50,12 @@ int main(int argc, char** argv) {
     }
     gemm::peak::cpu_report(std::cout);
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int status = run(argc, argv);
+    std::cout.flush();
+    return gemm::finish_stdout("cpuinfo", status);
 }

@@ -2,6 +2,12 @@
 // the test suite calls directly.
 #include "peak.hpp"
 
+#include <gemm/output_file.hpp>
+
 #include <iostream>
 
-int main(int argc, char** argv) { return gemm::peak::run(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+    const int status = gemm::peak::run(argc, argv, std::cout, std::cerr);
+    std::cout.flush();
+    return gemm::finish_stdout("peak", status);
+}

@@ -3,6 +3,7 @@
 #include "loops.hpp"
 
 #include <gemm/cpu.hpp>
+#include <gemm/output_file.hpp>
 
 #include <algorithm>
 #include <array>
@@ -328,7 +329,6 @@ struct Options {
     std::string csv;
     std::vector<std::string> isas;   // empty: all the CPU has
     bool info = false;
-    bool help = false;
 };
 
 constexpr const char* kUsage =
@@ -342,9 +342,10 @@ constexpr const char* kUsage =
     "  --reps N      timed runs per figure, the best is kept (default 3)\n"
     "  --threads N   threads of the multi-threaded runs (default, and at most: every CPU this\n"
     "                process may use)\n"
-    "  --isa LIST    only these, e.g. avx2,avx512 (default: every one the CPU has)\n"
+    "  --isa LIST    only these, each once, e.g. avx2,avx512 (default: every one the CPU has)\n"
     "  --ghz X       clock for the formula (default: measured with dependent integer adds)\n"
-    "  --csv FILE    also write isa,precision,threads,gflops to FILE\n"
+    "  --csv FILE    also write isa,precision,threads,gflops to FILE (checked first, replaced\n"
+    "                whole at the end; exit 3 when it cannot be written)\n"
     "  --info        print the CPU report (features, caches, the steps' block sizes) and exit\n";
 
 double parse_positive(const std::string& option, const std::string& value, double hi) {
@@ -375,12 +376,12 @@ Options parse(int argc, const char* const* argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw UsageError(arg + ": needs a value");
+            // A next word that is an option means the value was forgotten (SPEC: one rule).
+            if (i + 1 >= argc || std::string_view(argv[i + 1]).rfind("--", 0) == 0)
+                throw UsageError(arg + ": needs a value");
             return argv[++i];
         };
-        if (arg == "--help" || arg == "-h") {
-            o.help = true;
-        } else if (arg == "--info") {
+        if (arg == "--info") {
             o.info = true;
         } else if (arg == "--seconds") {
             o.seconds = parse_positive(arg, value(), 60);
@@ -395,16 +396,19 @@ Options parse(int argc, const char* const* argv) {
             if (o.csv.empty()) throw UsageError("--csv: needs a file name");
         } else if (arg == "--isa") {
             const std::string list = value();
-            std::stringstream ss(list);
+            if (list.empty()) throw UsageError("--isa '': empty list");
+            std::stringstream ss(list + ',');   // the extra comma makes a trailing empty entry visible
             for (std::string name; std::getline(ss, name, ',');) {
+                if (name.empty()) throw UsageError("--isa '" + list + "': has an empty entry");
                 const Isa* isa = find_isa(name);
                 if (isa == nullptr)
                     throw UsageError("--isa '" + name + "': not an instruction set this build measures");
                 if (!isa->supported())
                     throw UsageError("--isa '" + name + "': this CPU does not have it");
+                if (std::find(o.isas.begin(), o.isas.end(), name) != o.isas.end())
+                    throw UsageError("--isa '" + list + "': lists " + name + " twice");
                 o.isas.push_back(name);
             }
-            if (o.isas.empty()) throw UsageError("--isa '" + list + "': empty list");
         } else {
             throw UsageError("'" + arg + "': unknown option (see --help)");
         }
@@ -421,16 +425,19 @@ std::string fixed(double v, int decimals) {
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    // --help anywhere prints the usage and nothing else, whatever else the line holds (the
+    // rule of every program here).
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
+            out << kUsage;
+            return 0;
+        }
     Options o;
     try {
         o = parse(argc, argv);
     } catch (const UsageError& e) {
         err << "peak: " << e.what() << '\n';
         return 2;
-    }
-    if (o.help) {
-        out << kUsage;
-        return 0;
     }
     if (o.info) {
         cpu_report(out);
@@ -447,12 +454,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         err << "peak: no instruction set this build measures is available on " << cpu::arch() << '\n';
         return 77;
     }
-    std::ofstream csv;
+    // The CSV's path is checked before measuring; the file is written once, at the end, so an
+    // interrupted run leaves the old one as it was.
+    OutputFile csv;
     if (!o.csv.empty()) {
-        csv.open(o.csv);
-        if (!csv) {
-            err << "peak: --csv '" << o.csv << "': cannot write\n";
-            return 2;
+        if (const std::string error = csv.open(o.csv); !error.empty()) {
+            err << "peak: --csv: " << error << '\n';
+            return 3;
         }
     }
 
@@ -536,12 +544,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
            "some Intel cores), or another process shared the core; well above: the table is wrong\n"
            "for this core (tell us).\n";
 
-    if (csv.is_open()) {
-        write_csv(csv, rows);
-        csv.close();
-        if (!csv) {
-            err << "peak: --csv '" << o.csv << "': write failed\n";
-            return 1;
+    if (!o.csv.empty()) {
+        std::ostringstream text;
+        write_csv(text, rows);
+        if (const std::string error = csv.write(text.str()); !error.empty()) {
+            err << "peak: --csv: " << error << '\n';
+            return 3;
         }
         out << "CSV: " << o.csv << '\n';
     }

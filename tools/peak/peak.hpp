@@ -80,8 +80,8 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows);   // isa,precis
 // the block sizes every registered step with tunables uses here (from gemm::steps()).
 void cpu_report(std::ostream& out);
 
-// The whole command line of bin/peak; returns the exit status (0, or 2 for a usage error
-// with one line on `err`).
+// The whole command line of bin/peak; returns the exit status: 0, 2 for a usage error or 3
+// when the CSV cannot be written, with one line on `err`; 77 when no instruction set runs.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace gemm::peak

@@ -100,7 +100,10 @@ void cpu_report(std::ostream& out) {
     row("vendor") << (id.vendor.empty() ? "unknown" : id.vendor) << ", family " << id.family << " (0x" << std::hex
                   << id.family << "), model " << std::dec << id.model << " (0x" << std::hex << id.model << std::dec
                   << "), stepping " << id.stepping << "\n";
-    row("microarch") << (core.name.empty() ? "not in the table (" + cpu::microarch_label() + ")" : core.name) << "\n";
+    row("microarch") << (!core.name.empty() ? core.name
+                         : id.vendor.empty() ? std::string("unknown (the CPU does not identify itself here)")
+                                             : "not in the table (" + cpu::microarch_label() + ")")
+                     << "\n";
     row("features") << feature_list() << "  [" << feature_source() << "]\n";
     row("peak ISAs");
     for (const Isa* isa : available_isas()) out << isa->name << ' ';

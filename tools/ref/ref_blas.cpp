@@ -8,7 +8,10 @@
 // what ran, e.g. "openblas 0.3.21 SkylakeX (detected: Prescott)".
 #include "kernel_choice.hpp"
 
+#include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+
+#include <algorithm>
 
 #include <cctype>
 #include <cerrno>
@@ -31,6 +34,11 @@ namespace {
 constexpr gemm::ref::Library kLibrary = gemm::ref::Library::openblas;
 void set_threads(int n) { openblas_set_num_threads(n); }
 int get_threads() { return openblas_get_num_threads(); }
+// OpenBLAS maps a 128 MiB buffer for each thread of its pool (sized to the CPUs at start-up)
+// at the first call, and under a limit on address space spins forever when it cannot.
+unsigned long long library_bytes(int threads) {
+    return (128ULL << 20) * static_cast<unsigned long long>(std::max(threads, gemm::cpu::cores()));
+}
 std::string kernel_set() { return openblas_get_corename(); }
 std::string library_version() {   // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..." -> "openblas 0.3.21"
     const std::string config = openblas_get_config();
@@ -48,6 +56,7 @@ std::string env_value(const std::string& set) { return set; }
 namespace {
 constexpr gemm::ref::Library kLibrary = gemm::ref::Library::blis;
 void set_threads(int n) { bli_thread_set_num_threads(n); }
+constexpr unsigned long long (*library_bytes)(int) = nullptr;   // small pools: the threads' own maps
 int get_threads() {
     const int n = static_cast<int>(bli_thread_get_num_threads());
     return n > 0 ? n : 1;
@@ -203,7 +212,7 @@ int main(int argc, char** argv) {
 
     static const std::string variant_name = label;
     static const gemm::Variant variants[] = {{variant_name, sgemm}};
-    static const gemm::StepDef def{.variants = variants};
+    static const gemm::StepDef def{.variants = variants, .library_bytes = library_bytes};
     // Named like a step so the harness prints "ref_openblas", not "stepref_openblas".
     const gemm::Step step{0, GEMM_REF_NAME, sgemm, always, &def};
     const gemm::ThreadControl threads{set_threads, get_threads};

@@ -61,6 +61,16 @@ void fill_random(float* data, std::size_t count, unsigned long long seed);
 // Bytes of memory available to this process now (MemAvailable on Linux), or 0 if unknown.
 unsigned long long available_memory();
 
+// What a limit on address space leaves this process: the tighter of RLIMIT_AS and RLIMIT_DATA
+// minus what it has mapped already. name is empty when neither is set.
+struct AddressLimit {
+    unsigned long long bytes_left = 0;
+    std::string name;   // "RLIMIT_AS (ulimit -v)"
+};
+AddressLimit address_limit();
+// The stack each new thread maps (pthreads' default: the soft RLIMIT_STACK, else 8 MiB).
+unsigned long long thread_stack_bytes();
+
 struct CheckResult {
     bool ok = true;
     double max_rel_err = 0;     // max |C - ref| / (|A||B| + |C0|) over the elements checked
@@ -94,8 +104,9 @@ struct CsvRow {
 };
 std::string csv_header();
 std::string csv_line(const CsvRow& row);
-// Writes header and rows to a temporary file beside `path`, then renames it over `path`,
-// so an interrupted run never leaves half a file. Returns an error message, or "".
+std::string csv_text(const std::vector<CsvRow>& rows);   // the header and one line per row
+// Writes csv_text(rows) to `path` through an OutputFile (<gemm/output_file.hpp>): a regular
+// file is replaced atomically, a device or FIFO written through. Returns "" or the problem.
 std::string write_csv(const std::string& path, const std::vector<CsvRow>& rows);
 
 // How a reference runner's library sets and reports its own thread count (BLAS libraries
@@ -104,6 +115,15 @@ struct ThreadControl {
     void (*set)(int);
     int (*get)();
 };
+
+// For a parallel step's executable: unless the user chose OpenMP's wait policy
+// (OMP_WAIT_POLICY, GOMP_SPINCOUNT, KMP_BLOCKTIME), run the program again with threads that
+// spin only briefly at a barrier before they sleep. The runtime reads these once, when it
+// loads, hence the re-run. By default a waiting thread spins for milliseconds, and when
+// another program holds one of the cores, every barrier then waits for the scheduler to give
+// the spinning threads' core back: n = 100 fell from 100 to 0.3 GFLOPS. Returns only when
+// no re-run happened (already done, chosen by the user, or exec failed).
+void short_openmp_spins(char** argv);
 
 // The whole executable: parse, check the CPU, sweep, verify, print, write the CSV.
 // Threads: a parallel step runs on --threads when given, else on OpenMP's own default

@@ -42,6 +42,9 @@ struct StepDef {
     // How many threads the last call ran on, for steps that choose (fewer threads for small
     // products). nullptr: 1 for a serial step, the OpenMP team size for a parallel one.
     int (*threads_used)() = nullptr;
+    // Bytes a library maps on its own for `threads` threads, beyond what the harness
+    // allocates (e.g. OpenBLAS's buffers); the memory pre-check budgets them.
+    unsigned long long (*library_bytes)(int threads) = nullptr;
 };
 
 struct Step {

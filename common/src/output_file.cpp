@@ -1,0 +1,178 @@
+#include <gemm/output_file.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace gemm {
+namespace {
+
+std::string problem(const std::string& path, const std::string& detail) {
+    return "cannot write " + path + ": " + detail;
+}
+
+// Follows symbolic links to the file they name (which need not exist yet). Sets `error` on a
+// loop or an unreadable link, and `fd_link` when the chain reaches an open file descriptor
+// (/dev/stdout is /proc/self/fd/1): that is written through, whatever it is.
+std::string follow_links(const std::string& path, int& error, bool& fd_link) {
+    namespace fs = std::filesystem;
+    fs::path p = path;
+    for (int hops = 0; hops < 40; ++hops) {
+        const std::string text = p.string();
+        if (text.rfind("/proc/", 0) == 0 || text.rfind("/dev/fd/", 0) == 0) {
+            fd_link = true;
+            return text;
+        }
+        struct stat st{};
+        if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return text;
+        std::error_code ec;
+        const fs::path next = fs::read_symlink(p, ec);
+        if (ec) {
+            error = ec.value();
+            return text;
+        }
+        p = next.is_absolute() ? next : p.parent_path() / next;
+    }
+    error = ELOOP;
+    return p.string();
+}
+
+std::string folder_of(const std::string& file) {
+    const std::filesystem::path parent = std::filesystem::path(file).parent_path();
+    return parent.empty() ? "." : parent.string();
+}
+
+// A new, empty file beside `target` that nobody else can have: "<folder>/.<name>.XXXXXX".
+int make_temporary(const std::string& target, std::string& name) {
+    name = folder_of(target) + "/." + std::filesystem::path(target).filename().string() + ".XXXXXX";
+    return ::mkstemp(name.data());
+}
+
+mode_t creation_mode() {
+    static const mode_t mode = [] {
+        const mode_t mask = ::umask(022);
+        ::umask(mask);
+        return static_cast<mode_t>(0666 & ~mask);
+    }();
+    return mode;
+}
+
+bool write_all(int fd, const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+}  // namespace
+
+OutputFile::~OutputFile() {
+    if (stream_fd_ >= 0) ::close(stream_fd_);
+}
+
+std::string OutputFile::open(const std::string& path) {
+    path_ = path;
+    int error = 0;
+    bool fd_link = false;
+    target_ = follow_links(path, error, fd_link);
+    if (error != 0) return problem(path, std::strerror(error));
+    // Streams are opened for appending: /dev/stdout redirected to a file then gets the CSV
+    // after what the program printed, instead of over it.
+    const int stream_flags = O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC;
+    if (fd_link) {
+        // One of our own descriptors (/dev/stdout): a duplicate shares its file offset, so
+        // the CSV lands after the lines printed to it, even when it is redirected to a file.
+        for (const char* prefix : {"/proc/self/fd/", "/dev/fd/"}) {
+            const std::string p = prefix;
+            if (target_.rfind(p, 0) != 0) continue;
+            const std::string number = target_.substr(p.size());
+            if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) break;
+            const int fd = std::atoi(number.c_str());
+            const int flags = ::fcntl(fd, F_GETFL);
+            if (flags < 0) return problem(path, std::strerror(errno));
+            if ((flags & O_ACCMODE) == O_RDONLY) return problem(path, "it is open for reading only");
+            stream_fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+            return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
+        }
+        stream_fd_ = ::open(path.c_str(), stream_flags);
+        return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
+    }
+    struct stat st{};
+    if (::stat(target_.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return problem(path, "it is a folder");
+        if (!S_ISREG(st.st_mode)) {
+            // A device or a FIFO: written through, never replaced (a FIFO waits for its reader).
+            stream_fd_ = ::open(target_.c_str(), stream_flags);
+            return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
+        }
+    } else if (errno != ENOENT) {
+        return problem(path, std::strerror(errno));
+    }
+    // A regular file, or none yet: the folder must take the temporary file.
+    std::string probe;
+    const int fd = make_temporary(target_, probe);
+    if (fd < 0) return problem(path, std::strerror(errno));
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return "";
+}
+
+std::string OutputFile::write(const std::string& contents) {
+    if (path_.empty()) return "OutputFile::write before open";
+    if (stream_fd_ >= 0) {
+        std::fflush(stdout);   // what the program printed before comes first on a shared terminal or file
+        const std::size_t from = streamed_ < contents.size() ? streamed_ : contents.size();
+        if (!write_all(stream_fd_, contents.data() + from, contents.size() - from))
+            return problem(path_, std::strerror(errno));
+        streamed_ = contents.size();
+        return "";
+    }
+    std::string temporary;
+    const int fd = make_temporary(target_, temporary);
+    if (fd < 0) return problem(path_, std::strerror(errno));
+    // The new file gets the old one's permissions, or those a plain create would give.
+    struct stat st{};
+    const mode_t mode = ::stat(target_.c_str(), &st) == 0 ? (st.st_mode & 07777) : creation_mode();
+    bool ok = ::fchmod(fd, mode) == 0 && write_all(fd, contents.data(), contents.size());
+    int error = ok ? 0 : errno;
+    if (::close(fd) != 0 && ok) {
+        ok = false;
+        error = errno;
+    }
+    if (ok && ::rename(temporary.c_str(), target_.c_str()) != 0) {
+        ok = false;
+        error = errno;
+    }
+    if (!ok) {
+        ::unlink(temporary.c_str());
+        return problem(path_, std::strerror(error));
+    }
+    return "";
+}
+
+bool stdout_ok(const char* program) {
+    errno = 0;
+    const bool flushed = std::fflush(stdout) == 0;
+    if (flushed && !std::ferror(stdout)) return true;
+    std::fprintf(stderr, "%s: cannot write to standard output: %s\n", program,
+                 !flushed && errno != 0 ? std::strerror(errno) : "an earlier write failed");
+    return false;
+}
+
+int finish_stdout(const char* program, int status) {
+    if (stdout_ok(program)) return status;
+    return status != 0 ? status : 3;   // 3: output could not be written (SPEC exit codes)
+}
+
+}  // namespace gemm

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Out of memory under a limit on address space (ulimit -v) is one line and exit 3 for every
+# executable: step 09 whose packing buffers do not fit (a bad_alloc inside its OpenMP region),
+# step 09 with more threads than the limit leaves stacks for, OpenBLAS (which would spin in
+# its allocator) and BLIS (which would abort).
+#   test_limits.sh BIN_DIR
+set -uo pipefail
+bin=${1:?usage: test_limits.sh BIN_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0 passed=0
+
+# expect_3 KIB WHAT PATTERN CMD...: under ulimit -v KIB, CMD exits 3 with PATTERN on stderr.
+expect_3() {
+  local kib=$1 what=$2 pattern=$3; shift 3
+  local rc=0
+  (ulimit -v "$kib" && exec timeout 120 "$@") > /dev/null 2> "$tmp/err" || rc=$?
+  if [[ $rc == 3 ]] && grep -q -- "$pattern" "$tmp/err" && [[ $(wc -l < "$tmp/err") == 1 ]]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $what: exit $rc (want 3 and one line with '$pattern'):" >&2
+    cat "$tmp/err" >&2
+    failed=$((failed + 1))
+  fi
+}
+
+step09=$bin/step09_openmp
+if [[ -x $step09 ]] && "$step09" --sizes 8 --reps 1 > /dev/null 2>&1; then
+  # n = 6000: the matrices (550 MiB) and the pre-check's budget fit in 900 MiB, the packing
+  # buffers that --mc/--kc this large ask for (three more matrices' worth) do not.
+  expect_3 921600 "step 09, huge blocks" "out of memory at size 6000" \
+    "$step09" --sizes 6000 --reps 1 --warmup 1 --no-verify --threads 2 --mc 60000 --kc 60000 --nc 60000
+  # Thread stacks that do not fit: libgomp would exit(1), the "wrong result" status.
+  threads=$(($(nproc) * 4 < 8 ? $(nproc) * 4 : 8))
+  expect_3 60000 "step 09, $threads threads in 60 MB" "out of memory: size 100 on $threads threads" \
+    "$step09" --sizes 100 --reps 1 --threads "$threads"
+fi
+if [[ -x $bin/ref_openblas ]]; then
+  expect_3 300000 "OpenBLAS in 300 MB" "out of memory: size 100" "$bin/ref_openblas" --sizes 100 --reps 1
+fi
+if [[ -x $bin/ref_blis ]]; then
+  expect_3 100000 "BLIS in 100 MB" "out of memory: size 2000" "$bin/ref_blis" --sizes 2000 --reps 1 --threads 2
+fi
+echo "limits: $passed passed, $failed failed"
+[[ $failed == 0 ]]
