@@ -13,7 +13,8 @@
 #   --rounds N                   sweep N times, one round after the other, and keep each
 #                                size's best round (a noisy spell then spoils one round's
 #                                sizes, not the figure); default 1, 3 with --docs
-#   --docs                       also copy the figures to docs/figures/ (the tutorial's)
+#   --docs                       also copy the figures and summary.md to docs/figures/<cpu>/
+#                                (the tutorial's; <cpu>: the microarchitecture, e.g. zen4)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,7 +22,7 @@ cd "$root"
 
 prog=run_all.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0 rounds=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -214,13 +215,16 @@ done
 # --- 4. Figures and summary.md ----------------------------------------------------------------
 # plots/make_figures.py: one figure per step (against the step before it and the peak),
 # overlay.png (every one-thread step, OpenBLAS, BLIS, peak), overlay_mt.png (the parallel
-# runs against the all-core peak) and summary.md. --docs copies the figures to docs/figures/.
+# runs against the all-core peak) and summary.md. --docs copies them to docs/figures/<cpu>/.
 figure_opts=(--results "$results")
 [ -n "$steps_wanted" ] && figure_opts+=(--steps "$steps_wanted")
 if [ -n "$python" ]; then
   say "figures"
-  [ "$docs" = 1 ] && figure_opts+=(--docs "$root/docs/figures")
+  # One folder per machine, named after its microarchitecture: "Zen 4" -> zen4.
+  docs_dir="$root/docs/figures/$("$build/bin/cpuinfo" --uarch | tr 'A-Z' 'a-z' | sed -E 's/ ([0-9])/\1/g; s/[^a-z0-9]+/-/g; s/^-|-$//g')"
+  [ "$docs" = 1 ] && figure_opts+=(--docs "$docs_dir")
   "$python" plots/make_figures.py "${figure_opts[@]}" || failed=1
+  [ "$docs" = 1 ] && [ -f "$results/summary.md" ] && cp "$results/summary.md" "$docs_dir/"
 else
   python3 plots/summary.py "${figure_opts[@]}" > /dev/null || failed=1   # standard library only
   [ "$docs" = 1 ] && echo "run_all.sh: --docs: no figures to copy (no matplotlib)" >&2

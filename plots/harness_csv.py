@@ -5,7 +5,7 @@ Every problem is an InputError whose text names the file and the problem, on one
 """
 import csv
 
-# The columns SPEC.md fixes, in order (more may follow).
+# The columns docs/contracts.md fixes, in order (more may follow).
 REQUIRED = ["step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
             "max_rel_err", "verified"]
 PEAK_REQUIRED = ["isa", "precision", "threads", "gflops"]

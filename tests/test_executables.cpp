@@ -59,6 +59,12 @@ std::string field(const std::string& line, int index) {
     return f;
 }
 
+const gemm::Step* find_parallel_step() {
+    for (const gemm::Step& s : gemm::steps())
+        if (s.def->parallel) return &s;
+    return nullptr;
+}
+
 int run(const gemm::Step& step, std::vector<std::string> args) {
     args.insert(args.begin(), "test");
     std::vector<char*> argv;
@@ -189,6 +195,29 @@ TEST_CASE("the step executables run as the README says", "[e2e]") {
     }
 }
 
+TEST_CASE("probe runs a step at a leading dimension of its own - and refuses what it cannot do", "[e2e][probe]") {
+    const std::string probe = std::string(GEMM_TEST_BIN_DIR) + "/probe";
+    const std::string csv = scratch("probe.csv");
+    // ld = 64 for sizes 37 and 40: A, B and C padded with NaN, which must not reach C.
+    REQUIRE(shell(probe + " 07_packing --sizes 37,40 --ld 64 --reps 2 --csv " + csv) == 0);
+    const auto lines = read_lines(csv);
+    REQUIRE(lines.size() == 3);
+    CHECK(field(lines[0], 4) == "ld");
+    CHECK(field(lines[2], 1) == "40");
+    CHECK(field(lines[2], 4) == "64");
+    CHECK(field(lines[2], 10) == "1");
+    CHECK(shell(probe + " 5 --sizes 33 --pad 3 --reps 1 --kc 8") == 2);       // step 05 has no --kc
+    CHECK(shell(probe + " 6 --sizes 33 --pad 3 --reps 1 --kc 8") == 0);
+    CHECK(shell(probe + " 7 --sizes 100 --ld 64") == 2);                        // ld below the size
+    CHECK(shell(probe + " 7 --ld 2048 --pad 1") == 2);
+    CHECK(shell(probe + " no_such_step") == 2);
+    CHECK(shell(probe + " 8 --kernel no_such_kernel --sizes 8") == 2);
+    CHECK(shell(probe) == 2);
+    if (const gemm::Step* parallel = find_parallel_step(); parallel != nullptr)
+        CHECK(shell(probe + " " + std::to_string(parallel->number)) == 2);
+    CHECK(shell(probe + " --help") == 0);
+}
+
 TEST_CASE("the CSV path is checked before the first size is measured", "[e2e]") {
     static constexpr gemm::Variant v[] = {{"plain", counting_kernel}};
     static constexpr gemm::StepDef def{.variants = v};
@@ -248,7 +277,7 @@ TEST_CASE("a library that calls exit() inside the kernel gives exit 3 - not 1, w
     CHECK(slurp(err_file).find("a library ended the program") != std::string::npos);
 }
 
-// ---- Thread counts: what ran, whatever asked for it (SPEC: the threads column) --------------
+// ---- Thread counts: what ran, whatever asked for it (docs/contracts.md: the threads column) --------------
 
 namespace {
 

@@ -108,6 +108,45 @@ TEST_CASE("each micro-kernel handles every edge tile", "[microkernels]") {
     }
 }
 
+TEST_CASE("step 08's ablation switches each keep every result right", "[microkernels][ablation]") {
+    const gemm::Step* step = find_step("08_avx512_14x32");
+    REQUIRE(step != nullptr);
+    // Each idea off alone (tile sizes: a few shapes), then all of them off together: the
+    // starting point of tools/ablation.sh's "added one by one".
+    struct Setting {
+        const char* name;
+        int value;
+    };
+    const Setting settings[] = {{"no-direct", 1}, {"no-vector-pack", 1}, {"no-even-k", 1}, {"old-blocks", 1},
+                                {"no-prefetch", 1}, {"no-strips", 1}, {"no-fma", 1}, {"no-fold", 1},
+                                {"tile-rows", 1}, {"tile-rows", 4}, {"tile-rows", 13}, {"tile-cols", 16}};
+    for (const Setting& setting : settings) REQUIRE(step->find_param(setting.name) != nullptr);
+    const auto reset = [&] { for (const Setting& s : settings) step->find_param(s.name)->set(0); };
+    const auto check_variants = [&](const std::string& what) {
+        for (const Tile& tile : kTiles) {
+            const gemm::Variant* variant = step->find_variant(tile.variant);
+            if (variant == nullptr || !variant->is_supported()) continue;
+            INFO("kernel " << tile.variant << ", " << what);
+            CHECK(check_edge_tiles(variant->kernel, tile, 7) == "");
+            for (const auto& shape : gemm::test::awkward_shapes()) {
+                INFO(describe(shape));
+                CHECK(check_kernel(variant->kernel, shape, 3) == "");
+            }
+        }
+    };
+    for (const Setting& setting : settings) {
+        step->find_param(setting.name)->set(setting.value);
+        check_variants(std::string("--") + setting.name + " " + std::to_string(setting.value));
+        reset();
+    }
+    for (const Setting& setting : settings) step->find_param(setting.name)->set(setting.value);
+    step->find_param("tile-rows")->set(4);
+    check_variants("every switch off, a 4 x 16 tile");
+    reset();
+    CHECK(step->find_param("tile-rows")->get() == 14);   // 0 restores the step as it is
+    CHECK(step->find_param("no-fma")->get() == 0);
+}
+
 TEST_CASE("pack_a and pack_b lay out slivers with zero padding", "[microkernels][packing]") {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     // A 5 x 7 window of a 9 x 10 matrix whose outside is NaN: packing must not read it.

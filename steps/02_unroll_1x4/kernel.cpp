@@ -1,7 +1,9 @@
 // Step 02: compute four elements of C, C(i, j..j+3), in one call, and fuse their four
-// dot-product loops into one. Each A(i, p) is now loaded once for four multiply-adds, and
-// the four B elements of a step are neighbours in memory (one row of B), so the walk down
-// B touches a quarter as many cache lines per flop as step 01's walk down one column.
+// dot-product loops into one. The four sums are four independent chains of adds where
+// step 01 had one, and the four B elements of a step are neighbours in memory (one row of
+// B), so the walk down B touches a quarter as many cache lines per flop as step 01's walk
+// down one column. C is still written at every step, and since C might overlap A the
+// compiler reloads A(i, p) after each of those stores (README: objdump shows both).
 #include <gemm/step.hpp>
 
 #define A(i, p) A[(i) * static_cast<long>(lda) + (p)]

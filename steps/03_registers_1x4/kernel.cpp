@@ -1,7 +1,8 @@
 // Step 03: the same 1x4 computation, but the four sums live in local variables (registers)
 // and are added to C once at the end, A(0, p) is loaded once into a register, and pointers
 // walk along A's row and down B instead of recomputing p * ldb + j for every element.
-// In step 02 the compiler had to store C after every multiply-add: C might alias A or B.
+// In step 02 the compiler had to store C after every multiply-add and reload A(0, p) after
+// each store: C might alias A or B. Local variables cannot.
 #include <gemm/step.hpp>
 
 #define A(i, p) A[(i) * static_cast<long>(lda) + (p)]

@@ -1,7 +1,9 @@
 // Step 04: a 4x4 block of C per call, its 16 sums in registers. Per step of p we load four
 // elements of A (a column of the 4-row sliver) and four of B (a row of the 4-column sliver)
-// and do 16 multiply-adds: 8 loads for 16 flops-pairs, where the 1x4 kernel did 5 loads
+// and do 16 multiply-adds: 8 loads for 16 multiply-adds, where the 1x4 kernel did 5 loads
 // for 4. Each loaded value is reused four times from a register instead of from memory.
+// Count the registers, though: 16 sums + 8 operands do not fit in x86-64's 16 xmm
+// registers, and GCC keeps 9 of the sums on the stack (README: how to see it).
 #include <gemm/step.hpp>
 
 #define A(i, p) A[(i) * static_cast<long>(lda) + (p)]

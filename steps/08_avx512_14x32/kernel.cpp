@@ -55,6 +55,12 @@ Blocks block_sizes(int mr, int nr) {
     const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
+    if (ablation.old_blocks) {   // step 07's rules: the B sliver in half of L1, the A block in half of L2
+        b.kc = user_kc > 0 ? user_kc : round_down_at_least(l1 / 2 / (4L * nr), 16);
+        b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
+        b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+        return b;
+    }
     // KC: long enough that each micro-kernel call's fixed cost, reading and writing its
     // MR x NR tile of C (28 cache lines that mostly come from L3 for a large C), is spread
     // over many steps of p. The two slivers a call reads, (MR + NR) x kc floats, then take
@@ -73,7 +79,7 @@ Blocks block_sizes(int mr, int nr) {
 // A in place, which pays while A fits in half of L2. Setting any block size asks for the
 // blocked path, whatever the size.
 bool skip_packing(int m, int k) {
-    if (user_mc > 0 || user_kc > 0 || user_nc > 0) return false;
+    if (user_mc > 0 || user_kc > 0 || user_nc > 0 || ablation.no_direct) return false;
     const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
     return 4L * m * k <= l2 / 2;
 }
@@ -106,9 +112,10 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         return;
     }
     Blocks blk = block_sizes(MR, NR);
-    // k in equal slices of at most kc: k = 1536 as 5 x 308 rather than 4 x 352 + 128, whose
-    // thin last slice would pay a whole pass of C-tile updates for a third of the work.
-    blk.kc = even_split(k, blk.kc);
+    // k in equal slices of at most kc: with kc = 704, k = 1536 as 3 x 512 rather than
+    // 2 x 704 + 128, whose thin last slice would pay a whole pass of C-tile updates (and a
+    // packing of A and B) for a twelfth of the work.
+    if (!ablation.no_even_k) blk.kc = even_split(k, blk.kc);
     thread_local PackBuffer a_buffer, b_buffer;
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;
@@ -138,15 +145,33 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     }
 }
 
+// The ablation switches that change the tile's routines (--no-vector-pack and the AVX-512
+// micro-kernel's own): with none set, the tile is used as it is.
+TileShape ablated(TileShape tile) {
+    if (ablation.no_vector_pack) {
+        tile.pack_a = step08::pack_a;
+        tile.pack_b = step08::pack_b;
+    }
+#if defined(__x86_64__) || defined(_M_X64)
+    const bool kernel_switch = ablation.no_prefetch || ablation.no_strips || ablation.no_fma || ablation.no_fold ||
+                               ablation.tile_rows > 0 || ablation.tile_cols > 0;
+    if (kernel_switch && tile.kernel == microkernel_avx512_14x32) {
+        tile.kernel = microkernel_avx512_ablated;
+        tile.direct = microkernel_avx512_ablated_direct;
+    }
+#endif
+    return tile;
+}
+
 #if defined(__x86_64__) || defined(_M_X64)
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct,
-                  pack_a_avx512, pack_b_avx512},
+    blocked_gemm(ablated({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct,
+                          pack_a_avx512, pack_b_avx512}),
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct,
-                  pack_a_avx2, pack_b_avx2},
+    blocked_gemm(ablated({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct,
+                          pack_a_avx2, pack_b_avx2}),
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
@@ -156,7 +181,7 @@ constexpr gemm::Variant variants[] = {
 constexpr int kBestMr = kMrAvx512, kBestNr = kNrAvx512;
 #elif defined(__aarch64__)
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_neon_8x12, kMrNeon, kNrNeon}, m, n, k, A, lda, B, ldb, C, ldc);
+    blocked_gemm(ablated({microkernel_neon_8x12, kMrNeon, kNrNeon}), m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"},
                                       {"avx512", nullptr, nullptr, "AVX-512F (an x86-64 build)"},
@@ -175,12 +200,45 @@ void set_mc(int v) { user_mc = v; }
 void set_kc(int v) { user_kc = v; }
 void set_nc(int v) { user_nc = v; }
 
+// The ablation switches (README: "Where the 6x comes from"): --no-fma 1 turns that idea
+// off, 0 (the default) leaves it on. get() says what is in effect.
+template <int Ablation::*field>
+int get_switch() { return ablation.*field; }
+template <int Ablation::*field>
+void set_switch(int v) { ablation.*field = v != 0; }
+int get_tile_rows() { return ablation.tile_rows > 0 ? ablation.tile_rows : kMrAvx512; }
+void set_tile_rows(int v) { ablation.tile_rows = v <= 0 || v >= kMrAvx512 ? 0 : v; }
+int get_tile_cols() { return ablation.tile_cols > 0 ? ablation.tile_cols : kNrAvx512; }
+void set_tile_cols(int v) { ablation.tile_cols = v > 0 && v <= 16 ? 16 : 0; }
+
 constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
     {"kc", "depth of the packed A and B blocks (default: from the L1 size)", get_kc, set_kc},
-    {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc}};
+    {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
+    // Each idea of the step, switched off (tools/ablation.sh):
+    {"no-direct", "1: pack small matrices too", get_switch<&Ablation::no_direct>,
+     set_switch<&Ablation::no_direct>},
+    {"no-vector-pack", "1: the plain packing loops", get_switch<&Ablation::no_vector_pack>,
+     set_switch<&Ablation::no_vector_pack>},
+    {"no-even-k", "1: k in kc slices and a thinner last one", get_switch<&Ablation::no_even_k>,
+     set_switch<&Ablation::no_even_k>},
+    {"old-blocks", "1: step 07's block rules (B sliver in L1/2)", get_switch<&Ablation::old_blocks>,
+     set_switch<&Ablation::old_blocks>},
+    {"no-prefetch", "1: no C prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
+     set_switch<&Ablation::no_prefetch>},
+    {"no-strips", "1: masked zmm, not ymm, edge strips (avx512)", get_switch<&Ablation::no_strips>,
+     set_switch<&Ablation::no_strips>},
+    {"no-fma", "1: vmulps + vaddps, not FMA (avx512)", get_switch<&Ablation::no_fma>,
+     set_switch<&Ablation::no_fma>},
+    {"no-fold", "1: vbroadcastss per row, no {1to16} (avx512)", get_switch<&Ablation::no_fold>,
+     set_switch<&Ablation::no_fold>},
+    {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows},
+    {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols}};
 
 }  // namespace
+
+Ablation ablation;
+
 }  // namespace step08
 
 GEMM_STEP({.variants = step08::variants, .params = step08::params})

@@ -17,18 +17,41 @@ using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, l
 using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, long ldb,
                               float* c, long ldc, int mr, int nr);
 
-#if defined(__x86_64__) || defined(_M_X64)
 constexpr int kMrAvx512 = 14, kNrAvx512 = 32;   // 28 zmm accumulators
+#if defined(__x86_64__) || defined(_M_X64)
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
                               int mr, int nr);
 void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
                                      float* c, long ldc, int mr, int nr);
+// The same two with the micro-kernel switches of `ablation` applied (the ablation study only).
+void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc,
+                                int mr, int nr);
+void microkernel_avx512_ablated_direct(int k, const float* a, long lda, const float* b, long ldb,
+                                       float* c, long ldc, int mr, int nr);
 constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr);
 void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* b, long ldb,
                                   float* c, long ldc, int mr, int nr);
 #endif
+// Switches that turn one idea of this step off each, for the ablation study
+// (tools/ablation.sh, README: "Where the 6x comes from"). All zero: the step as it is.
+// kernel.cpp sets them from the command line (--no-fma 1 ...); the loop nest reads the
+// first four, the AVX-512 micro-kernel the rest, always outside the k loop.
+struct Ablation {
+    int no_direct = 0;       // pack small matrices too (no unpacked small-matrix path)
+    int no_vector_pack = 0;  // the plain packing loops of packing.cpp
+    int no_even_k = 0;       // k in slices of kc and a thinner last one
+    int old_blocks = 0;      // step 07's block rules: B sliver in half of L1, A block in half of L2
+    int no_prefetch = 0;     // no prefetch of the C tile
+    int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
+    int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps
+    int no_fold = 0;         // a separate vbroadcastss per row instead of the {1to16} operand
+    int tile_rows = 0;       // rows of the register tile, 1..14 (0: 14)
+    int tile_cols = 0;       // columns of the register tile, 16 or 32 (0: 32)
+};
+extern Ablation ablation;
+
 #if defined(__aarch64__)
 constexpr int kMrNeon = 8, kNrNeon = 12;        // 24 q-register accumulators
 void microkernel_neon_8x12(int kc, const float* a, const float* b, float* c, long ldc,

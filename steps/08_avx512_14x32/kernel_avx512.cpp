@@ -22,10 +22,46 @@
 namespace step08 {
 namespace {
 
+// How a step of p adds A(i, p) * B(p, j..j+15) into an accumulator. The step uses the first;
+// the other three exist for the ablation study (--no-fold, --no-fma: README, "Where the 6x
+// comes from"). Each is spelled in inline assembly, so that the compiler emits exactly it.
+enum MulAdd { kFoldedFma, kBroadcastFma, kFoldedMulAdd, kBroadcastMulAdd };
+
+// acc[v] += A(i, p) * bv[v] for the VECS vectors of one row of the tile; a points at A(i, p).
+template <int OP, int VECS>
+inline __attribute__((always_inline)) void row_madd(__m512 (&acc)[VECS], const __m512 (&bv)[VECS], const float* a) {
+    if constexpr (OP == kFoldedFma || OP == kFoldedMulAdd) {
+#pragma GCC unroll 2
+        for (int v = 0; v < VECS; ++v) {
+            if constexpr (OP == kFoldedFma) {
+                asm("vfmadd231ps %[a]%{1to16%}, %[b], %[c]" : [c] "+v"(acc[v]) : [b] "v"(bv[v]), [a] "m"(*a));
+            } else {
+                __m512 t;
+                asm("vmulps %[a]%{1to16%}, %[b], %[t]" : [t] "=v"(t) : [b] "v"(bv[v]), [a] "m"(*a));
+                asm("vaddps %[t], %[c], %[c]" : [c] "+v"(acc[v]) : [t] "v"(t));
+            }
+        }
+    } else {   // one broadcast per row, used by both vectors
+        __m512 ai;
+        asm("vbroadcastss %[a], %[r]" : [r] "=v"(ai) : [a] "m"(*a));
+#pragma GCC unroll 2
+        for (int v = 0; v < VECS; ++v) {
+            if constexpr (OP == kBroadcastFma) {
+                asm("vfmadd231ps %[a], %[b], %[c]" : [c] "+v"(acc[v]) : [b] "v"(bv[v]), [a] "v"(ai));
+            } else {
+                __m512 t;
+                asm("vmulps %[a], %[b], %[t]" : [t] "=v"(t) : [b] "v"(bv[v]), [a] "v"(ai));
+                asm("vaddps %[t], %[c], %[c]" : [c] "+v"(acc[v]) : [t] "v"(t));
+            }
+        }
+    }
+}
+
 // The tile loop for the top ROWS rows and the left 16 * VECS columns of the 14 x 32 tile.
 // The whole tile is tile<14, 2>; the other instances serve edge tiles, so that a tile with
 // 2 rows or 5 columns left does not pay for 14 rows or 32 columns of FMAs.
-template <int ROWS, int VECS>
+// (OP and PREFETCH: the ablation study's switches; the step itself uses the defaults.)
+template <int ROWS, int VECS, int OP = kFoldedFma, bool PREFETCH = true>
 void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
     constexpr int MR = kMrAvx512;
     constexpr int NR = kNrAvx512;
@@ -33,10 +69,12 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
     // Ask for the C tile now, into L2; it is needed only after the k loop. Not into L1: with
     // ldc a multiple of 1024 floats the 14 rows are 4 KiB apart and all land in the same
     // two L1 sets, where they would evict each other and the slivers.
+    if constexpr (PREFETCH) {
 #pragma GCC unroll 14
-    for (int i = 0; i < ROWS; ++i) {
-        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T1);
-        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + nr - 1), _MM_HINT_T1);
+        for (int i = 0; i < ROWS; ++i) {
+            _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T1);
+            _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + nr - 1), _MM_HINT_T1);
+        }
     }
 
     __m512 acc[ROWS][VECS];   // row i of the tile: acc[i][0] = columns 0..15, acc[i][1] = 16..31
@@ -54,11 +92,7 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
         // broadcast folded into the FMA's memory operand instead (objdump -d shows
         // "vfmadd231ps 0x8(%rax){1to16},%zmm1,%zmm17").
 #pragma GCC unroll 14
-        for (int i = 0; i < ROWS; ++i)
-#pragma GCC unroll 2
-            for (int v = 0; v < VECS; ++v)
-                asm("vfmadd231ps %[a]%{1to16%}, %[b], %[c]"
-                    : [c] "+v"(acc[i][v]) : [b] "v"(bv[v]), [a] "m"(a[i]));
+        for (int i = 0; i < ROWS; ++i) row_madd<OP>(acc[i], bv, a + i);
         a += MR;   // the packed slivers keep their full MR x NR layout even for edge tiles
         b += NR;
     }
@@ -86,7 +120,7 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
 // more than it saves. Row i of the tile broadcasts A(i, p) = a[i * lda + p]; the B vectors
 // are row p of B, loaded with a mask when fewer than 32 columns are left, so that nothing
 // outside B's window is read.
-template <int ROWS, int VECS>
+template <int ROWS, int VECS, int OP = kFoldedFma>
 void tile_direct(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr) {
     __m512 acc[ROWS][VECS];
 #pragma GCC unroll 14
@@ -106,11 +140,7 @@ void tile_direct(int k, const float* a, long lda, const float* b, long ldb, floa
 #pragma GCC unroll 2
         for (int v = 0; v < VECS; ++v) bv[v] = _mm512_maskz_loadu_ps(kb[v], b + 16 * v);
 #pragma GCC unroll 14
-        for (int i = 0; i < ROWS; ++i)
-#pragma GCC unroll 2
-            for (int v = 0; v < VECS; ++v)
-                asm("vfmadd231ps %[a]%{1to16%}, %[b], %[c]"
-                    : [c] "+v"(acc[i][v]) : [b] "v"(bv[v]), [a] "m"(a[i * lda]));
+        for (int i = 0; i < ROWS; ++i) row_madd<OP>(acc[i], bv, a + i * lda);
         a += 1;
         b += ldb;
     }
@@ -221,6 +251,121 @@ void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const floa
         EDGE_TILE(8) EDGE_TILE(9) EDGE_TILE(10) EDGE_TILE(11) EDGE_TILE(12) EDGE_TILE(13) EDGE_TILE(14)
 #undef EDGE_TILE
         default: return;
+    }
+}
+
+}  // namespace step08
+
+// The ablation study's micro-kernels (README: "Where the 6x comes from"). They take the tile
+// apart along the switches in `ablation`: sub-tiles of tile_rows x tile_cols inside the
+// packed 14 x 32 slivers, the multiply-add in the form --no-fma / --no-fold ask for, the C
+// prefetch and the ymm edge strips on or off. The step itself never calls them: kernel.cpp
+// picks them only when one of these switches is set.
+namespace step08 {
+namespace {
+
+template <int ROWS, int OP>
+void edge_ablated(int kc, const float* a, const float* b, float* c, long ldc, int nr, bool strips) {
+    if (nr > 24 || (!strips && nr > 16)) return tile<ROWS, 2, OP, false>(kc, a, b, c, ldc, nr);
+    if (nr > 16) {
+        tile<ROWS, 1, OP, false>(kc, a, b, c, ldc, 16);
+        return tile8<ROWS>(kc, a, b + 16, c + 16, ldc, nr - 16);
+    }
+    if (nr > 8 || !strips) return tile<ROWS, 1, OP, false>(kc, a, b, c, ldc, nr);
+    tile8<ROWS>(kc, a, b, c, ldc, nr);
+}
+
+template <int ROWS, int OP>
+void edge_direct_ablated(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr,
+                         bool strips) {
+    if (nr > 24 || (!strips && nr > 16)) return tile_direct<ROWS, 2, OP>(k, a, lda, b, ldb, c, ldc, nr);
+    if (nr > 16) {
+        tile_direct<ROWS, 1, OP>(k, a, lda, b, ldb, c, ldc, 16);
+        return tile8_direct<ROWS>(k, a, lda, b + 16, ldb, c + 16, ldc, nr - 16);
+    }
+    if (nr > 8 || !strips) return tile_direct<ROWS, 1, OP>(k, a, lda, b, ldb, c, ldc, nr);
+    tile8_direct<ROWS>(k, a, lda, b, ldb, c, ldc, nr);
+}
+
+// One instance per row count and multiply-add form.
+template <int OP>
+void sub_tile(int rows, int kc, const float* a, const float* b, float* c, long ldc, int nr, bool strips) {
+    switch (rows) {
+#define ROWS_CASE(R) case R: return edge_ablated<R, OP>(kc, a, b, c, ldc, nr, strips);
+        ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(3) ROWS_CASE(4) ROWS_CASE(5) ROWS_CASE(6) ROWS_CASE(7)
+        ROWS_CASE(8) ROWS_CASE(9) ROWS_CASE(10) ROWS_CASE(11) ROWS_CASE(12) ROWS_CASE(13) ROWS_CASE(14)
+#undef ROWS_CASE
+        default: return;
+    }
+}
+
+template <int OP>
+void sub_tile_direct(int rows, int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr,
+                     bool strips) {
+    switch (rows) {
+#define ROWS_CASE(R) case R: return edge_direct_ablated<R, OP>(k, a, lda, b, ldb, c, ldc, nr, strips);
+        ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(3) ROWS_CASE(4) ROWS_CASE(5) ROWS_CASE(6) ROWS_CASE(7)
+        ROWS_CASE(8) ROWS_CASE(9) ROWS_CASE(10) ROWS_CASE(11) ROWS_CASE(12) ROWS_CASE(13) ROWS_CASE(14)
+#undef ROWS_CASE
+        default: return;
+    }
+}
+
+struct SubTiles {
+    int rows, cols, op;
+    bool prefetch, strips;
+};
+
+SubTiles sub_tiles() {
+    const Ablation& s = ablation;
+    // MulAdd's order: folded FMA, broadcast FMA, folded mul + add, broadcast mul + add.
+    return {s.tile_rows > 0 ? s.tile_rows : kMrAvx512, s.tile_cols > 0 ? s.tile_cols : kNrAvx512,
+            (s.no_fma ? 2 : 0) + (s.no_fold ? 1 : 0), !s.no_prefetch, !s.no_strips};
+}
+
+}  // namespace
+
+void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr) {
+    const SubTiles t = sub_tiles();
+    for (int i0 = 0; i0 < mr; i0 += t.rows) {
+        const int rows = mr - i0 < t.rows ? mr - i0 : t.rows;
+        for (int j0 = 0; j0 < nr; j0 += t.cols) {
+            const int cols = nr - j0 < t.cols ? nr - j0 : t.cols;
+            float* ct = c + i0 * ldc + j0;
+            if (t.prefetch)
+                for (int i = 0; i < rows; ++i) {
+                    _mm_prefetch(reinterpret_cast<const char*>(ct + i * ldc), _MM_HINT_T1);
+                    _mm_prefetch(reinterpret_cast<const char*>(ct + i * ldc + cols - 1), _MM_HINT_T1);
+                }
+            const float* as = a + i0;   // the sub-tile's rows and columns of the packed slivers
+            const float* bs = b + j0;
+            switch (t.op) {
+                case kFoldedFma: sub_tile<kFoldedFma>(rows, kc, as, bs, ct, ldc, cols, t.strips); break;
+                case kBroadcastFma: sub_tile<kBroadcastFma>(rows, kc, as, bs, ct, ldc, cols, t.strips); break;
+                case kFoldedMulAdd: sub_tile<kFoldedMulAdd>(rows, kc, as, bs, ct, ldc, cols, t.strips); break;
+                default: sub_tile<kBroadcastMulAdd>(rows, kc, as, bs, ct, ldc, cols, t.strips); break;
+            }
+        }
+    }
+}
+
+void microkernel_avx512_ablated_direct(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc,
+                                       int mr, int nr) {
+    const SubTiles t = sub_tiles();
+    for (int i0 = 0; i0 < mr; i0 += t.rows) {
+        const int rows = mr - i0 < t.rows ? mr - i0 : t.rows;
+        for (int j0 = 0; j0 < nr; j0 += t.cols) {
+            const int cols = nr - j0 < t.cols ? nr - j0 : t.cols;
+            const float* as = a + i0 * lda;
+            const float* bs = b + j0;
+            float* ct = c + i0 * ldc + j0;
+            switch (t.op) {
+                case kFoldedFma: sub_tile_direct<kFoldedFma>(rows, k, as, lda, bs, ldb, ct, ldc, cols, t.strips); break;
+                case kBroadcastFma: sub_tile_direct<kBroadcastFma>(rows, k, as, lda, bs, ldb, ct, ldc, cols, t.strips); break;
+                case kFoldedMulAdd: sub_tile_direct<kFoldedMulAdd>(rows, k, as, lda, bs, ldb, ct, ldc, cols, t.strips); break;
+                default: sub_tile_direct<kBroadcastMulAdd>(rows, k, as, lda, bs, ldb, ct, ldc, cols, t.strips); break;
+            }
+        }
     }
 }
 

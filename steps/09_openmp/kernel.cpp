@@ -161,8 +161,9 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         return;
     }
     Blocks blk = block_sizes(MR, NR);
-    // k in equal slices of at most kc: k = 1536 as 5 x 308 rather than 4 x 352 + 128, whose
-    // thin last slice would pay a whole pass of C-tile updates for a third of the work.
+    // k in equal slices of at most kc: with kc = 704, k = 1536 as 3 x 512 rather than
+    // 2 x 704 + 128, whose thin last slice would pay a whole pass of C-tile updates (and a
+    // packing of A and B) for a twelfth of the work.
     blk.kc = even_split(k, blk.kc);
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;

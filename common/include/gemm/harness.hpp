@@ -1,6 +1,6 @@
 // The harness every step executable and reference runner shares: command line, matrices,
 // verification against a double-precision reference, timing, progress lines and the CSV.
-// Contract: SPEC.md, "The executables" and "The CSV".
+// Contract: docs/contracts.md, "The executables", "Exit status" and "The CSV".
 #pragma once
 
 #include <gemm/registry.hpp>
@@ -13,7 +13,7 @@
 
 namespace gemm {
 
-// Exit codes (SPEC, plus 3 for failures of the machine rather than of the kernel).
+// Exit codes (docs/contracts.md; 3 is for failures of the machine rather than of the kernel).
 enum Exit : int {
     kExitOk = 0,           // every size verified
     kExitWrong = 1,        // some result failed verification (its CSV row says verified=0)

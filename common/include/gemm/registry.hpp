@@ -1,5 +1,5 @@
 // The step registry: every step built into gemm::steps, sorted by number.
-// Contract: ../../../../shared/SPEC.md, "The registry".
+// Contract: docs/contracts.md, "The registry".
 #pragma once
 
 #include <span>

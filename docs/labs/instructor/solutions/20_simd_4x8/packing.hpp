@@ -22,12 +22,4 @@ void pack_a(int mc, int kc, const float* A, int lda, float* packed);
 // are zeros. packed must hold ceil(nc / NR) * NR * kc floats.
 void pack_b(int kc, int nc, const float* B, int ldb, float* packed);
 
-int kc();   // depth of a block: columns of A, rows of B
-int mc();   // rows of A in a block
-
-// C(0..3, 0..7) += the 4 x kc sliver a times the kc x 8 sliver b (both packed, 16-byte
-// aligned), but only the top-left m_valid x n_valid part of the 4 x 8 tile is written back.
-void micro_kernel_sse(int kc, const float* a, const float* b, float* C, int ldc, int m_valid, int n_valid);
-void micro_kernel_neon(int kc, const float* a, const float* b, float* C, int ldc, int m_valid, int n_valid);
-
 }  // namespace step20

@@ -3,13 +3,13 @@
 // Packing A is a transpose: rows of A become the columns p of the sliver. Each 12 x 16 piece
 // of A is loaded as 12 row vectors (plus 4 zero rows), transposed in registers by 64
 // shuffles, and stored as 16 runs of 12 floats. The routines are written for the tile in
-// microkernels.hpp (kMrAvx512 x kNrAvx512); called for any other shape they fall back to
+// kernel.hpp (kMrAvx512 x kNrAvx512); called for any other shape they fall back to
 // the plain loops of packing.cpp, which are right but several times slower. With a new tile
 // shape that fallback is the trap: the kernel changes, packing silently turns scalar, and a
 // comparison of the two tiles measures the packing. Here MR follows kMrAvx512, so the
 // vector path runs (tests/test_microkernels.cpp checks it against the plain loops for step
 // 08; this step's correctness is checked through the registry like every other step).
-#include "microkernels.hpp"
+#include "kernel.hpp"
 #include "packing.hpp"
 
 // GCC 12 warns that the shuffles' internal _mm512_undefined_ps() "may be used uninitialized"

@@ -12,7 +12,7 @@
 // Which micro-kernel (and so MR x NR) depends on the CPU: AVX-512 12x32, AVX2 6x16 or
 // NEON 8x12; the loops and the packing are the same for all three. Small matrices, whose
 // A fits in L2, skip the packing: the x86 kernels then read A and B in place.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 #include "packing.hpp"
 
 #include <gemm/step.hpp>

@@ -2,7 +2,7 @@
 // registers, c[i][0] (columns 0..3) and c[i][1] (columns 4..7); at step p both get
 // broadcast(A(i, p)) times one half of the B row b[0..7]. 8 accumulators, 2 B registers and
 // a broadcast: 11 of the 16 xmm registers.
-#include "packing.hpp"
+#include "kernel.hpp"
 
 #include <xmmintrin.h>   // SSE: __m128, _mm_set1_ps, _mm_load_ps, _mm_mul_ps, _mm_add_ps
 

@@ -2,7 +2,7 @@
 // registers (columns 0..3 and 4..7); at step p one load brings the four values of A and
 // vfmaq_laneq_f32 broadcasts lane i itself. 8 accumulators, 2 B registers and the A
 // register: 11 of the 32 q registers.
-#include "packing.hpp"
+#include "kernel.hpp"
 
 #include <arm_neon.h>    // NEON: float32x4_t, vld1q_f32, vfmaq_laneq_f32, vst1q_f32
 

@@ -3,7 +3,7 @@
 // B sliver (12 columns), then 24 FMAs, each multiplying a B vector by one lane of an A
 // vector (fmla v.4s, v.4s, v.s[lane]): NEON needs no separate broadcast.
 // 24 accumulators + 2 A + 3 B registers = 29 of 32.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 
 #include <arm_neon.h>
 

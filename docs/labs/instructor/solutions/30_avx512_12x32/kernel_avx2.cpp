@@ -3,7 +3,7 @@
 // A sliver, 12 FMAs. With 16 ymm registers, 12 accumulators + 2 B rows + 1 broadcast is as
 // far as the tile can grow. Two FMA units with a 4-cycle latency need at least 8
 // independent chains in flight; 12 gives some slack.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 
 #include <immintrin.h>
 

@@ -11,7 +11,7 @@
 // registers leave 6 of the 32 zmm registers spare. A zmm FMA has a latency of about 4
 // cycles; a core that starts two per cycle needs at least 8 independent accumulators, one
 // that starts one (Zen 4) at least 4: 24 covers both.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 
 // GCC 12 warns that the internal _mm512_undefined_ps() of the ymm <-> zmm conversions "may be
 // used uninitialized" (GCC bug 105593, fixed in GCC 13); it is a false alarm.

@@ -1,0 +1,245 @@
+// bin/probe: one serial step's kernel under conditions the sweep keeps fixed.
+//
+//   probe STEP [--sizes a,b,c] [--ld N | --pad N] [--reps N] [--kernel NAME] [--PARAM N ...] [--csv FILE]
+//
+// The sweep (every step executable) runs square sizes with lda = ldb = ldc = n, warm caches,
+// and times the wall clock. Some lessons only show away from that: packing (step 07) cures
+// rows that lie a multiple of 4 KiB apart, which ld = n hits only at n = 1024, 2048 ...;
+// so --ld and --pad choose the leading dimension of all three matrices. And on a machine
+// shared with other work the wall clock counts the time the core ran something else, so
+// probe reports GFLOPS from the thread's own CPU time as well (as bin/peak does). The first
+// call is verified like the sweep's (padding holds NaN, which a read past the window would
+// carry into C). Exit: 0 verified, 1 a result was wrong, 2 usage, 3 out of memory or CSV not
+// writable, 77 the CPU lacks the step's (or --kernel's) instruction set.
+#include <gemm/cpu.hpp>
+#include <gemm/harness.hpp>
+#include <gemm/registry.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+const char* const kUsage =
+    "usage: probe STEP [--sizes a,b,c] [--ld N | --pad N] [--reps N] [--kernel NAME] [--PARAM N ...] [--csv FILE]\n"
+    "Times one serial step (STEP: its number or slug) at square sizes with a leading dimension of\n"
+    "your choice, and reports GFLOPS from the thread's CPU time beside the wall clock.\n"
+    "  --sizes a,b,c   sizes m = n = k (default 1000)\n"
+    "  --ld N          lda = ldb = ldc = N for every size (N >= the size), e.g. 1024 or 4096\n"
+    "  --pad N         lda = ldb = ldc = size + N (default 0: the sweep's ld = n)\n"
+    "  --reps N        timed calls after the verified one (default 5); best and median\n"
+    "  --kernel NAME   a variant of the step; --PARAM N: any of the step's tunables (--kc 256)\n"
+    "  --csv FILE      step,m,n,k,ld,kernel,gflops_cpu_best,gflops_cpu_median,gflops_wall_best,\n"
+    "                  gflops_wall_median,verified\n"
+    "Exit status: 0 all verified, 1 a result failed verification, 2 usage error,\n"
+    "3 out of memory or CSV not writable, 77 this CPU lacks what the step needs.\n";
+
+struct Usage {
+    std::string message;
+};
+
+long parse_number(std::string_view option, const char* text, long low, long high) {
+    if (text == nullptr) throw Usage{std::string(option) + " needs a value"};
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno != 0 || v < low || v > high)
+        throw Usage{std::string(option) + " '" + text + "': not a whole number from " + std::to_string(low) +
+                    " to " + std::to_string(high)};
+    return v;
+}
+
+std::vector<int> parse_sizes(const char* text) {
+    if (text == nullptr) throw Usage{"--sizes needs a value"};
+    std::vector<int> sizes;
+    std::string list = text;
+    for (std::size_t start = 0; start <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        const std::string item = list.substr(start, comma - start);
+        sizes.push_back(static_cast<int>(parse_number("--sizes", item.c_str(), 1, gemm::kMaxSize)));
+        start = comma + 1;
+    }
+    return sizes;
+}
+
+const gemm::Step* find_step(std::string_view name) {
+    for (const gemm::Step& s : gemm::steps()) {
+        if (s.slug == name) return &s;
+        char* end = nullptr;
+        const std::string text(name);
+        const long number = std::strtol(text.c_str(), &end, 10);
+        if (end != text.c_str() && *end == '\0' && number == s.number) return &s;
+    }
+    return nullptr;
+}
+
+double thread_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+struct Row {
+    int size, ld;
+    double cpu_best, cpu_median, wall_best, wall_median;
+    bool verified;
+};
+
+double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t c = v.size();
+    return c % 2 ? v[c / 2] : 0.5 * (v[c / 2 - 1] + v[c / 2]);
+}
+
+// A square size with leading dimension ld: the first call verified, then reps timed calls.
+Row run(gemm::Kernel kernel, int size, int ld, int reps, std::string& problem) {
+    const std::size_t count = static_cast<std::size_t>(size) * ld;
+    gemm::FloatBuffer A = gemm::allocate_floats(count), B = gemm::allocate_floats(count),
+                      C0 = gemm::allocate_floats(count), C = gemm::allocate_floats(count);
+    gemm::fill_random(A.get(), count, 1000003ULL * size + 1);
+    gemm::fill_random(B.get(), count, 1000003ULL * size + 2);
+    gemm::fill_random(C0.get(), count, 1000003ULL * size + 3);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (int i = 0; i < size; ++i)   // the padding: NaN in A and B, which C must never see
+        for (int j = size; j < ld; ++j) A[static_cast<std::size_t>(i) * ld + j] = B[static_cast<std::size_t>(i) * ld + j] = nan;
+    std::memcpy(C.get(), C0.get(), count * sizeof(float));
+
+    kernel(size, size, size, A.get(), ld, B.get(), ld, C.get(), ld);
+    const gemm::CheckResult check = gemm::check_result(size, size, size, A.get(), ld, B.get(), ld, C0.get(), C.get(), ld);
+    problem = check.first_problem;
+
+    std::vector<double> cpu, wall;
+    for (int r = 0; r < reps; ++r) {
+        const auto w0 = std::chrono::steady_clock::now();
+        const double c0 = thread_seconds();
+        kernel(size, size, size, A.get(), ld, B.get(), ld, C.get(), ld);
+        cpu.push_back(thread_seconds() - c0);
+        wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
+    }
+    const auto rate = [size](double s) { return gemm::gflops(size, size, size, s); };
+    return {size, ld, rate(*std::min_element(cpu.begin(), cpu.end())), rate(median_of(cpu)),
+            rate(*std::min_element(wall.begin(), wall.end())), rate(median_of(wall)), check.ok};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<int> sizes{1000};
+    long ld_fixed = 0, pad = 0;
+    int reps = 5;
+    std::string kernel_name, csv;
+    const gemm::Step* step = nullptr;
+    std::vector<std::pair<const gemm::Param*, int>> params;
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string_view arg = argv[i];
+            const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+            if (arg == "--help" || arg == "-h") {
+                std::fputs(kUsage, stdout);
+                return 0;
+            } else if (arg == "--sizes") {
+                sizes = parse_sizes(value), ++i;
+            } else if (arg == "--ld") {
+                ld_fixed = parse_number(arg, value, 1, gemm::kMaxSize), ++i;
+            } else if (arg == "--pad") {
+                pad = parse_number(arg, value, 0, 4096), ++i;
+            } else if (arg == "--reps") {
+                reps = static_cast<int>(parse_number(arg, value, 1, 10000)), ++i;
+            } else if (arg == "--kernel") {
+                if (value == nullptr) throw Usage{"--kernel needs a value"};
+                kernel_name = value, ++i;
+            } else if (arg == "--csv") {
+                if (value == nullptr) throw Usage{"--csv needs a value"};
+                csv = value, ++i;
+            } else if (arg.rfind("--", 0) == 0 && step != nullptr && step->find_param(arg.substr(2)) != nullptr) {
+                params.emplace_back(step->find_param(arg.substr(2)), static_cast<int>(parse_number(arg, value, 0, 1 << 16)));
+                ++i;
+            } else if (arg.rfind("--", 0) == 0) {
+                throw Usage{"'" + std::string(arg) + "': unknown option" +
+                            (step == nullptr ? " (name the step first: its tunables follow it)" : "") + " (see --help)"};
+            } else if (step == nullptr) {
+                step = find_step(arg);
+                if (step == nullptr) throw Usage{"'" + std::string(arg) + "': no such step (a number or a slug)"};
+            } else {
+                throw Usage{"'" + std::string(arg) + "': unexpected argument (see --help)"};
+            }
+        }
+        if (step == nullptr) throw Usage{"name a step (see --help)"};
+        if (step->def->parallel)
+            throw Usage{"step " + std::string(step->slug) + " is parallel: probe times serial steps (one thread's CPU time)"};
+        if (ld_fixed > 0 && pad > 0) throw Usage{"--ld and --pad: choose one"};
+        for (const int s : sizes)
+            if (ld_fixed > 0 && ld_fixed < s)
+                throw Usage{"--ld " + std::to_string(ld_fixed) + " is below the size " + std::to_string(s)};
+    } catch (const Usage& u) {
+        std::fprintf(stderr, "probe: %s\n", u.message.c_str());
+        return gemm::kExitUsage;
+    }
+
+    const gemm::Variant* variant = kernel_name.empty() ? step->best_variant() : step->find_variant(kernel_name);
+    if (variant == nullptr && !kernel_name.empty()) {
+        std::fprintf(stderr, "probe: --kernel '%s': step %.*s has no such variant\n", kernel_name.c_str(),
+                     static_cast<int>(step->slug.size()), step->slug.data());
+        return gemm::kExitUsage;
+    }
+    if (variant == nullptr || !variant->is_supported()) {
+        std::fprintf(stderr, "probe: skipped: this CPU lacks what step %.*s%s needs\n", static_cast<int>(step->slug.size()),
+                     step->slug.data(), kernel_name.empty() ? "" : (" --kernel " + kernel_name).c_str());
+        return gemm::kExitUnsupported;
+    }
+    for (const auto& [param, value] : params) param->set(value);
+
+    std::printf("probe: step %.*s, kernel %.*s, %s [%s]\n", static_cast<int>(step->slug.size()), step->slug.data(),
+                static_cast<int>(variant->name.size()), variant->name.data(), gemm::cpu::name().c_str(),
+                gemm::cpu::microarch_label().c_str());
+    std::vector<Row> rows;
+    bool all_ok = true;
+    for (const int size : sizes) {
+        const int ld = static_cast<int>(ld_fixed > 0 ? ld_fixed : size + pad);
+        std::string problem;
+        try {
+            rows.push_back(run(variant->kernel, size, ld, reps, problem));
+        } catch (const std::bad_alloc&) {
+            std::fprintf(stderr, "probe: out of memory at size %d, ld %d\n", size, ld);
+            return gemm::kExitResource;
+        }
+        const Row& r = rows.back();
+        all_ok = all_ok && r.verified;
+        std::printf("  n = %5d  ld = %5d  %8.2f GFLOPS (CPU time; median %.2f)  wall %8.2f (median %.2f)  %s%s\n",
+                    size, ld, r.cpu_best, r.cpu_median, r.wall_best, r.wall_median,
+                    r.verified ? "verified" : "WRONG: ", r.verified ? "" : problem.c_str());
+        std::fflush(stdout);
+    }
+
+    if (!csv.empty()) {
+        const std::string tmp = csv + ".tmp";
+        std::ofstream out(tmp);
+        out << "step,m,n,k,ld,kernel,gflops_cpu_best,gflops_cpu_median,gflops_wall_best,gflops_wall_median,verified\n";
+        for (const Row& r : rows) {
+            char line[256];
+            std::snprintf(line, sizeof line, "%.*s,%d,%d,%d,%d,%.*s,%.3f,%.3f,%.3f,%.3f,%d\n",
+                          static_cast<int>(step->slug.size()), step->slug.data(), r.size, r.size, r.size, r.ld,
+                          static_cast<int>(variant->name.size()), variant->name.data(), r.cpu_best, r.cpu_median,
+                          r.wall_best, r.wall_median, r.verified ? 1 : 0);
+            out << line;
+        }
+        out.close();
+        if (!out || std::rename(tmp.c_str(), csv.c_str()) != 0) {
+            std::remove(tmp.c_str());
+            std::fprintf(stderr, "probe: --csv %s: cannot write it\n", csv.c_str());
+            return gemm::kExitResource;
+        }
+    }
+    return all_ok ? gemm::kExitOk : gemm::kExitWrong;
+}
