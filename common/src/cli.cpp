@@ -1,4 +1,4 @@
-// The command line of SPEC.md, "The executables", plus --kernel, --time-limit and the
+// The command line of docs/contracts.md, "The executables", plus --kernel, --time-limit and the
 // step's own tunables (--kc N ...). Every error names the option and the value.
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>

@@ -1,5 +1,5 @@
 // The one way the programs write a results file (--csv of the steps, the references and
-// bin/peak). Contract: SPEC.md, "The CSV": nothing at the path is lost or replaced that was
+// bin/peak). Contract: docs/contracts.md, "The CSV": nothing at the path is lost or replaced that was
 // not ours to replace.
 #pragma once
 
