@@ -274,7 +274,7 @@ TEST_CASE("a parallel step records the threads OpenMP gave it", "[e2e][threads]"
     const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/step" + std::string(step->slug);
     const std::string csv = scratch("threads.csv");
     const std::string usable = std::to_string(std::min(gemm::cpu::cores(), 4));
-    const std::string run = " --sizes 64,100 --reps 1 --csv " + csv;
+    const std::string run = " --sizes 256,300 --reps 1 --csv " + csv;   // large enough for every thread
     const std::vector<std::string> one = {"1", "1"};
 
     REQUIRE(shell(exe + run, "OMP_NUM_THREADS=1") == 0);

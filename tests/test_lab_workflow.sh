@@ -19,19 +19,29 @@ tools/new_step.sh 10 again > /dev/null 2>&1; [ $? -eq 2 ] || fail "a second step
 tools/new_step.sh 7 low > /dev/null 2>&1; [ $? -eq 2 ] || fail "step number 7 was not refused with exit 2"
 tools/new_step.sh 11 Bad-Slug > /dev/null 2>&1; [ $? -eq 2 ] || fail "a bad slug was not refused with exit 2"
 
-verdict=$(tools/grade.sh 10 --sizes 37,64 --build "$work/build"); rc=$?
-echo "$verdict"
+grep -qx "# from: 04_unroll_4x4 (tools/grade.sh compares this step with it)" steps/10_lab_test/CMakeLists.txt ||
+  fail "new_step.sh did not record the step it copied"
+out=$(tools/grade.sh 10 --sizes 37,64 --build "$work/build"); rc=$?
+echo "$out"
+verdict=$(tail -n 1 <<< "$out")
 [ $rc -eq 0 ] && [[ "$verdict" == "PASS step10_lab_test:"* ]] || fail "the new step did not pass (exit $rc)"
+[[ "$verdict" == *"x step04_unroll_4x4"* ]] || fail "no ratio to the step it was copied from"
+grep -qE "^37,[0-9.]+,[0-9.]+," results/grade_step10_lab_test.ratios.csv || fail "no ratios CSV"
 cmake --build "$work/build" --target cpuinfo > /dev/null || fail "cpuinfo does not build"
 "$work/build/bin/cpuinfo" --steps | grep -q "^10 10_lab_test " || fail "the registry does not list step 10"
 
 # The same edge bug a student might write: the last row of the m % 4 leftover is skipped.
 sed -i 's/for (int i = m4; i < m; ++i)/for (int i = m4; i + 1 < m; ++i)/' steps/10_lab_test/kernel.cpp
 grep -q "i + 1 < m" steps/10_lab_test/kernel.cpp || fail "could not plant the bug"
-verdict=$(tools/grade.sh 10 --sizes 37,64 --build "$work/build"); rc=$?
-echo "$verdict"
+out=$(tools/grade.sh 10 --sizes 37,64 --build "$work/build"); rc=$?
+echo "$out"
+verdict=$(tail -n 1 <<< "$out")
 [ $rc -eq 1 ] && [[ "$verdict" == *"FAIL step10_lab_test:"* ]] || fail "the planted bug was not caught (exit $rc)"
 
 tools/grade.sh 99 > /dev/null 2>&1; [ $? -eq 2 ] || fail "grading a missing step did not exit 2"
+for bad in "--sizes 0" "--sizes 5,x" "--rounds 0" "--ref mkl" "--against 98" "--threads" "--cpu one" "--cpu 99999"; do
+  # shellcheck disable=SC2086
+  tools/grade.sh 10 $bad > /dev/null 2>&1; [ $? -eq 2 ] || fail "grade.sh 10 $bad did not exit 2"
+done
 rm -rf "$work"
 echo "lab workflow: 1 passed, 0 failed"

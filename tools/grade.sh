@@ -1,37 +1,98 @@
 #!/usr/bin/env bash
-# tools/grade.sh NN [--build DIR] [--sizes LIST]
+# tools/grade.sh NN [options]
 #
-# Grades step NN (a student's lab step or any other): builds it, checks it on every awkward
-# shape of the test suite (every variant this CPU supports, tiny block sizes, 1-3 threads for
-# parallel steps), then runs its sweep with verification, and prints ONE verdict line:
-#   PASS step10_mine: right on every test shape and every sweep size; best 41.2 GFLOPS at n=1000
+# Grades step NN (a lab step or any other) and prints the figures the labs' rubric uses
+# (docs/labs/rubric.md):
+#   1. builds it and checks it on every awkward shape of the test suite (every variant this
+#      CPU supports, tiny block sizes, 1-3 threads for parallel steps);
+#   2. runs its sweep with verification (results/grade_stepNN_slug.csv);
+#   3. times it against the step it started from and the library reference, on this machine,
+#      one size after the other, all three per size before the next, so that a noisy
+#      neighbour slows all three alike. A ratio is the median over the rounds of each
+#      round's ratio of best times; the summary is their geometric mean over the sizes
+#      (table in results/grade_stepNN_slug.ratios.csv).
+# The last line is the verdict, for scripts:
+#   PASS step12_unroll_4x8: right on every test shape and every sweep size; 0.990x step04_unroll_4x4, 0.0412x ref_openblas (...)
 # Exit status: 0 pass, 1 wrong results, 2 usage or build error, 77 this CPU cannot run it.
+# A slow step still passes: speed is graded from the ratios, by a person.
+#
+#   --build DIR     build folder (default: build)
+#   --sizes LIST    sizes to sweep and time (default: 200,500,1000)
+#   --rounds N      timing rounds (default: 1; use 3-5 for grades on a shared machine)
+#   --against N     the step to compare with (default: the one tools/new_step.sh copied, named
+#                   on the "# from:" line of the step's CMakeLists.txt; steps 2-9: the step before)
+#   --ref NAME      the library reference: openblas (default), blis, or none
+#   --cpu N         pin every timed run to CPU N (taskset); default: not pinned
+#   --threads N     threads for parallel steps and the reference (default: 1)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=grade.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
-build="$root/build" sizes="200,500,1000"
-[ $# -ge 1 ] || usage_error "usage: tools/grade.sh NN [--build DIR] [--sizes LIST]"
+if wants_help "$@"; then sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0; fi
+usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N]"
+build="$root/build" sizes="200,500,1000" rounds=1 against="" ref=openblas cpu="" threads=1
+[ $# -ge 1 ] || usage_error "$usage"
 nn=$1; shift
 while [ $# -gt 0 ]; do
+  value=$(value_of "$1" "${2-}") || exit 2
   case "$1" in
-    --build) build=$(value_of "$1" "${2-}") || exit 2; shift ;;
-    --sizes) sizes=$(value_of "$1" "${2-}") || exit 2; shift ;;
-    *) usage_error "unknown argument '$1'" ;;
+    --build) build=$value ;;
+    --sizes) sizes=$value ;;
+    --rounds) rounds=$value ;;
+    --against) against=$value ;;
+    --ref) ref=$value ;;
+    --cpu) cpu=$value ;;
+    --threads) threads=$value ;;
+    *) usage_error "unknown argument '$1'. $usage" ;;
   esac
-  shift
+  shift 2
 done
+whole() { [[ "$1" =~ ^[0-9]+$ ]]; }
 [[ "$nn" =~ ^[0-9]{1,4}$ ]] || usage_error "'$nn' is not a step number"
+[[ "$sizes" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "grade.sh: --sizes '$sizes': not a list of sizes such as 200,500" >&2; exit 2; }
+check_count --rounds "$rounds" 1000
+check_count --threads "$threads" 4096
+[ -z "$against" ] || whole "$against" || { echo "grade.sh: --against '$against': not a step number" >&2; exit 2; }
+[ -z "$cpu" ] || whole "$cpu" || { echo "grade.sh: --cpu '$cpu': not a CPU number" >&2; exit 2; }
+case "$ref" in openblas|blis|none) ;; *) echo "grade.sh: --ref '$ref': openblas, blis or none" >&2; exit 2 ;; esac
+pin=()
+if [ -n "$cpu" ]; then
+  command -v taskset > /dev/null || { echo "grade.sh: --cpu needs taskset (util-linux)" >&2; exit 2; }
+  taskset -c "$cpu" true 2> /dev/null || { echo "grade.sh: --cpu $cpu: not a CPU this process may use" >&2; exit 2; }
+  pin=(taskset -c "$cpu")
+fi
+
+# steps/NN_slug for a step number, or nothing.
+step_folder() { ls "$root/steps" | grep -E "^0*$((10#$1))_[a-z0-9_]+$" | head -n 1; }
 number=$((10#$nn))
-folder=$(ls "$root/steps" | grep -E "^0*${number}_" | head -n 1)
+folder=$(step_folder "$number")
 [ -n "$folder" ] || { echo "FAIL step $number: no folder steps/${nn}_*" >&2; exit 2; }
 exe="step$folder"
 
+# The step to compare with: --against, else the "# from:" line new_step.sh writes, else the
+# step before for the tutorial's own steps.
+if [ -n "$against" ]; then
+  prev=$(step_folder "$against")
+  [ -n "$prev" ] || { echo "grade.sh: --against $against: no folder steps/${against}_*" >&2; exit 2; }
+else
+  prev=$(sed -n 's/^# from: *\([0-9][0-9]*_[a-z0-9_]*\).*/\1/p' "$root/steps/$folder/CMakeLists.txt" | head -n 1)
+  [ -z "$prev" ] && [ "$number" -ge 2 ] && [ "$number" -le 9 ] && prev=$(step_folder $((number - 1)))
+  [ -n "$prev" ] && [ ! -d "$root/steps/$prev" ] && prev=""
+fi
+[ "$prev" = "$folder" ] && prev=""
+refexe=""
+[ "$ref" = none ] || refexe="ref_$ref"
+
 mkdir -p "$build"
+targets=("$exe" gemm_tests cpuinfo)
+[ -n "$prev" ] && targets+=("step$prev")
 cmake -S "$root" -B "$build" -DGEMM_BUILD_TESTS=ON > "$build/grade.log" 2>&1 &&
-  cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "$exe" gemm_tests >> "$build/grade.log" 2>&1 ||
+  cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}" >> "$build/grade.log" 2>&1 ||
   { tail -n 30 "$build/grade.log"; echo "FAIL $exe: does not build (log: $build/grade.log)"; exit 2; }
+bin="$build/bin"
+if [ -n "$refexe" ]; then   # built only when the library was found at configure time
+  cmake --build "$build" --target "$refexe" >> "$build/grade.log" 2>&1 && [ -x "$bin/$refexe" ] || refexe=""
+fi
 
 # 1. Correctness on the test suite's shapes, for this step only.
 GEMM_TEST_STEPS=$number "$build/tests/gemm_tests" "[steps]" > "$build/grade.tests.log" 2>&1
@@ -44,10 +105,16 @@ if ! grep -q "All tests passed" "$build/grade.tests.log"; then
   echo "FAIL $exe: the test suite did not run (details: $build/grade.tests.log)"; exit 2
 fi
 
+# Threads: parallel steps and the reference get --threads; serial steps run on one.
+parallel=" "
+while read -r _ slug mode _; do [ "$mode" = parallel ] && parallel+="$slug "; done < <("$bin/cpuinfo" --steps)
+thread_opts() { if [ "$1" = ref ] || [[ "$parallel" == *" $1 "* ]]; then echo "--threads $threads"; fi; }
+
 # 2. The sweep, verified at every size.
 csv="$root/results/grade_$exe.csv"
 mkdir -p "$root/results"
-"$build/bin/$exe" --sizes "$sizes" --reps 3 --csv "$csv" > "$build/grade.sweep.log" 2>&1
+# shellcheck disable=SC2046
+"${pin[@]}" "$bin/$exe" --sizes "$sizes" --reps 3 $(thread_opts "$folder") --csv "$csv" > "$build/grade.sweep.log" 2>&1
 rc=$?
 case $rc in
   0) ;;
@@ -55,5 +122,87 @@ case $rc in
   1) echo "FAIL $exe: a sweep size failed verification ($(grep -m1 'first wrong' "$build/grade.sweep.log" | sed 's/^ *//'))"; exit 1 ;;
   *) echo "FAIL $exe: the sweep exited with $rc ($(tail -n 1 "$build/grade.sweep.log"))"; exit 2 ;;
 esac
-best=$(awk -F, 'NR > 1 && $6 > b { b = $6; n = $2 } END { printf "%.1f GFLOPS at n=%d", b, n }' "$csv")
-echo "PASS $exe: right on every test shape and every sweep size; best $best (CSV: ${csv#$root/})"
+
+# 3. Side by side with the previous step and the reference. Small products take
+# microseconds, so they get more repetitions (the best of a few is mostly noise there).
+runs="$build/grade.runs"
+rm -rf "$runs" && mkdir -p "$runs"
+programs=("$exe")
+[ -n "$prev" ] && programs+=("step$prev")
+[ -n "$refexe" ] && programs+=("$refexe")
+dropped=" "
+for ((round = 1; round <= rounds; ++round)); do
+  for size in ${sizes//,/ }; do
+    reps=3
+    [ "$size" -lt 512 ] && reps=10
+    [ "$size" -lt 256 ] && reps=30
+    for program in "${programs[@]}"; do
+      [[ "$dropped" == *" $program "* ]] && continue
+      name=${program#step}
+      [ "$program" = "$refexe" ] && name=ref
+      # shellcheck disable=SC2046
+      "${pin[@]}" "$bin/$program" --sizes "$size" --reps "$reps" --no-verify $(thread_opts "$name") \
+        --csv "$runs/$program.$round.$size.csv" > "$runs/$program.log" 2>&1 && continue
+      echo "note: $program at n=$size exited with $? ($(tail -n 1 "$runs/$program.log")): no ratio to it"
+      [ "$program" = "$exe" ] && { echo "FAIL $exe: the timed runs failed"; exit 2; }
+      rm -f "$runs/$program".*.csv
+      dropped+="$program "
+    done
+  done
+done
+[[ "$dropped" == *" step$prev "* ]] && prev=""
+[[ "$dropped" == *" $refexe "* ]] && refexe=""
+
+# The table: per size, the median over rounds of this/prev and this/ref, and their geometric
+# means. Columns are found by name, so CSVs with or without the uarch column both work.
+ratios="$root/results/grade_$exe.ratios.csv"
+summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -v out="$ratios" \
+    -v table="$runs/table.txt" -v sizes="$sizes" -v rounds="$rounds" '
+  function median(list,   v, n, i, j, t) {
+    n = split(list, v, " ")
+    for (i = 2; i <= n; ++i) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
+  function fmt(f, x) { return x == "" ? "-" : sprintf(f, x) }
+  FNR == 1 { delete col; for (i = 1; i <= NF; ++i) col[$i] = i
+             f = FILENAME; sub(/.*\//, "", f); split(f, part, "."); program = part[1]; round = part[2]; next }
+  { g[program, round, $col["m"]] = $col["gflops_best"]
+    if (program == ref) refkernel = $col["kernel"]
+    if (program == this) { cpu = $col["cpu"]; if ("uarch" in col && $col["uarch"] != "") cpu = cpu " (" $col["uarch"] ")" } }
+  END {
+    pname = prev == "" ? "previous" : prev; rname = ref == "" ? "reference" : ref
+    printf "n,%s,%s,%s,x_%s,x_%s\n", this, pname, rname, pname, rname > out
+    printf "  %6s %10s %20s %14s %9s %9s\n", "n", "GFLOPS", prev == "" ? "(no previous)" : prev,
+           ref == "" ? "(no reference)" : ref, "x prev", "x ref" > table
+    ns = split(sizes, size, ","); lp = 0; lr = 0
+    for (s = 1; s <= ns; ++s) {
+      n = size[s]; ts = ""; ps = ""; rs = ""; rp = ""; rr = ""
+      for (r = 1; r <= rounds; ++r) {
+        t = g[this, r, n]; ts = ts " " t
+        if (prev != "") { ps = ps " " g[prev, r, n]; rp = rp " " t / g[prev, r, n] }
+        if (ref != "") { rs = rs " " g[ref, r, n]; rr = rr " " t / g[ref, r, n] }
+      }
+      xp = rp == "" ? "" : median(rp); xr = rr == "" ? "" : median(rr)
+      if (xp != "") lp += log(xp)
+      if (xr != "") lr += log(xr)
+      mp = ps == "" ? "" : median(ps); mr = rs == "" ? "" : median(rs)
+      printf "%d,%.3f,%s,%s,%s,%s\n", n, median(ts), mp == "" ? "" : sprintf("%.3f", mp),
+             mr == "" ? "" : sprintf("%.3f", mr), xp == "" ? "" : sprintf("%.4f", xp),
+             xr == "" ? "" : sprintf("%.4f", xr) > out
+      printf "  %6d %10.2f %20s %14s %9s %9s\n", n, median(ts), fmt("%.2f", mp), fmt("%.2f", mr),
+             fmt("%.3fx", xp), fmt("%.3fx", xr) > table
+    }
+    gp = prev == "" ? "" : sprintf("%#.3gx %s", exp(lp / ns), prev)
+    gr = ref == "" ? "" : sprintf("%#.3gx %s", exp(lr / ns), ref)
+    printf "  geometric mean over n = %s (%d round%s): %s%s%s\n", sizes, rounds, rounds == 1 ? "" : "s",
+           gp == "" ? "no previous step" : gp, gr == "" ? "" : ", ", gr == "" ? "" : gr > table
+    printf "  CPU: %s\n", cpu > table
+    if (ref != "") {
+      printf "  reference kernel: %s\n", refkernel > table
+      if (refkernel !~ / /)   # an older runner names the library only, not the kernel set it ran
+        printf "  (the reference does not say which kernel set it ran: it may be weaker than this CPU allows; see docs/labs/README.md, \"An honest reference\")\n" > table
+    }
+    printf "%s%s%s", gp, gp != "" && gr != "" ? ", " : "", gr
+  }' "$runs"/*.csv)
+cat "$runs/table.txt"
+echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#"$root"/})"

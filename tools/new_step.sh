@@ -7,7 +7,9 @@
 # every awkward shape like every other step.
 #
 # A step's names with external linkage live in `namespace stepNN` (e.g. step07::pack_a);
-# the copy renames that namespace so two steps never define the same symbol.
+# the copy renames that namespace so two steps never define the same symbol. The copy's
+# CMakeLists.txt names the step it came from on a "# from:" line: tools/grade.sh times the
+# new step against that one.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=new_step.sh
@@ -59,6 +61,10 @@ cp -R "$steps/$from" "$steps/$slug"
 old_ns=$(printf 'step%02d' "$from_number") new_ns=$(printf 'step%02d' "$number")
 find "$steps/$slug" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) \
   -exec sed -i "s/\b$old_ns\b/$new_ns/g" {} +
+# The step it started from, which tools/grade.sh times it against (a copy of a lab step
+# replaces that step's line).
+sed -i '/^# from: /d' "$steps/$slug/CMakeLists.txt"
+sed -i "1i # from: $from (tools/grade.sh compares this step with it)" "$steps/$slug/CMakeLists.txt"
 cat > "$steps/$slug/README.md" <<TXT
 # Step $number: $name
 

@@ -17,9 +17,17 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+#if defined(__linux__)
+#include <sched.h>
+#include <unistd.h>
+#endif
 
 namespace gemm {
 namespace {
+
+// libgomp's spins before a waiting thread sleeps (its default: 300000, milliseconds of
+// pause instructions). Measured (README of step 09, "A busy core").
+constexpr const char* kSpinCount = "1000";
 
 struct SizeResult {
     CsvRow row;
@@ -160,6 +168,26 @@ std::string missing_features(const Step& step) {
 }
 
 }  // namespace
+
+void short_openmp_spins(char** argv) {
+#if defined(__linux__)
+    for (const char* chosen : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "GEMM_SPIN_SET"})
+        if (std::getenv(chosen) != nullptr) return;
+    setenv("GEMM_SPIN_SET", "1", 1);            // the re-run does not run again
+    setenv("GOMP_SPINCOUNT", kSpinCount, 1);    // libgomp (GCC): spins of a pause each
+    setenv("KMP_BLOCKTIME", "0", 1);            // libomp (clang): milliseconds
+    // With OMP_PROC_BIND the runtime has pinned this thread to one CPU, and the new program
+    // would inherit that mask: give it back every CPU the process started with.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpu::allowed_cpus())
+        if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    execv("/proc/self/exe", argv);
+#else
+    (void)argv;
+#endif
+}
 
 int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads) {
     // Steps print as their executable (step05_simd_4x4), references by their own name.

@@ -40,8 +40,10 @@ struct TileShape {
     PackB pack_b = step09::pack_b;
 };
 
-// --mc, --kc, --nc; 0 = derived from the caches (block_sizes below).
-int user_mc = 0, user_kc = 0, user_nc = 0;
+// --mc, --kc, --nc; 0 = derived from the caches (block_sizes below). --min-kflops: the
+// least work per thread, in thousands of FLOPs (0 = kMinFlopsPerThread; 1 makes every
+// product use all threads, as the tests of the partition need).
+int user_mc = 0, user_kc = 0, user_nc = 0, user_min_kflops = 0;
 
 struct Blocks {
     int mc, kc, nc;
@@ -99,6 +101,10 @@ struct PackBuffer {
     ~PackBuffer() { ::operator delete[](data, std::align_val_t{64}); }
 };
 
+// Each thread gets at least this many FLOPs (about 9 us of a full-width AVX-512 core,
+// 13 us of a split one), or the call runs on fewer threads: n = 100 runs on one.
+constexpr double kMinFlopsPerThread = 1.5e6;
+
 // The team the last call ran on (the CSV's threads column): OMP_THREAD_LIMIT, OMP_DYNAMIC
 // and the row-tile cap below may each give fewer threads than asked for.
 std::atomic<int> last_team{1};
@@ -108,19 +114,45 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                   const float* B, int ldb, float* C, int ldc) {
     if (m <= 0 || n <= 0 || k <= 0) return;
     const int MR = tile.mr, NR = tile.nr;
-    // No more threads than there are MR-row tiles to share out.
-    const int row_tiles = (m + MR - 1) / MR;
-    const int max_threads = omp_get_max_threads();
-    const int team = max_threads < row_tiles ? max_threads : row_tiles;
+    // No more threads than there are MR-row tiles to share out, and none whose share of the
+    // work is too small to pay for waking it: a product of n = 100 takes about 12 us on one
+    // core, the same order as starting a team and meeting at its barriers, and far less than
+    // a scheduler's time slice when another program holds one of the cores (README:
+    // "A busy core").
+    const int row_tiles = (m + MR - 1) / MR, col_slivers = (n + NR - 1) / NR;
+    const double worth = 2.0 * m * n * k / (user_min_kflops > 0 ? 1e3 * user_min_kflops : kMinFlopsPerThread);
+    int team = omp_get_max_threads();
+    if (team > worth) team = worth > 1 ? static_cast<int>(worth) : 1;
+    {
+        const Grid grid = split_team(team, row_tiles, col_slivers);
+        team = grid.rows * grid.cols;
+    }
+
+    // Thread t's rectangle of C: rows [row0, row1) and, of every panel's NR-column slivers,
+    // its column group's share. The grid is made again inside the parallel region from the
+    // team OpenMP actually gave (OMP_THREAD_LIMIT, OMP_DYNAMIC may give fewer); a thread
+    // outside the grid computes nothing.
+    auto rows_of = [&](const Grid& grid, int t, int& row0, int& row1) {
+        const bool in_grid = t < grid.rows * grid.cols;
+        row0 = in_grid ? first_row(t / grid.cols, grid.rows, m, MR, C, ldc) : m;
+        row1 = in_grid ? first_row(t / grid.cols + 1, grid.rows, m, MR, C, ldc) : m;
+    };
+    auto slivers_of = [&](const Grid& grid, int t, int slivers, int& s0, int& s1) {
+        const int g = t % grid.cols;
+        s0 = static_cast<int>(static_cast<long>(slivers) * g / grid.cols);
+        s1 = static_cast<int>(static_cast<long>(slivers) * (g + 1) / grid.cols);
+    };
 
     if (tile.direct != nullptr && skip_packing(m, k)) {
 #pragma omp parallel num_threads(team)
         {
-            const int t = omp_get_thread_num(), threads = omp_get_num_threads();
-            if (t == 0) last_team = threads;
-            const int row0 = first_row(t, threads, m, MR, C, ldc);
-            const int row1 = first_row(t + 1, threads, m, MR, C, ldc);
-            for (int jr = 0; jr < n; jr += NR)
+            const int t = omp_get_thread_num();
+            const Grid grid = split_team(omp_get_num_threads(), row_tiles, col_slivers);
+            if (t == 0) last_team = omp_get_num_threads();
+            int row0, row1, s0, s1;
+            rows_of(grid, t, row0, row1);
+            slivers_of(grid, t, col_slivers, s0, s1);
+            for (int jr = s0 * NR; jr < n && jr < s1 * NR; jr += NR)
                 for (int ir = row0; ir < row1; ir += MR)
                     tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
                                 C + static_cast<long>(ir) * ldc + jr, ldc,
@@ -147,8 +179,9 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     {
         const int t = omp_get_thread_num(), threads = omp_get_num_threads();
         if (t == 0) last_team = threads;
-        const int row0 = first_row(t, threads, m, MR, C, ldc);
-        const int row1 = first_row(t + 1, threads, m, MR, C, ldc);
+        const Grid grid = split_team(threads, row_tiles, col_slivers);
+        int row0, row1;
+        rows_of(grid, t, row0, row1);
         // Each thread packs its own A block, in a buffer that lives as long as the thread.
         thread_local PackBuffer a_buffer;
         float* Ap = nullptr;
@@ -165,21 +198,24 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
         for (int jc = 0; jc < n && !failed; jc += blk.nc) {
             const int nc = n - jc < blk.nc ? n - jc : blk.nc;
+            const int slivers = (nc + NR - 1) / NR;
             for (int pc = 0; pc < k; pc += blk.kc) {
                 const int kc = k - pc < blk.kc ? k - pc : blk.kc;
-                // Thread t packs its share of the panel's NR-column slivers.
-                const int slivers = (nc + NR - 1) / NR;
-                const int s0 = slivers * t / threads, s1 = slivers * (t + 1) / threads;
-                if (s1 > s0) {
-                    const int cols = (s1 * NR < nc ? s1 * NR : nc) - s0 * NR;
-                    tile.pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + s0 * NR, ldb, NR,
-                                Bp + static_cast<long>(s0) * NR * kc);
+                // Every thread packs its share of the panel's NR-column slivers.
+                const int p0 = static_cast<int>(static_cast<long>(slivers) * t / threads);
+                const int p1 = static_cast<int>(static_cast<long>(slivers) * (t + 1) / threads);
+                if (p1 > p0) {
+                    const int cols = (p1 * NR < nc ? p1 * NR : nc) - p0 * NR;
+                    tile.pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + p0 * NR, ldb, NR,
+                                Bp + static_cast<long>(p0) * NR * kc);
                 }
 #pragma omp barrier   // the panel is complete before anyone reads it
+                int s0, s1;
+                slivers_of(grid, t, slivers, s0, s1);
                 for (int ic = row0; ic < row1; ic += blk.mc) {
                     const int mc = row1 - ic < blk.mc ? row1 - ic : blk.mc;
                     tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
-                    for (int jr = 0; jr < nc; jr += NR) {
+                    for (int jr = s0 * NR; jr < nc && jr < s1 * NR; jr += NR) {
                         const int nr = nc - jr < NR ? nc - jr : NR;
                         const float* b_sliver = Bp + static_cast<long>(jr) * kc;
                         for (int ir = 0; ir < mc; ir += MR) {
@@ -232,11 +268,15 @@ int get_nc() { return block_sizes(kBestMr, kBestNr).nc; }
 void set_mc(int v) { user_mc = v; }
 void set_kc(int v) { user_kc = v; }
 void set_nc(int v) { user_nc = v; }
+int get_min_kflops() { return user_min_kflops > 0 ? user_min_kflops : static_cast<int>(kMinFlopsPerThread / 1e3); }
+void set_min_kflops(int v) { user_min_kflops = v; }
 
 constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
     {"kc", "depth of the packed A and B blocks (default: from the L1 size)", get_kc, set_kc},
-    {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc}};
+    {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
+    {"min-kflops", "least work per thread, in thousands of FLOPs (smaller products use fewer threads)",
+     get_min_kflops, set_min_kflops}};
 
 }  // namespace
 }  // namespace step09
