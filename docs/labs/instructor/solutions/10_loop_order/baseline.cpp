@@ -10,9 +10,9 @@
 // register: 2 loads and 1 store per multiply-add.
 #include <gemm/step.hpp>
 
-#define A(i, p) A[(i) * lda + (p)]
-#define B(p, j) B[(p) * ldb + (j)]
-#define C(i, j) C[(i) * ldc + (j)]
+#define A(i, p) A[(i) * static_cast<long>(lda) + (p)]
+#define B(p, j) B[(p) * static_cast<long>(ldb) + (j)]
+#define C(i, j) C[(i) * static_cast<long>(ldc) + (j)]
 
 namespace {
 

@@ -18,9 +18,9 @@
 #include <cstdlib>
 #include <new>
 
-#define A(i, p) A[(i) * lda + (p)]
-#define B(p, j) B[(p) * ldb + (j)]
-#define C(i, j) C[(i) * ldc + (j)]
+#define A(i, p) A[(i) * static_cast<long>(lda) + (p)]
+#define B(p, j) B[(p) * static_cast<long>(ldb) + (j)]
+#define C(i, j) C[(i) * static_cast<long>(ldc) + (j)]
 
 void step20::pack_a(int mc, int kc, const float* A, int lda, float* packed) {
     for (int i0 = 0; i0 < mc; i0 += MR) {

@@ -6,7 +6,7 @@
 
 #include <arm_neon.h>    // NEON: float32x4_t, vld1q_f32, vfmaq_laneq_f32, vst1q_f32
 
-#define C(i, j) C[(i) * ldc + (j)]
+#define C(i, j) C[(i) * static_cast<long>(ldc) + (j)]
 
 void step20::micro_kernel_neon(int kc, const float* a, const float* b, float* C, int ldc, int m_valid, int n_valid) {
     float32x4_t c00 = vdupq_n_f32(0), c01 = vdupq_n_f32(0);

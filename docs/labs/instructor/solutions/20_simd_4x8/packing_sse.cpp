@@ -6,7 +6,7 @@
 
 #include <xmmintrin.h>   // SSE: __m128, _mm_set1_ps, _mm_load_ps, _mm_mul_ps, _mm_add_ps
 
-#define C(i, j) C[(i) * ldc + (j)]
+#define C(i, j) C[(i) * static_cast<long>(ldc) + (j)]
 
 void step20::micro_kernel_sse(int kc, const float* a, const float* b, float* C, int ldc, int m_valid, int n_valid) {
     __m128 c00 = _mm_setzero_ps(), c01 = _mm_setzero_ps();
