@@ -42,9 +42,15 @@ def read_rows(path, required):
     return rows
 
 
+def shown(text, limit=40):
+    """A field as a message shows it: one line (control characters as '?'), at most `limit` characters."""
+    text = "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def number(path, line, row, column, kind=float):
     """row[column] as a number, or an InputError naming the file, the line and the column."""
     try:
         return kind(row[column])
     except (TypeError, ValueError):
-        raise InputError("{}: line {}: column {} is '{}', not a number".format(path, line, column, row[column]))
+        raise InputError("{}: line {}: column {} is '{}', not a number".format(path, line, column, shown(row[column])))

@@ -75,14 +75,23 @@ def main(argv):
         if hasattr(plot_gflops, name):
             readers.append((name, call, seed_data))
 
+    # Inputs the loop once found, checked first on every run.
+    found = [("load_peak", PEAK.replace(b"\navx512,fp64", b'\navx512,fp32,1,",fp64', 1)),
+             ("load_series", HARNESS.replace(b",100,100,1,12.5,12.2,0.00016", b"", 1))]
+    by_name = {r[0]: r for r in readers}
+    regressions = [(by_name[name], data) for name, data in found if name in by_name]
+
     rng = random.Random(args.seed)
     tried = accepted = 0
     end = time.monotonic() + args.seconds
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "input.csv")
-        while time.monotonic() < end:
-            name, call, seed_data = readers[tried % len(readers)]
-            data = mutate(rng, seed_data)
+        while time.monotonic() < end or tried < len(regressions):
+            if tried < len(regressions):
+                (name, call, _), data = regressions[tried]
+            else:
+                name, call, seed_data = readers[tried % len(readers)]
+                data = mutate(rng, seed_data)
             with open(path, "wb") as f:
                 f.write(data)
             tried += 1

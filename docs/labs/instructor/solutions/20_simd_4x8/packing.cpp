@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#define A(i, p) A[(i) * lda + (p)]
-#define B(p, j) B[(p) * ldb + (j)]
+#define A(i, p) A[(i) * static_cast<long>(lda) + (p)]
+#define B(p, j) B[(p) * static_cast<long>(ldb) + (j)]
 
 void step20::pack_a(int mc, int kc, const float* A, int lda, float* packed) {
     for (int i0 = 0; i0 < mc; i0 += MR) {
