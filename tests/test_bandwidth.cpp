@@ -147,7 +147,8 @@ OwnLoops own_loops() {
 }
 
 // STREAM's way: a few arrays, timed runs of passes, the best run; bytes counted here: 4 per
-// float read (sum), 12 per element of a = b + 3c. At least 5 runs and `seconds` in all.
+// float read (sum), 12 per element of a = b + 3c. Runs of ~2 ms, as many as `seconds` holds
+// on a quiet machine, at least 5.
 struct Own {
     std::vector<float*> arrays;
     long n = 0;
@@ -180,7 +181,7 @@ struct Own {
         using Clock = std::chrono::steady_clock;
         // Passes per timed run: enough for ~2 ms, so that a busy machine leaves some runs clean.
         long per = 1;
-        double best = 0, spent = 0;
+        double best = 0;
         volatile float sink = 0;
         auto run = [&](long passes) {
             const auto t0 = Clock::now();
@@ -190,13 +191,14 @@ struct Own {
                 loops.triad(arrays[0], arrays[1], arrays[2], n, passes);
             return std::chrono::duration<double>(Clock::now() - t0).count();
         };
-        while (run(per) < 0.002 && per < (1L << 24)) per *= 2;
+        double once = run(per);
+        while (once < 0.002 && per < (1L << 24)) once = run(per *= 2);
+        // A fixed number of runs, as STREAM's NTIMES: on a busy machine each takes longer, but
+        // as many get their chance to be undisturbed.
+        const long runs = std::max(5L, static_cast<long>(seconds / once));
         const double bytes = static_cast<double>(n) * 4 * static_cast<double>(arrays.size());
-        for (int r = 0; r < 5 || spent < seconds; ++r) {
-            const double dt = run(per);
-            spent += dt;
-            best = std::max(best, bytes * static_cast<double>(per) / dt / 1e9);
-        }
+        for (long r = 0; r < runs; ++r)
+            best = std::max(best, bytes * static_cast<double>(per) / run(per) / 1e9);
         return best;
     }
 };
