@@ -90,7 +90,14 @@ Levels level_points(int threads) {
     Levels out;
     if (c.l1d > 0) out.levels.push_back({"L1", c.l1d / 2});
     if (c.l2 > 0) out.levels.push_back({"L2", std::max(c.l2 / 2, 4 * c.l1d)});
-    if (c.l3 > 0) out.levels.push_back({"L3", std::max(c.l3 / threads / 4, 4 * c.l2)});
+    // L3: halfway between L2 and this thread's share of L3 on a log scale (at least 4 x L2).
+    // A quarter of a large L3 can already spill: a virtual machine, or a core far from
+    // most of the L3's slices, gets less of it than the size CPUID reports.
+    if (c.l3 > 0) {
+        const double share = static_cast<double>(c.l3) / threads;
+        const long middle = static_cast<long>(std::sqrt(share * static_cast<double>(c.l2)));
+        out.levels.push_back({"L3", std::max(middle / 4096 * 4096, 4 * c.l2)});
+    }
     // DRAM: four times the last level, so at most a quarter of the working set can hit it.
     const long last = c.l3 > 0 ? c.l3 : c.l2;
     const long dram = std::max(4 * last / threads, 64 * MiB);
@@ -248,7 +255,7 @@ constexpr const char* kUsage =
     "usage: bandwidth [--seconds S] [--threads N] [--sweep] [--csv FILE]\n"
     "Measures the sustained read and triad (a = b + s*c) bandwidth of this machine, one thread\n"
     "and all cores (threads pinned, each with its own arrays), for a working set in each level\n"
-    "of the memory hierarchy: half of L1d, half of L2, a quarter of L3, four times L3 (DRAM).\n"
+    "of the memory hierarchy: half of L1d, half of L2, between L2 and L3, four times L3 (DRAM).\n"
     "  --seconds S   time per figure, in windows of ~2 ms (at least one pass over the\n"
     "                working set, at least 5 windows); the best window is kept (default 0.2)\n"
     "  --threads N   threads of the multi-threaded runs (default: every CPU this process may use)\n"

@@ -18,8 +18,8 @@ std::string_view to_string(Kind kind);
 std::string_view isa();
 
 // A working set (bytes per thread, all arrays together) squarely inside one level: half of
-// L1d, half of L2, a quarter of this thread's share of L3, four times the L3 (or 64 MiB at
-// least) for DRAM. Levels the CPU does not report are left out; DRAM is left out when the
+// L1d, half of L2, halfway (log scale) between L2 and this thread's share of L3, four times
+// the L3 (or 64 MiB at least) for DRAM. Levels the CPU does not report are left out; DRAM is left out when the
 // memory available cannot hold it (`why` then says so).
 struct Level {
     std::string name;   // "L1", "L2", "L3", "DRAM"
