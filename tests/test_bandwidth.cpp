@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -176,32 +179,67 @@ struct Own {
         return result;
     }
 
-    double pinned_gbps(double seconds) const {
-        const OwnLoops loops = own_loops();
-        using Clock = std::chrono::steady_clock;
-        // Passes per timed run: enough for ~2 ms, so that a busy machine leaves some runs clean.
+    double bytes() const { return static_cast<double>(n) * 4 * static_cast<double>(arrays.size()); }
+
+    // Seconds for `passes` passes.
+    double time(long passes) const {
+        static const OwnLoops loops = own_loops();
+        static volatile float sink = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        if (arrays.size() == 1)
+            sink = sink + loops.sum(arrays[0], n, passes);
+        else
+            loops.triad(arrays[0], arrays[1], arrays[2], n, passes);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+
+    // Passes per timed run: enough for ~2 ms, so that a busy machine leaves some runs clean;
+    // and how many runs `seconds` holds on a quiet machine, at least 5 (a fixed number, as
+    // STREAM's NTIMES: on a busy machine each takes longer, but as many get their chance).
+    std::pair<long, long> plan(double seconds) const {
         long per = 1;
+        double once = time(per);
+        while (once < 0.002 && per < (1L << 24)) once = time(per *= 2);
+        return {per, std::max(5L, static_cast<long>(seconds / once))};
+    }
+
+    double pinned_gbps(double seconds) const {
+        const auto [per, runs] = plan(seconds);
         double best = 0;
-        volatile float sink = 0;
-        auto run = [&](long passes) {
-            const auto t0 = Clock::now();
-            if (arrays.size() == 1)
-                sink = sink + loops.sum(arrays[0], n, passes);
-            else
-                loops.triad(arrays[0], arrays[1], arrays[2], n, passes);
-            return std::chrono::duration<double>(Clock::now() - t0).count();
-        };
-        double once = run(per);
-        while (once < 0.002 && per < (1L << 24)) once = run(per *= 2);
-        // A fixed number of runs, as STREAM's NTIMES: on a busy machine each takes longer, but
-        // as many get their chance to be undisturbed.
-        const long runs = std::max(5L, static_cast<long>(seconds / once));
-        const double bytes = static_cast<double>(n) * 4 * static_cast<double>(arrays.size());
-        for (long r = 0; r < runs; ++r)
-            best = std::max(best, bytes * static_cast<double>(per) / run(per) / 1e9);
+        for (long r = 0; r < runs; ++r) best = std::max(best, bytes() * static_cast<double>(per) / time(per) / 1e9);
         return best;
     }
 };
+
+// The same on `threads` threads at once, each pinned to its own CPU with its own arrays,
+// starting every run together: all their bytes over the longest time of a run, the best run.
+double own_parallel_gbps(bw::Kind kind, long bytes, int threads, double seconds) {
+    const std::vector<int> cpus = gemm::cpu::allowed_cpus();
+    std::barrier sync(threads);
+    long per = 1, runs = 1;
+    std::vector<std::vector<double>> times;
+    double moved = 0;
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            gemm::cpu::pin_current_thread(cpus[t % cpus.size()]);
+            const Own own(kind, bytes);
+            if (t == 0) {
+                std::tie(per, runs) = own.plan(seconds);
+                times.assign(runs, std::vector<double>(threads));
+                moved = own.bytes() * static_cast<double>(per) * threads;
+            }
+            sync.arrive_and_wait();
+            for (long r = 0; r < runs; ++r) {
+                sync.arrive_and_wait();
+                times[r][t] = own.time(per);
+            }
+        });
+    for (auto& th : pool) th.join();
+    double best = 0;
+    for (const auto& run : times) best = std::max(best, moved / *std::max_element(run.begin(), run.end()) / 1e9);
+    return best;
+}
 
 int run(std::vector<std::string> args, std::string& out, std::string& err) {
     args.insert(args.begin(), "bandwidth");
@@ -337,6 +375,27 @@ TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop", "
             CHECK((within(median) || within(best_meter / best_own)));
         }
     }
+}
+
+// Not run by ctest ([.]): the table of both measurements at every level, one thread and all,
+// for a report. build/tests/gemm_tests "[bandwidth-table]"
+TEST_CASE("the meter and the test's own loop side by side, one thread and all", "[.][bandwidth-table]") {
+    const int all = static_cast<int>(gemm::cpu::allowed_cpus().size());
+    std::printf("%-6s %-5s %8s %12s %12s %7s\n", "kind", "level", "threads", "meter GB/s", "own GB/s", "ratio");
+    for (int threads : {1, all}) {
+        for (bw::Kind kind : {bw::Kind::read, bw::Kind::triad}) {
+            for (const bw::Level& level : bw::level_points(threads).levels) {
+                double meter = 0, ours = 0;
+                for (int turn = 0; turn < 3; ++turn) {   // the best of three turns each
+                    meter = std::max(meter, bw::measure(kind, level.bytes, threads, 0.2).gbps);
+                    ours = std::max(ours, own_parallel_gbps(kind, level.bytes, threads, 0.2));
+                }
+                std::printf("%-6s %-5s %8d %12.1f %12.1f %7.2f\n", std::string(bw::to_string(kind)).c_str(),
+                            level.name.c_str(), threads, meter, ours, meter / ours);
+            }
+        }
+    }
+    CHECK(all >= 1);
 }
 
 TEST_CASE("bandwidth: bad options are usage errors, exit 2 and one line naming the option", "[bandwidth]") {
