@@ -157,10 +157,11 @@ if [ -x "$bin/peak" ]; then
   "$bin/peak" "${peak_opts[@]}" --threads "$mt_threads" --csv "$results/peak.csv" || failed=1
   "$bin/cpuinfo" > "$results/cpuinfo.txt" && sed -n '/^Steps built/,$p' "$results/cpuinfo.txt"
 fi
-# The memory roofs of the roofline: bandwidth from L1 to DRAM (tools/bandwidth, ~10 s).
+# The memory roofs of the roofline: bandwidth from L1 to DRAM (tools/bandwidth), at each
+# level's point and, for bandwidth.png, at 4 KiB, 16 KiB ... between (~20 s; --quick: the points).
 if [ -x "$bin/bandwidth" ]; then
   say "measuring the memory bandwidth, L1 to DRAM (1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads"))"
-  bandwidth_opts=()
+  bandwidth_opts=(--sweep)
   [ "$quick" = 1 ] && bandwidth_opts=(--seconds 0.02)
   "$bin/bandwidth" "${bandwidth_opts[@]}" --threads "$mt_threads" --csv "$results/bandwidth.csv" || failed=1
 fi

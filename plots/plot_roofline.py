@@ -68,10 +68,10 @@ def points(runs, threads, at, caches, blocks, bandwidth):
 
 def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     lo, hi = X_RANGE
-    roofs = []
+    roofs = []   # (isa, GFLOPS, note): every ISA peak.csv has at this count (scalar maybe estimated)
     for isa in ISAS:
         value, note = isa_peak(peaks, isa, threads)
-        if value is not None and (isa, threads) in peaks or (isa == "scalar" and value is not None):
+        if value is not None:
             roofs.append((isa, value, note))
     top = max(v for _, v, _ in roofs)
     for isa, value, note in roofs:
@@ -86,7 +86,9 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
         ridge = top / gbps   # where this memory roof meets the highest compute roof
         ax.plot([lo, min(ridge, hi)], [gbps * lo, gbps * min(ridge, hi)], color=LEVEL_COLOURS[level],
                 linewidth=1.5, label="{} read: {:.0f} GB/s".format(level, gbps))
-    offsets = [(6, 4), (6, -13), (-20, 4), (-20, -13)]   # neighbouring steps' labels apart
+    # Labels of neighbouring steps on opposite sides (even left, odd right), and the next
+    # pair of each side lower, so that clustered points (05-07) stay readable.
+    offsets = [(-20, 3), (7, 3), (-20, -12), (7, -12)]
     for p in pts:
         ax.plot(p["intensity"], p["gflops"], marker="o", markersize=8, color=LEVEL_COLOURS[p["level"]],
                 markeredgecolor="black", linestyle="none")
@@ -131,8 +133,8 @@ def render(args):
         bandwidth = level_bandwidth(bandwidth_rows, threads)
         if not bandwidth:
             raise InputError("{}: no read rows at a level's point for {} thread(s)".format(args.bandwidth, threads))
-        if not any(t == threads for _, t in peaks):
-            raise InputError("{}: no fp32 row for {} thread(s)".format(args.peak, threads))
+        if not any(isa_peak(peaks, isa, threads)[0] for isa in ISAS):
+            raise InputError("{}: no fp32 row of {} for {} thread(s)".format(args.peak, "/".join(ISAS), threads))
         pts, skipped = points(runs, threads, args.at, caches, blocks, bandwidth)
         if pts:
             panels.append((threads, bandwidth, pts, skipped))

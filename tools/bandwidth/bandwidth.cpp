@@ -115,7 +115,7 @@ std::vector<long> sweep_sizes(int threads) {
     const Levels points = level_points(threads);
     std::vector<long> sizes;
     const long top = points.levels.empty() ? 64 * MiB : points.levels.back().bytes;
-    for (long b = 4 * KiB; b < top; b *= 2) sizes.push_back(b);
+    for (long b = 4 * KiB; b < top; b *= 4) sizes.push_back(b);
     for (const Level& l : points.levels) sizes.push_back(l.bytes);
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
@@ -247,19 +247,21 @@ struct Options {
     double seconds = 0.2;
     int threads = 0;   // 0: every CPU this process may use
     bool sweep = false;
+    std::vector<std::string> levels;   // empty: all
     std::string csv;
     bool help = false;
 };
 
 constexpr const char* kUsage =
-    "usage: bandwidth [--seconds S] [--threads N] [--sweep] [--csv FILE]\n"
+    "usage: bandwidth [--seconds S] [--threads N] [--levels LIST] [--sweep] [--csv FILE]\n"
     "Measures the sustained read and triad (a = b + s*c) bandwidth of this machine, one thread\n"
     "and all cores (threads pinned, each with its own arrays), for a working set in each level\n"
     "of the memory hierarchy: half of L1d, half of L2, between L2 and L3, four times L3 (DRAM).\n"
     "  --seconds S   time per figure, in windows of ~2 ms (at least one pass over the\n"
     "                working set, at least 5 windows); the best window is kept (default 0.2)\n"
     "  --threads N   threads of the multi-threaded runs (default: every CPU this process may use)\n"
-    "  --sweep       also every power of two from 4 KiB to the DRAM size (the curve)\n"
+    "  --levels LIST only these, e.g. L1,L2 (default: L1,L2,L3,DRAM, those the CPU has)\n"
+    "  --sweep       also 4 KiB, 16 KiB, 64 KiB ... (x 4) up to the largest level's size: the curve\n"
     "  --csv FILE    also write kind,bytes,threads,gbps,level,isa to FILE (bytes: per thread)\n"
     "Exit status: 0, 2 usage error, 3 out of memory or CSV not writable.\n";
 
@@ -304,6 +306,15 @@ Options parse(int argc, const char* const* argv) {
             o.threads = parse_count(arg, value(), 1024);
         } else if (arg == "--sweep") {
             o.sweep = true;
+        } else if (arg == "--levels") {
+            const std::string list = value();
+            std::stringstream ss(list);
+            for (std::string name; std::getline(ss, name, ',');) {
+                if (name != "L1" && name != "L2" && name != "L3" && name != "DRAM")
+                    throw UsageError("--levels '" + name + "': not one of L1, L2, L3, DRAM");
+                o.levels.push_back(name);
+            }
+            if (o.levels.empty()) throw UsageError("--levels '" + list + "': empty list");
         } else if (arg == "--csv") {
             o.csv = value();
             if (o.csv.empty()) throw UsageError("--csv: needs a file name");
@@ -363,11 +374,20 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     std::vector<Row> rows;
     try {
         for (int threads : thread_counts) {
-            const Levels points = level_points(threads);
+            Levels points = level_points(threads);
             if (!points.why.empty()) out << "(" << points.why << ")\n";
+            if (!o.levels.empty())
+                std::erase_if(points.levels, [&](const Level& l) {
+                    return std::find(o.levels.begin(), o.levels.end(), l.name) == o.levels.end();
+                });
             std::vector<long> sizes;
             for (const Level& l : points.levels) sizes.push_back(l.bytes);
-            if (o.sweep) sizes = sweep_sizes(threads);
+            if (o.sweep && !sizes.empty()) {
+                const long top = sizes.back();
+                for (long b : sweep_sizes(threads))
+                    if (b < top && std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
+                std::sort(sizes.begin(), sizes.end());
+            }
             for (Kind kind : {Kind::read, Kind::triad}) {
                 for (long bytes : sizes) {
                     std::string level;

@@ -31,7 +31,7 @@ struct Levels {
 };
 Levels level_points(int threads);
 
-// Powers of two from 4 KiB up to (and with) the DRAM point, with the level points.
+// 4 KiB, 16 KiB, 64 KiB ... (x 4) up to the DRAM point, with the level points.
 std::vector<long> sweep_sizes(int threads);
 
 // The level a working set of `bytes` per thread fits in (the L3 counted as shared).
