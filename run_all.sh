@@ -142,6 +142,7 @@ failed=0
 cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 {
   echo "cpu: $(grep -m1 -E '^(model name|Model|Hardware)' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: //')"
+  echo "uarch: $("$bin/cpuinfo" --uarch 2>/dev/null)"
   echo "cores: $cores"
   echo "compiler: $("$(cache_value CMAKE_CXX_COMPILER)" --version 2>/dev/null | head -n 1)"
   echo "flags: $(cache_value CMAKE_CXX_FLAGS) $(cache_value CMAKE_CXX_FLAGS_RELEASE) (Release); kernel files add their ISA's flags (-mavx2 -mfma, -mavx512f ...)"

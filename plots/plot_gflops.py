@@ -39,11 +39,14 @@ def curves(runs):
             extra = []
             if part["threads"] > 1 or len(run["thread_counts"]) > 1:
                 extra.append(drawing.threads_text([part["threads"]]))
-            if steps.count(run["step"]) > 1 and run["kernel"]:
+            library = run["step"].startswith("ref_") and run["kernel"]
+            if steps.count(run["step"]) > 1 and run["kernel"] and not library:
                 extra.append(run["kernel"])
             if any(r["unchecked"] for r in part["rows"]):
                 extra.append("unverified")
             part["label"] = run["step"] + (" ({})".format(", ".join(extra)) if extra else "")
+            if library:
+                part["label"] += ": " + run["kernel"]   # which kernels the library ran, and what it detected
             out.append(part)
     return out
 

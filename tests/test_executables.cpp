@@ -1,10 +1,14 @@
 // End to end: the harness's main loop in-process on made-up steps (a right one, a wrong
 // one, one this CPU cannot run), and the real step executables as a user runs them.
+#include "kernel_choice.hpp"
+
+#include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
 #include <gemm/registry.hpp>
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,12 +69,14 @@ int run(const gemm::Step& step, std::vector<std::string> args) {
 
 // Runs a step executable; in a cross build through the emulator (qemu-aarch64 -L ...), since
 // without binfmt_misc the system cannot start a foreign binary by itself.
-int shell(const std::string& command) {
+// env: VAR=value settings for the program, given to env(1) before the emulator.
+int shell(const std::string& command, const std::string& env = "") {
 #if defined(GEMM_TEST_EMULATOR)
-    const std::string line = GEMM_TEST_EMULATOR " " + command;
+    std::string line = GEMM_TEST_EMULATOR " " + command;
 #else
-    const std::string& line = command;
+    std::string line = command;
 #endif
+    if (!env.empty()) line = "env " + env + " " + line;
     const int status = std::system((line + " > /dev/null 2> " + scratch("stderr.txt")).c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -166,5 +172,113 @@ TEST_CASE("the step executables run as the README says", "[e2e]") {
         std::remove(csv.c_str());
         CHECK(shell(exe + " --reps 0") == 2);
         CHECK(shell(exe + " --help") == 0);
+    }
+}
+
+// ---- Thread counts: what ran, whatever asked for it (SPEC: the threads column) --------------
+
+namespace {
+
+// The threads column of every data row of a CSV.
+std::vector<std::string> threads_column(const std::string& csv) {
+    std::vector<std::string> out;
+    const auto lines = read_lines(csv);
+    for (std::size_t i = 1; i < lines.size(); ++i) out.push_back(field(lines[i], 4));
+    return out;
+}
+
+const gemm::Step* parallel_step() {
+    for (const gemm::Step& s : gemm::steps())
+        if (s.def->parallel && s.supported()) return &s;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a parallel step records the threads OpenMP gave it", "[e2e][threads]") {
+    const gemm::Step* step = parallel_step();
+    if (step == nullptr) return;   // built without OpenMP
+    const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/step" + std::string(step->slug);
+    const std::string csv = scratch("threads.csv");
+    const std::string usable = std::to_string(std::min(gemm::cpu::cores(), 4));
+    const std::string run = " --sizes 256,300 --reps 1 --csv " + csv;   // large enough for every thread
+    const std::vector<std::string> one = {"1", "1"};
+
+    REQUIRE(shell(exe + run, "OMP_NUM_THREADS=1") == 0);
+    CHECK(threads_column(csv) == one);              // OMP_NUM_THREADS is honoured
+    REQUIRE(shell(exe + " --threads 2" + run, "OMP_THREAD_LIMIT=1") == 0);
+    CHECK(threads_column(csv) == one);              // the limit caps even --threads
+    REQUIRE(shell(exe + " --threads " + usable + run, "OMP_NUM_THREADS=1") == 0);
+    CHECK(threads_column(csv) == std::vector<std::string>{usable, usable});   // --threads wins
+    if (gemm::cpu::cores() >= 2) {
+        // OMP_PROC_BIND pins the main thread at start-up; the step must still use every CPU.
+        const std::string all = std::to_string(gemm::cpu::cores());
+        for (const char* bind : {"true", "close", "spread"}) {
+            INFO("OMP_PROC_BIND=" << bind);
+            REQUIRE(shell(exe + run, std::string("-u OMP_NUM_THREADS OMP_PROC_BIND=") + bind) == 0);
+            CHECK(threads_column(csv) == std::vector<std::string>{all, all});
+        }
+    }
+    std::remove(csv.c_str());
+}
+
+TEST_CASE("a serial step given --threads records the one thread it ran on", "[e2e][threads]") {
+    const std::string csv = scratch("serial_threads.csv");
+    const gemm::Step& first = gemm::steps().front();
+    REQUIRE_FALSE(first.def->parallel);
+    REQUIRE(shell(std::string(GEMM_TEST_BIN_DIR) + "/step" + std::string(first.slug) +
+                  " --threads 2 --sizes 16 --reps 1 --csv " + csv) == 0);
+    CHECK(threads_column(csv) == std::vector<std::string>{"1"});
+    std::remove(csv.c_str());
+}
+
+// ---- Reference runners: the library's best kernels for this CPU, named --------------------
+
+TEST_CASE("the reference runners name the kernels they ran - the widest this CPU can run", "[e2e][ref]") {
+    for (const std::string lib : {"openblas", "blis"}) {
+        const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/ref_" + lib;
+        if (!std::filesystem::exists(exe)) continue;
+        INFO(exe);
+        auto report = [&](const std::string& env, const std::string& args) {
+            std::string text;
+            if (FILE* p = popen((env + " " + exe + " --kernels " + args + " 2>&1").c_str(), "r")) {
+                char buf[256];
+                while (std::fgets(buf, sizeof buf, p) != nullptr) text += buf;
+                pclose(p);
+            }
+            return text;
+        };
+        auto line = [](const std::string& text, const std::string& key) {
+            const auto at = text.find(key + " ");
+            return at == std::string::npos ? std::string() : text.substr(at + key.size() + 1, text.find('\n', at) - at - key.size() - 1);
+        };
+        const std::string var = lib == "openblas" ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
+        const std::string normal = report("env -u " + var, "");
+        INFO(normal);
+        const auto lib_enum = lib == "openblas" ? gemm::ref::Library::openblas : gemm::ref::Library::blis;
+        const auto vectors = gemm::ref::cpu_vectors();
+        const std::string widest = vectors.avx512 ? "avx512" : vectors.avx2_fma ? "avx2" : vectors.avx ? "avx" : "";
+        const std::string detected_isa = gemm::ref::isa_of(lib_enum, line(normal, "detected"));
+        if (!widest.empty() && detected_isa != widest && !(widest == "avx2" && detected_isa == "avx512")) {
+            // The library misdetected this CPU: the runner must have moved it, and say so.
+            CHECK(line(normal, "isa") == widest);
+            CHECK(line(normal, "label").find("(detected: " + line(normal, "detected") + ")") != std::string::npos);
+        } else {
+            CHECK(line(normal, "running") == line(normal, "detected"));
+        }
+        // --as-detected runs the library's own choice; a variable set by the user is obeyed.
+        const std::string as_detected = report("env -u " + var, "--as-detected");
+        CHECK(line(as_detected, "running") == line(normal, "detected"));
+        if (lib == "openblas" && vectors.avx2_fma) {
+            CHECK(line(report("env OPENBLAS_CORETYPE=haswell", ""), "running") == "Haswell");
+        }
+        // The CSV's kernel column is the label: the library, its version and the kernels.
+        const std::string csv = scratch("ref_" + lib + ".csv");
+        REQUIRE(shell(exe + " --sizes 32 --reps 1 --threads 2 --csv " + csv, "-u " + var) == 0);
+        const auto lines = read_lines(csv);
+        REQUIRE(lines.size() == 2);
+        CHECK(field(lines[1], 10) == line(normal, "label"));
+        CHECK(field(lines[1], 4) == "2");   // the library's own thread count
+        std::remove(csv.c_str());
     }
 }

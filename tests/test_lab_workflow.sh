@@ -26,8 +26,8 @@ cmake --build "$work/build" --target cpuinfo > /dev/null || fail "cpuinfo does n
 "$work/build/bin/cpuinfo" --steps | grep -q "^10 10_lab_test " || fail "the registry does not list step 10"
 
 # The same edge bug a student might write: the last row of the m % 4 leftover is skipped.
-sed -i 's/for (int i = m4; i < m; ++i)/for (int i = m4; i + 1 < m; ++i)/' steps/10_lab_test/unroll_4x4.cpp
-grep -q "i + 1 < m" steps/10_lab_test/unroll_4x4.cpp || fail "could not plant the bug"
+sed -i 's/for (int i = m4; i < m; ++i)/for (int i = m4; i + 1 < m; ++i)/' steps/10_lab_test/kernel.cpp
+grep -q "i + 1 < m" steps/10_lab_test/kernel.cpp || fail "could not plant the bug"
 verdict=$(tools/grade.sh 10 --sizes 37,64 --build "$work/build"); rc=$?
 echo "$verdict"
 [ $rc -eq 1 ] && [[ "$verdict" == *"FAIL step10_lab_test:"* ]] || fail "the planted bug was not caught (exit $rc)"

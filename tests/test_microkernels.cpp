@@ -18,6 +18,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #if defined(_OPENMP)
@@ -229,12 +230,41 @@ TEST_CASE("step 09 splits the rows of C into ordered ranges on cache-line starts
             }
 }
 
+TEST_CASE("step 09 splits a team into a grid that fits the tiles and keeps shares even", "[microkernels][threads]") {
+    using step09::split_team;
+    auto grid = [](int team, int rows, int cols) {
+        const step09::Grid g = split_team(team, rows, cols);
+        return std::pair<int, int>{g.rows, g.cols};
+    };
+    CHECK(grid(2, 72, 32) == std::pair<int, int>{2, 1});     // 2 cores, n = 1000: rows only
+    CHECK(grid(7, 72, 32) == std::pair<int, int>{7, 1});
+    CHECK(grid(64, 72, 32) == std::pair<int, int>{8, 8});    // 64 cores: 9 x 4 tiles each
+    CHECK(grid(16, 72, 32) == std::pair<int, int>{8, 2});    // 9 x 16 tiles each, as 4 x 4 but less packing
+    CHECK(grid(4, 1, 40) == std::pair<int, int>{1, 4});      // one row of tiles: columns
+    CHECK(grid(7, 3, 5) == std::pair<int, int>{3, 2});       // no grid of 7 fits: 6 threads
+    CHECK(grid(5, 1, 1) == std::pair<int, int>{1, 1});
+    for (int team = 1; team <= 70; ++team)
+        for (int rows : {1, 2, 5, 72})
+            for (int cols : {1, 3, 32}) {
+                const step09::Grid g = split_team(team, rows, cols);
+                INFO(team << " threads on " << rows << " x " << cols << " tiles");
+                CHECK(g.rows * g.cols <= team);
+                CHECK(g.rows <= rows);
+                CHECK(g.cols <= cols);
+                CHECK(g.rows >= 1);
+                CHECK(g.cols >= 1);
+            }
+}
+
 #if defined(_OPENMP)
-TEST_CASE("step 09 is right with 1 - 2 and 3 threads and tiny blocks", "[microkernels][threads]") {
+TEST_CASE("step 09 is right with 1 - 2 - 3 - 5 and 7 threads and tiny blocks", "[microkernels][threads]") {
     const gemm::Step* step = find_step("09_openmp");
     REQUIRE(step != nullptr);
     const int before = omp_get_max_threads();
-    for (int threads : {1, 2, 3}) {
+    const gemm::Param* least_work = step->find_param("min-kflops");
+    REQUIRE(least_work != nullptr);
+    least_work->set(1);   // split even these small products
+    for (int threads : {1, 2, 3, 5, 7}) {
         omp_set_num_threads(threads);
         for (const Tile& tile : kTiles) {
             const gemm::Variant* variant = step->find_variant(tile.variant);
@@ -243,6 +273,7 @@ TEST_CASE("step 09 is right with 1 - 2 and 3 threads and tiny blocks", "[microke
                                     {2 * tile.mr, tile.nr, 3},                 // fewer tiles than threads
                                     {3 * tile.mr + 5, 2 * tile.nr + 7, 19, 1, 2, 3},
                                     {7 * tile.mr + 3, 3 * tile.nr + 1, 40},    // ldc odd: boundaries move
+                                    {tile.mr + 1, 6 * tile.nr + 5, 17},        // column groups
                                     {101, 67, 33, 3, 1, 5}};
             for (int tiny = 0; tiny < 2; ++tiny) {
                 BlockSizes blocks(*step, tiny ? 2 * tile.mr : 0, tiny ? 8 : 0, tiny ? tile.nr : 0);
@@ -254,6 +285,7 @@ TEST_CASE("step 09 is right with 1 - 2 and 3 threads and tiny blocks", "[microke
             }
         }
     }
+    least_work->set(0);
     omp_set_num_threads(before);
 }
 #endif

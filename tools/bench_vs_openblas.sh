@@ -1,64 +1,70 @@
 #!/usr/bin/env bash
-# Steps 08 and 09 side by side with OpenBLAS on this machine: the ratios of issue 4 in one table.
+# Steps 08 and 09 side by side with OpenBLAS and BLIS, each library running its best kernels
+# for this CPU (the runners choose and name them: see `build/bin/ref_openblas --kernels`).
 #
-#   tools/bench_vs_openblas.sh [--build DIR] [--reps N] [--rounds N] [--peak CSV]
+#   tools/bench_vs_openblas.sh [--build DIR] [--reps N] [--rounds N] [--sizes LIST] [--peak CSV]
 #
-# Every size is run by OpenBLAS and by our kernel one right after the other (so a noisy
-# neighbour hurts both alike), pinned, best of --reps timed repetitions; --rounds repeats the
-# whole thing and keeps the best of each. One thread runs on the last CPU (taskset), two
-# threads on the last two, ours with OMP_PROC_BIND=close OMP_PLACES=cores. Sizes below 512
-# run 20 x --reps: one product takes microseconds there, and a best of 5 is mostly noise.
-# % of peak is against the fp32 peak that build/bin/peak measures in each round, in the
-# same session (best of the rounds, like every other figure); --peak CSV uses a file
-# written by peak --csv instead.
+# Table 1, one thread: OpenBLAS, BLIS, step 08 (its best variant), the ratios, % of the
+# one-core peak; then step 08 --kernel avx2 against OpenBLAS's own AVX2 kernels
+# (OPENBLAS_CORETYPE=Haswell). Table 2, all usable CPUs: OpenBLAS, BLIS and step 09.
+# Every size is run by each contender one right after the other (a noisy neighbour hurts all
+# alike), pinned with taskset, best of --reps (20 x --reps below 512, where one product takes
+# microseconds); --rounds repeats everything and keeps each figure's best round. % of peak is
+# against the fp32 peak of the widest ISA that build/bin/peak measures in the same rounds
+# (--peak CSV: a file written by peak --csv instead). Default sizes: 128,256,512,1024,1536,2048.
+# Exit 2 on a bad option, 1 when a run fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-build="$root/build"
-reps=5
-rounds=1
-peak_csv=""
+build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048"
+usage() { echo "bench_vs_openblas.sh: $*" >&2; exit 2; }
+whole() { [[ $2 =~ ^[1-9][0-9]{0,5}$ ]] || usage "$1 '$2': not a whole number from 1 to 999999"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --build|--reps|--rounds|--sizes|--peak) [[ $# -ge 2 && $2 != --* ]] || usage "$1 needs a value" ;;&
     --build) build=$2; shift 2 ;;
-    --reps) reps=$2; shift 2 ;;
-    --rounds) rounds=$2; shift 2 ;;
-    --peak) peak_csv=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "bench_vs_openblas.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    --reps) whole "$1" "$2"; reps=$2; shift 2 ;;
+    --rounds) whole "$1" "$2"; rounds=$2; shift 2 ;;
+    --sizes) [[ $2 =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || usage "--sizes '$2': not a list of sizes such as 512,1024"
+             sizes=$2; shift 2 ;;
+    --peak) [[ -r $2 ]] || usage "--peak '$2': no such readable file"; peak_csv=$2; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage "unknown option '$1' (see --help)" ;;
   esac
 done
 
 bin="$build/bin"
-for exe in ref_openblas step08_avx512_14x32 step09_openmp peak; do
-  [[ -x "$bin/$exe" ]] || { echo "bench_vs_openblas.sh: $bin/$exe not built" >&2; exit 2; }
+for exe in ref_openblas step08_avx512_14x32 step09_openmp peak cpuinfo; do
+  [[ -x "$bin/$exe" ]] || usage "$bin/$exe not built (cmake --build $build)"
 done
+have_blis=0; [[ -x "$bin/ref_blis" ]] && have_blis=1
+IFS=, read -r -a size_list <<< "$sizes"
 
 ncpu=$(nproc)
-cpu1=$((ncpu - 1))                                  # one thread: the last CPU
-cpu2=$((ncpu >= 2 ? ncpu - 2 : 0)),$cpu1            # two threads: the last two
+cpu1=$((ncpu - 1))                       # one thread: the last CPU
+cpuall=0-$cpu1                           # all threads: every CPU
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# run LABEL THREADS SIZE CMD...: append "label size gflops_best" to $tmp/results
+# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: append "label size gflops_best kernel" to $tmp/results
 run() {
   local label=$1 threads=$2 size=$3; shift 3
-  local cpus=$cpu1
-  [[ $threads -gt 1 ]] && cpus=$cpu2
-  local csv="$tmp/$label.$size.csv" size_reps=$reps
+  local envs=()
+  while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
+  local cpus=$cpu1 size_reps=$reps csv="$tmp/$label.$size.csv"
+  [[ $threads -gt 1 ]] && cpus=$cpuall
   [[ $size -lt 512 ]] && size_reps=$((reps * 20))
-  # OMP_PROC_BIND pins OpenMP's threads, one per place. Not for OpenBLAS: its threads are
-  # its own (pthreads) and would inherit the binding of the program's first OpenMP thread,
-  # one core for all of them.
-  local bind=(env OMP_PROC_BIND=close OMP_PLACES=cores)
-  [[ $label == openblas* ]] && bind=(env -u OMP_PROC_BIND -u OMP_PLACES)
-  "${bind[@]}" OMP_NUM_THREADS="$threads" \
-    taskset -c "$cpus" "$@" --sizes "$size" --reps "$size_reps" --threads "$threads" --csv "$csv" \
-    >/dev/null 2>"$tmp/stderr" || { echo "bench_vs_openblas.sh: $label at $size failed:" >&2
-                                      cat "$tmp/stderr" >&2; exit 1; }
+  # OpenMP's threads are bound one per core; the libraries' own pools are left unbound
+  # (they would inherit the first OpenMP thread's binding: one core for all of them).
+  local bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
+  [[ $label == openblas* || $label == blis* ]] && bind=()
+  env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE "${bind[@]}" "${envs[@]}" \
+    OMP_NUM_THREADS="$threads" taskset -c "$cpus" "$@" --sizes "$size" --reps "$size_reps" --threads "$threads" \
+    --csv "$csv" >/dev/null 2>"$tmp/stderr" || { echo "bench_vs_openblas.sh: $label at $size failed:" >&2
+                                                 cat "$tmp/stderr" >&2; exit 1; }
   awk -F, -v label="$label" -v size="$size" '
     NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    { print label, size, $col["gflops_best"] }' "$csv" >>"$tmp/results"
+    { k = $col["kernel"]; gsub(/ /, "~", k); print label, size, $col["gflops_best"], k }' "$csv" >>"$tmp/results"
 }
 
 for ((r = 0; r < rounds; ++r)); do
@@ -66,65 +72,66 @@ for ((r = 0; r < rounds; ++r)); do
     "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$r.csv" >/dev/null 2>"$tmp/stderr" ||
       { echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
   fi
-  for size in 100 200 300 512 1024 1536; do
-    run openblas1 1 "$size" "$bin/ref_openblas"
-    run avx512 1 "$size" "$bin/step08_avx512_14x32" --kernel avx512
-    run avx2 1 "$size" "$bin/step08_avx512_14x32" --kernel avx2
+  for size in "${size_list[@]}"; do
+    run openblas1 1 "$size" -- "$bin/ref_openblas"
+    [[ $have_blis = 1 ]] && run blis1 1 "$size" -- "$bin/ref_blis"
+    run step08 1 "$size" -- "$bin/step08_avx512_14x32"
+    run openblas_avx2 1 "$size" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
+    run step08_avx2 1 "$size" -- "$bin/step08_avx512_14x32" --kernel avx2
   done
   if [[ $ncpu -ge 2 ]]; then
-    for size in 512 1024 1536; do
-      run openblas2 2 "$size" "$bin/ref_openblas"
-      run step09 2 "$size" "$bin/step09_openmp"
+    for size in "${size_list[@]}"; do
+      run openblasN "$ncpu" "$size" -- "$bin/ref_openblas"
+      [[ $have_blis = 1 ]] && run blisN "$ncpu" "$size" -- "$bin/ref_blis"
+      run step09 "$ncpu" "$size" -- "$bin/step09_openmp"
     done
   fi
 done
 
-peak1="" peak2=""
+peak1="-" peakN="-" peak_isa="-"
 peak_files=("$tmp"/peak.*.csv)
 [[ -n $peak_csv ]] && peak_files=("$peak_csv")
 if [[ -f ${peak_files[0]} ]]; then
-  # The AVX-512 fp32 peak when measured, else the best fp32 figure, per thread count.
-  read -r peak1 peak2 < <(awk -F, '
+  # The fp32 peak of the widest vector ISA measured (avx512, else avx2, else neon ...), per thread count.
+  read -r peak_isa peak1 peakN < <(awk -F, -v n="$ncpu" '
     FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
     $col["precision"] == "fp32" {
-      t = $col["threads"]; g = $col["gflops"]
-      if ($col["isa"] == "avx512" && g > best512[t]) best512[t] = g
-      if (g > best[t]) best[t] = g
+      isa = $col["isa"]; t = $col["threads"]; g = $col["gflops"]
+      if (g > best[isa, t]) best[isa, t] = g
+      seen[isa] = 1
     }
-    END { for (t = 1; t <= 2; ++t) { p[t] = (t in best512) ? best512[t] : best[t]; if (p[t] == "") p[t] = "-" }
-          print p[1], p[2] }' "${peak_files[@]}")
+    END { split("avx512 avx2 neon avx sse scalar", order, " ")
+          for (i = 1; i <= 6; ++i) if (order[i] in seen) { w = order[i]; break }
+          one = (w, 1) in best ? best[w, 1] : "-"; all = (w, n) in best ? best[w, n] : "-"
+          print w, one, all }' "${peak_files[@]}")
 fi
 
-awk -v cpus2="$cpu2" -v peak1="${peak1:--}" -v peak2="${peak2:--}" -v reps="$reps" -v rounds="$rounds" '
-  { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3 }
-  function pct(x, p) { return (p == "-" || p == 0) ? "-" : sprintf("%.0f%%", 100 * x / p) }
+echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $(nproc) CPUs; best of $reps reps (x20 below 512) x $rounds round(s); GFLOPS"
+awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
+  { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4 }
+  function pct(x, p) { return (p == "-" || p == 0 || x == "") ? "-" : sprintf("%.0f%%", 100 * x / p) }
+  function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
+  function cell(x) { return x == "" ? "-" : sprintf("%.1f", x) }
+  function table(title, ob, bl, ours, peak, sizes_,   i, s, k, o, b, a, sum_r, cnt, worst) {
+    printf "\n%s\n", title
+    printf "| n | OpenBLAS | BLIS | ours | vs OpenBLAS | vs BLIS | %% of %s peak |\n|---|---|---|---|---|---|---|\n", isa
+    k = split(sizes_, s, ",")
+    for (i = 1; i <= k; ++i) {
+      o = g[ob, s[i]]; b = g[bl, s[i]]; a = g[ours, s[i]]
+      printf "| %d | %s | %s | %s | %s | %s | %s |\n", s[i], cell(o), blis ? cell(b) : "-", cell(a), ratio(a, o),
+             blis ? ratio(a, b) : "-", pct(a, peak)
+      if (s[i] >= 512 && o > 0) { sum_r += a / o; cnt++ }
+      if (o > 0 && (worst == "" || a / o < worst)) worst = a / o
+    }
+    if (cnt) printf "mean ratio to OpenBLAS over n >= 512: %.3f; worst ratio: %.3f\n", sum_r / cnt, worst
+  }
   END {
-    printf "step 08, 1 thread, best of %d reps (%d below 512) x %d rounds (GFLOPS; ratio = ours / OpenBLAS)\n", reps, 20 * reps, rounds
-    printf "%6s %10s %10s %7s %7s %10s %7s\n", "size", "OpenBLAS", "avx512", "ratio", "%peak", "avx2", "ratio"
-    n = split("100 200 300 512 1024 1536", sizes, " ")
-    for (i = 1; i <= n; ++i) {
-      s = sizes[i]; o = g["openblas1", s]; a = g["avx512", s]; v = g["avx2", s]
-      printf "%6d %10.1f %10.1f %6.2fx %7s %10.1f %6.2fx\n", s, o, a, a / o, pct(a, peak1), v, v / o
-      if (s >= 512) { so += o; sa += a; sv += v; ra += a / o; rv += v / o; big++ }
-      else if (a / o < small_min || small_min == "") small_min = a / o
-      if (v / o < avx2_min || avx2_min == "") avx2_min = v / o
-    }
-    printf "%6s %10.1f %10.1f %6.2fx %7s %10.1f %6.2fx\n", "mean*", so / big, sa / big, ra / big,
-           pct(sa / big, peak1), sv / big, rv / big
-    printf "  * mean over 512, 1024, 1536 (ratio column: mean of the ratios)\n"
-    printf "  avx512 at 100-300: worst ratio %.2fx (goal >= 0.85x); avx2 worst ratio %.2fx (goal >= 0.90x)\n",
-           small_min, avx2_min
-    printf "  avx512 mean ratio %.2fx (goal >= 1.00x, beyond 1.05x)", ra / big
-    if (peak1 != "-") printf "; %% of the 1-thread fp32 peak (%.1f GFLOPS) at 1024 and 1536: %s, %s (goal >= 90%%)", peak1, pct(g["avx512", 1024], peak1), pct(g["avx512", 1536], peak1)
-    printf "\n"
-    if (("openblas2", 512) in g) {
-      printf "\nstep 09, 2 threads (taskset -c %s; step 09 with OMP_PROC_BIND=close OMP_PLACES=cores)\n", cpus2
-      printf "%6s %10s %10s %7s %7s\n", "size", "OpenBLAS", "step09", "ratio", "%peak"
-      split("512 1024 1536", big_sizes, " ")
-      for (i = 1; i <= 3; ++i) {
-        s = big_sizes[i]; o = g["openblas2", s]; a = g["step09", s]
-        printf "%6d %10.1f %10.1f %6.2fx %7s\n", s, o, a, a / o, pct(a, peak2)
-      }
-      printf "  goals: >= 1.00x at 1024 and 1536, >= 0.90x at 512\n"
-    }
-  }' "$tmp/results"
+    table("Step 08, 1 thread (peak " peak1 " GFLOPS)", "openblas1", "blis1", "step08", peak1, sizes)
+    printf "\nStep 08 --kernel avx2 against OpenBLAS AVX2 (Haswell) kernels, 1 thread\n| n | OpenBLAS Haswell | step 08 avx2 | ratio |\n|---|---|---|---|\n"
+    k = split(sizes, s, ",")
+    for (i = 1; i <= k; ++i) printf "| %d | %s | %s | %s |\n", s[i], cell(g["openblas_avx2", s[i]]), cell(g["step08_avx2", s[i]]), ratio(g["step08_avx2", s[i]], g["openblas_avx2", s[i]])
+    if (("openblasN", s[1]) in g)
+      table("Step 09, " n " threads (peak " peakN " GFLOPS)", "openblasN", "blisN", "step09", peakN, sizes)
+    printf "\nkernels: OpenBLAS %s; BLIS %s; step 08 %s (avx2 run: %s); step 09 %s; OpenBLAS AVX2 run: %s\n",
+      kern["openblas1"], blis ? kern["blis1"] : "not built", kern["step08"], kern["step08_avx2"], kern["step09"], kern["openblas_avx2"]
+  }' "$tmp/results" | tr "~" " "

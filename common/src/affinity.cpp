@@ -10,14 +10,15 @@
 
 namespace gemm::cpu {
 
-void pin_current_thread(int cpu) {
+bool pin_current_thread(int cpu) {
 #if defined(__linux__)
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 #else
     (void)cpu;
+    return false;
 #endif
 }
 

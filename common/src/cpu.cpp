@@ -1,5 +1,9 @@
 #include <gemm/cpu.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -19,6 +23,14 @@
 #if defined(__APPLE__)
 #include <sys/sysctl.h>
 #endif
+
+// The OpenMP runtime's places, when the program links one (weak: gemm_common itself does
+// not need OpenMP, and these stay null without it).
+extern "C" {
+int omp_get_num_places() __attribute__((weak));
+int omp_get_place_num_procs(int place) __attribute__((weak));
+void omp_get_place_proc_ids(int place, int* ids) __attribute__((weak));
+}
 
 namespace gemm::cpu {
 namespace {
@@ -164,7 +176,140 @@ std::string detect_name() {
     return std::string("unknown ") + arch() + " CPU";
 }
 
+Identity detect_identity() {
+    Identity id;
+#if defined(GEMM_X86)
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return id;
+    char vendor[13] = {};
+    std::memcpy(vendor, &b, 4);
+    std::memcpy(vendor + 4, &d, 4);
+    std::memcpy(vendor + 8, &c, 4);
+    id.vendor = vendor;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return id;
+    const int base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
+    id.stepping = a & 0xf;
+    // The display family and model (Intel SDM, AMD APM): the extended fields count only for
+    // family 15 (family) and families 6 and 15 (model).
+    id.family = base_family == 0xf ? base_family + static_cast<int>((a >> 20) & 0xff) : base_family;
+    id.model = (base_family == 0x6 || base_family == 0xf) ? (static_cast<int>((a >> 16) & 0xf) << 4) + base_model
+                                                          : base_model;
+#elif defined(__aarch64__) && defined(__linux__)
+    // MIDR_EL1 as the kernel shows it: "CPU implementer : 0x41", "CPU part : 0xd0c".
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+        const auto colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        const std::string value = line.substr(colon + 1);
+        auto hex = [&] { return static_cast<int>(std::strtol(value.c_str(), nullptr, 0)); };
+        if (line.rfind("CPU implementer", 0) == 0 && id.vendor.empty()) {
+            id.family = hex();
+            id.vendor = id.family == 0x41 ? "arm" : id.family == 0x61 ? "apple" : "implementer " + value;
+        } else if (line.rfind("CPU part", 0) == 0 && id.model == 0) {
+            id.model = hex();
+        }
+    }
+#endif
+    return id;
+}
+
 }  // namespace
+
+// The table. Sources: the vendors' optimisation manuals and published measurements of port
+// layouts (uops.info, Chips and Cheese, WikiChip). Loops: see cpu.hpp. Counted per core
+// and cycle in fp32; a 128-bit vector holds 4 floats, an FMA counts 2 FLOPs.
+Microarch classify(const Identity& id) {
+    Microarch u;
+    // Intel before Golden Cove: ports 0 and 1 each multiply, add or FMA (two pipes).
+    auto intel_two_pipes = [&](const char* name, double avx512, const char* pipes) {
+        u = {name, 2, 8, 16, 32, avx512, 0, false, pipes};
+    };
+    // Golden Cove and later big cores: FMA/multiply on ports 0 and 1, and fast adders on
+    // ports 1 and 5, so a mix of multiplies and adds issues three a cycle.
+    auto intel_golden_cove = [&](const char* name, double avx512, const char* pipes) {
+        u = {name, 3, 12, 24, 32, avx512, 0, false, pipes};
+    };
+    // AMD Zen: two FMA/multiply pipes and two add pipes, so four multiplies or adds a cycle.
+    auto amd_zen = [&](const char* name, double avx, double avx2, double avx512, const char* pipes) {
+        u = {name, 4, 16, avx, avx2, avx512, 0, false, pipes};
+    };
+    const int f = id.family, m = id.model;
+    if (id.vendor == "GenuineIntel" && f == 6) {
+        switch (m) {
+        case 0x3c: case 0x3f: case 0x45: case 0x46:
+            intel_two_pipes("Haswell", 0, "two 256-bit FMA pipes (ports 0 and 1)"); break;
+        case 0x3d: case 0x47: case 0x4f: case 0x56:
+            intel_two_pipes("Broadwell", 0, "two 256-bit FMA pipes (ports 0 and 1)"); break;
+        case 0x4e: case 0x5e: case 0x8e: case 0x9e: case 0xa5: case 0xa6:
+            intel_two_pipes("Skylake (client)", 0, "two 256-bit FMA pipes (ports 0 and 1)"); break;
+        case 0x55:
+            // Stepping 0-4 Skylake-SP, 5-7 Cascade Lake, 10-11 Cooper Lake. Xeon Gold 6xxx and
+            // Platinum have a second 512-bit FMA unit on port 5; Silver, Bronze and some Gold
+            // 5xxx do not, and CPUID does not say which.
+            intel_two_pipes(id.stepping >= 10 ? "Cooper Lake" : id.stepping >= 5 ? "Cascade Lake" : "Skylake-SP",
+                            64, "two 512-bit FMA units (ports 0+1 fused, and port 5) on most parts, one on some");
+            u.avx512_width_varies = true;
+            break;
+        case 0x6a: case 0x6c:
+            intel_two_pipes("Ice Lake-SP", 64, "two 512-bit FMA units (ports 0+1 fused, and port 5)"); break;
+        case 0x7d: case 0x7e:
+            intel_two_pipes("Ice Lake (client)", 32, "one 512-bit FMA unit (ports 0+1 fused)"); break;
+        case 0x8c: case 0x8d:
+            intel_two_pipes("Tiger Lake", 32, "one 512-bit FMA unit (ports 0+1 fused)"); break;
+        case 0xa7:
+            intel_two_pipes("Rocket Lake", 32, "one 512-bit FMA unit (ports 0+1 fused)"); break;
+        case 0x8f:
+            intel_golden_cove("Sapphire Rapids", 64, "two 512-bit FMA units (ports 0+1 fused, and port 5); "
+                                                     "adders on ports 1 and 5"); break;
+        case 0xcf:
+            intel_golden_cove("Emerald Rapids", 64, "two 512-bit FMA units (ports 0+1 fused, and port 5); "
+                                                    "adders on ports 1 and 5"); break;
+        case 0xad: case 0xae:
+            intel_golden_cove("Granite Rapids", 64, "two 512-bit FMA units (ports 0+1 fused, and port 5); "
+                                                    "adders on ports 1 and 5"); break;
+        case 0x97: case 0x9a: case 0xb7: case 0xba: case 0xbf:
+            // Hybrid: the figures are the performance cores'; the efficient cores have half.
+            intel_golden_cove(m == 0x97 || m == 0x9a ? "Alder Lake" : "Raptor Lake", 0,
+                              "performance cores: two 256-bit FMA pipes, adders on ports 1 and 5 "
+                              "(efficient cores: half)"); break;
+        case 0x57: case 0x85:
+            intel_two_pipes(m == 0x57 ? "Knights Landing" : "Knights Mill", 64, "two 512-bit FMA units"); break;
+        default: break;
+        }
+    } else if (id.vendor == "AuthenticAMD" || id.vendor == "HygonGenuine") {
+        if (f == 0x17 && m < 0x30)
+            amd_zen("Zen", 16, 16, 0, "two 128-bit FMA pipes and two add pipes: 256-bit work in two halves");
+        else if (f == 0x18)
+            amd_zen("Zen (Hygon Dhyana)", 16, 16, 0, "two 128-bit FMA pipes and two add pipes");
+        else if (f == 0x17)
+            amd_zen("Zen 2", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes");
+        else if (f == 0x19 && ((m >= 0x10 && m <= 0x1f) || (m >= 0x60 && m <= 0x7f) || (m >= 0xa0 && m <= 0xaf)))
+            amd_zen("Zen 4", 32, 32, 32, "two 256-bit FMA pipes and two add pipes; a 512-bit FMA "
+                                         "runs as two halves, so AVX-512 and AVX2 peaks are equal");
+        else if (f == 0x19)
+            amd_zen("Zen 3", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes");
+        else if (f == 0x1a && ((m >= 0x20 && m <= 0x2f) || (m >= 0x60 && m <= 0x6f)))
+            amd_zen("Zen 5 (mobile)", 32, 32, 32, "two 256-bit FMA pipes and two add pipes; mobile Zen 5 "
+                                                  "runs a 512-bit FMA as two halves");
+        else if (f == 0x1a)
+            amd_zen("Zen 5", 32, 32, 64, "two full 512-bit FMA pipes and two 512-bit add pipes "
+                                         "(desktop and server Zen 5)");
+    } else if (id.vendor == "arm") {
+        switch (m) {
+        case 0xd0b: u = {"Cortex-A76", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;
+        case 0xd0c: u = {"Neoverse N1", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;
+        case 0xd41: u = {"Cortex-A78", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;
+        case 0xd49: u = {"Neoverse N2", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;
+        case 0xd40: u = {"Neoverse V1", 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes"}; break;
+        case 0xd4f: u = {"Neoverse V2", 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes"}; break;
+        case 0xd44: u = {"Cortex-X1", 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes"}; break;
+        default: break;
+        }
+    } else if (id.vendor == "apple") {
+        u = {"Apple M-series", 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes (performance cores)"};
+    }
+    return u;
+}
 
 const Features& features() {
     static const Features f = detect_features();
@@ -176,6 +321,25 @@ bool has_avx() { return features().avx; }
 bool has_avx2_fma() { return features().avx2 && features().fma; }
 bool has_avx512f() { return features().avx512f && features().fma; }
 bool has_neon() { return features().neon; }
+
+const Identity& identity() {
+    static const Identity id = detect_identity();
+    return id;
+}
+
+const Microarch& microarch() {
+    static const Microarch u = classify(identity());
+    return u;
+}
+
+std::string microarch_label() {
+    if (!microarch().name.empty()) return microarch().name;
+    const Identity& id = identity();
+    if (id.vendor.empty()) return "";
+    char text[96];
+    std::snprintf(text, sizeof text, "%s family %d model %d", id.vendor.c_str(), id.family, id.model);
+    return text;
+}
 
 const Caches& caches() {
     static const Caches k = detect_caches();
@@ -191,9 +355,21 @@ std::vector<int> allowed_cpus() {
     std::vector<int> cpus;
 #if defined(__linux__)
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0)
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_ZERO(&set);
+    // With OMP_PROC_BIND or OMP_PLACES set, the OpenMP runtime pins the main thread to its
+    // first place when the program starts, so the mask above may hold one CPU. The places
+    // were made from the mask the process started with: their CPUs are the usable ones.
+    if (omp_get_num_places != nullptr && omp_get_place_num_procs != nullptr && omp_get_place_proc_ids != nullptr) {
+        for (int place = 0; place < omp_get_num_places(); ++place) {
+            std::vector<int> ids(static_cast<std::size_t>(std::max(0, omp_get_place_num_procs(place))));
+            if (!ids.empty()) omp_get_place_proc_ids(place, ids.data());
+            for (int c : ids)
+                if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+        }
+    }
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &set)) cpus.push_back(c);
 #endif
     if (cpus.empty()) {
         const unsigned n = std::thread::hardware_concurrency();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -15,9 +16,17 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
+#if defined(__linux__)
+#include <sched.h>
+#include <unistd.h>
+#endif
 
 namespace gemm {
 namespace {
+
+// libgomp's spins before a waiting thread sleeps (its default: 300000, milliseconds of
+// pause instructions). Measured (README of step 09, "A busy core").
+constexpr const char* kSpinCount = "10000";
 
 struct SizeResult {
     CsvRow row;
@@ -31,7 +40,30 @@ double seconds_of(Kernel kernel, int m, int n, int k, const float* A, const floa
     return elapsed.count();
 }
 
-SizeResult run_size(const Step& step, const Variant& variant, const Options& o, int threads, int size) {
+// The OpenMP team a parallel region gets now (OMP_THREAD_LIMIT, OMP_DYNAMIC included).
+int openmp_team() {
+#if defined(_OPENMP)
+    int team = 1;
+#pragma omp parallel
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+    }
+    return team;
+#else
+    return 1;
+#endif
+}
+
+// The threads the step's last call ran on.
+int threads_ran(const Step& step, const ThreadControl* library_threads) {
+    if (library_threads != nullptr) return library_threads->get();
+    if (step.def->threads_used != nullptr) return step.def->threads_used();
+    return step.def->parallel ? openmp_team() : 1;
+}
+
+SizeResult run_size(const Step& step, const Variant& variant, const Options& o, const ThreadControl* library_threads,
+                    int size) {
     const int m = size, n = size, k = size;
     const std::size_t sa = static_cast<std::size_t>(m) * k, sb = static_cast<std::size_t>(k) * n,
                       sc = static_cast<std::size_t>(m) * n;
@@ -47,9 +79,9 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     r.row.m = m;
     r.row.n = n;
     r.row.k = k;
-    r.row.threads = threads;
     r.row.kernel = std::string(variant.name);
     r.row.cpu = cpu::name();
+    r.row.uarch = cpu::microarch_label();
     // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
     r.row.verified = false;
     r.row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
@@ -65,6 +97,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
         untimed = std::max(0, untimed - 1);
     }
     for (int w = 0; w < untimed; ++w) seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
+    r.row.threads = threads_ran(step, library_threads);
 
     // C keeps accumulating across repetitions; values stay small (|C| grows by ~sqrt(k) a run).
     std::vector<double> times;
@@ -93,7 +126,27 @@ std::string missing_features(const Step& step) {
 
 }  // namespace
 
-int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) {
+void short_openmp_spins(char** argv) {
+#if defined(__linux__)
+    for (const char* chosen : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "GEMM_SPIN_SET"})
+        if (std::getenv(chosen) != nullptr) return;
+    setenv("GEMM_SPIN_SET", "1", 1);            // the re-run does not run again
+    setenv("GOMP_SPINCOUNT", kSpinCount, 1);    // libgomp (GCC): spins of a pause each
+    setenv("KMP_BLOCKTIME", "0", 1);            // libomp (clang): milliseconds
+    // With OMP_PROC_BIND the runtime has pinned this thread to one CPU, and the new program
+    // would inherit that mask: give it back every CPU the process started with.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpu::allowed_cpus())
+        if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    execv("/proc/self/exe", argv);
+#else
+    (void)argv;
+#endif
+}
+
+int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads) {
     // Steps print as their executable (step05_simd_4x4), references by their own name.
     const std::string name = (step.number > 0 ? "step" : "") + std::string(step.slug);
     const ParseResult parsed = parse_options(argc, argv, step);
@@ -120,12 +173,18 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
     }
     for (const auto& [param, value] : o.params) param->set(value);
 
-    const int threads = o.threads > 0 ? o.threads : (step.def->parallel ? cpu::cores() : 1);
-    if (set_threads != nullptr) {
-        set_threads(threads);
-    } else {
+    // Threads (SPEC): --threads, else a parallel step takes OpenMP's default, which honours
+    // OMP_NUM_THREADS and OMP_THREAD_LIMIT and counts the CPUs before OMP_PROC_BIND pins
+    // the main thread; a serial step runs on one whatever it is given; a library gets
+    // --threads or 1. What the header says is the plan; each CSV row records what ran.
+    int threads = 1;
+    if (library_threads != nullptr) {
+        library_threads->set(o.threads > 0 ? o.threads : 1);
+        threads = library_threads->get();
+    } else if (step.def->parallel) {
 #if defined(_OPENMP)
-        omp_set_num_threads(threads);
+        if (o.threads > 0) omp_set_num_threads(o.threads);
+        threads = std::min(omp_get_max_threads(), omp_get_thread_limit());
 #endif
     }
 
@@ -140,8 +199,9 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
         }
     }
 
-    std::printf("%s: kernel %.*s, %d thread%s, %s", name.c_str(), static_cast<int>(variant->name.size()),
-                variant->name.data(), threads, threads == 1 ? "" : "s", cpu::name().c_str());
+    std::printf("%s: kernel %.*s, %d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant->name.size()),
+                variant->name.data(), threads, threads == 1 ? "" : "s", cpu::name().c_str(),
+                cpu::microarch_label().c_str());
     for (const Param& p : step.def->params)
         std::printf(", %.*s=%d", static_cast<int>(p.name.size()), p.name.data(), p.get());
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
@@ -154,7 +214,7 @@ int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int)) 
     for (const int size : o.sizes) {
         SizeResult r;
         try {
-            r = run_size(step, *variant, o, threads, size);
+            r = run_size(step, *variant, o, library_threads, size);
         } catch (const std::bad_alloc&) {
             std::fprintf(stderr, "%s: out of memory at size %d\n", name.c_str(), size);
             return kExitResource;

@@ -7,5 +7,6 @@ extern const gemm::StepEntry GEMM_STEP_ENTRY;
 int main(int argc, char** argv) {
     const gemm::Step step{GEMM_STEP_NUMBER, GEMM_STEP_SLUG, GEMM_STEP_ENTRY.kernel,
                           GEMM_STEP_ENTRY.supported, GEMM_STEP_ENTRY.def};
+    if (step.def->parallel) gemm::short_openmp_spins(argv);
     return gemm::run_main(argc, argv, step);
 }

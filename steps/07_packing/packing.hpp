@@ -1,5 +1,5 @@
-// Step 07's packing routines, block sizes and micro-kernels. The routines have external
-// linkage so that tests/test_packing.cpp can check the packed layout element by element.
+// Step 07's packing routines (packing.cpp). They have external linkage so that
+// tests/test_packing.cpp can check the packed layout element by element.
 #pragma once
 
 namespace step07 {
@@ -19,13 +19,5 @@ void pack_a(int mc, int kc, const float* A, int lda, float* packed);
 // the four values B(p, 4s .. 4s+3): the micro-kernel's one load at step p. Columns past nc
 // are zeros. packed must hold ceil(nc / 4) * 4 * kc floats.
 void pack_b(int kc, int nc, const float* B, int ldb, float* packed);
-
-int kc();   // depth of a block: columns of A, rows of B
-int mc();   // rows of A in a block
-
-// C(0..3, 0..3) += the 4 x kc sliver a times the kc x 4 sliver b (both packed, 16-byte
-// aligned), but only the top-left m_valid x n_valid part of the 4x4 tile is written back.
-void micro_kernel_sse(int kc, const float* a, const float* b, float* C, int ldc, int m_valid, int n_valid);
-void micro_kernel_neon(int kc, const float* a, const float* b, float* C, int ldc, int m_valid, int n_valid);
 
 }  // namespace step07

@@ -1,7 +1,7 @@
 // Packing for the 6 x 16 AVX2 kernel: packing_avx512.cpp's idea with 8-float vectors.
 // Each 6 x 8 piece of A is loaded as 6 row vectors (plus 2 zero rows), transposed in
 // registers by 24 shuffles, and stored as 8 runs of 6 floats.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 #include "packing.hpp"
 
 #include <immintrin.h>

@@ -9,7 +9,7 @@
 // Here each 14 x 16 piece of A is loaded as 14 row vectors (plus 2 zero rows), transposed
 // in registers by 64 shuffles, and stored as 16 runs of 14 floats: about one instruction
 // per 3 floats.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 #include "packing.hpp"
 
 // GCC 12 warns that the shuffles' internal _mm512_undefined_ps() "may be used uninitialized"

@@ -25,4 +25,25 @@ int first_row(int t, int threads, int m, int mr, const float* C, long ldc) {
     return row;
 }
 
+Grid split_team(int team, int row_tiles, int col_slivers) {
+    // The largest team up to `team` that some rows x cols grid fits (7 threads on 3 x 5
+    // tiles: no grid of 7 does, 6 = 3 x 2 does).
+    for (int size = team; size > 1; --size) {
+        Grid best{};
+        long best_load = -1;
+        for (int rows = size; rows >= 1; --rows) {
+            if (size % rows != 0) continue;
+            const int cols = size / rows;
+            if (rows > row_tiles || cols > col_slivers) continue;
+            const long load = static_cast<long>((row_tiles + rows - 1) / rows) * ((col_slivers + cols - 1) / cols);
+            if (best_load < 0 || load < best_load) {
+                best = {rows, cols};
+                best_load = load;
+            }
+        }
+        if (best_load >= 0) return best;
+    }
+    return {1, 1};
+}
+
 }  // namespace step09

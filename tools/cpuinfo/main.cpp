@@ -7,6 +7,7 @@
 // (run_all.sh uses it to give --threads to the parallel steps only).
 #include "peak.hpp"
 
+#include <gemm/cpu.hpp>
 #include <gemm/registry.hpp>
 
 #include <iostream>
@@ -19,10 +20,15 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (arg == "--help" || arg == "-h") {
-        std::cout << "usage: cpuinfo [--steps]\n"
+        std::cout << "usage: cpuinfo [--steps | --uarch]\n"
                      "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
                      "the variant and block sizes each step uses here. --steps: one line per step,\n"
-                     "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts.\n";
+                     "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts. --uarch: the\n"
+                     "microarchitecture's name (or vendor, family and model when not in the table).\n";
+        return 0;
+    }
+    if (arg == "--uarch") {   // one line for scripts: "Zen 4", or "GenuineIntel family 6 model 1"
+        std::cout << gemm::cpu::microarch_label() << '\n';
         return 0;
     }
     if (arg == "--steps") {

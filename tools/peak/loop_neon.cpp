@@ -60,4 +60,47 @@ double neon_fp64(long iterations) {
     return static_cast<double>(passes) * kChains * 2 * 2;   // 2 lanes
 }
 
+// The scalar ceiling: the same chains on one lane (s0-s23 += s30 * s31), as the scalar
+// steps compile on AArch64 (GCC contracts a * b + c into fmadd there).
+#define FMADD(t, r) "fmadd " t #r ", " t "30, " t "31, " t #r "\n\t"
+#define FMADD_BODY(t)                                                                  \
+    FMADD(t, 0) FMADD(t, 1) FMADD(t, 2) FMADD(t, 3) FMADD(t, 4) FMADD(t, 5) FMADD(t, 6) \
+    FMADD(t, 7) FMADD(t, 8) FMADD(t, 9) FMADD(t, 10) FMADD(t, 11) FMADD(t, 12)         \
+    FMADD(t, 13) FMADD(t, 14) FMADD(t, 15) FMADD(t, 16) FMADD(t, 17) FMADD(t, 18)      \
+    FMADD(t, 19) FMADD(t, 20) FMADD(t, 21) FMADD(t, 22) FMADD(t, 23)
+
+double scalar_fp32(long iterations) {
+    const long passes = iterations;
+    const float one = 1.0f, tiny = 1e-7f;
+    __asm__ volatile(
+        "ld1r {v30.4s}, [%[one]]\n\t"
+        "ld1r {v31.4s}, [%[tiny]]\n\t"
+        ZERO_V_ALL
+        "1:\n\t"
+        FMADD_BODY("s")
+        "subs %[n], %[n], #1\n\t"
+        "b.ne 1b\n\t"
+        : [n] "+r"(iterations)
+        : [one] "r"(&one), [tiny] "r"(&tiny), "m"(one), "m"(tiny)
+        : CLOBBERS_V);
+    return static_cast<double>(passes) * kChains * 2;   // 1 lane, 2 FLOPs per FMA
+}
+
+double scalar_fp64(long iterations) {
+    const long passes = iterations;
+    const double one = 1.0, tiny = 1e-15;
+    __asm__ volatile(
+        "ld1r {v30.2d}, [%[one]]\n\t"
+        "ld1r {v31.2d}, [%[tiny]]\n\t"
+        ZERO_V_ALL
+        "1:\n\t"
+        FMADD_BODY("d")
+        "subs %[n], %[n], #1\n\t"
+        "b.ne 1b\n\t"
+        : [n] "+r"(iterations)
+        : [one] "r"(&one), [tiny] "r"(&tiny), "m"(one), "m"(tiny)
+        : CLOBBERS_V);
+    return static_cast<double>(passes) * kChains * 2;
+}
+
 }  // namespace gemm::peak::loops

@@ -63,4 +63,39 @@ double sse_fp64(long iterations) {
     return static_cast<double>(passes) * kChains * 2;   // 2 lanes, 1 FLOP per instruction
 }
 
+// The scalar ceiling: the same chains with the one-lane instructions the scalar steps use.
+double scalar_fp32(long iterations) {
+    const long passes = iterations;
+    const float one = 1.0f, tiny = 1e-7f;
+    __asm__ volatile(
+        "movss %[one], %%xmm14\n\t"
+        "movss %[tiny], %%xmm15\n\t"
+        SSE_ZERO_ALL
+        "1:\n\t"
+        SSE_BODY("mulss", "addss")
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        : [n] "+r"(iterations)
+        : [one] "m"(one), [tiny] "m"(tiny)
+        : SSE_CLOBBERS);
+    return static_cast<double>(passes) * kChains;   // 1 lane, 1 FLOP per instruction
+}
+
+double scalar_fp64(long iterations) {
+    const long passes = iterations;
+    const double one = 1.0, tiny = 1e-15;
+    __asm__ volatile(
+        "movsd %[one], %%xmm14\n\t"
+        "movsd %[tiny], %%xmm15\n\t"
+        SSE_ZERO_ALL
+        "1:\n\t"
+        SSE_BODY("mulsd", "addsd")
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        : [n] "+r"(iterations)
+        : [one] "m"(one), [tiny] "m"(tiny)
+        : SSE_CLOBBERS);
+    return static_cast<double>(passes) * kChains;
+}
+
 }  // namespace gemm::peak::loops

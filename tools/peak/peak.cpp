@@ -32,11 +32,20 @@ namespace gemm::peak {
 
 std::string_view to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "fp64"; }
 
+namespace {
+std::string fixed_ratio(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", v);
+    return text;
+}
+}  // namespace
+
 // ---- The instruction sets -----------------------------------------------------------------
 
 namespace {
 #if defined(__x86_64__) || defined(_M_X64)
 constexpr Isa kIsas[] = {
+    {"scalar", "mulss + addss, one lane", cpu::has_sse2, loops::scalar_fp32, loops::scalar_fp64, 1.0},
     {"sse", "mulps + addps, 128-bit", cpu::has_sse2, loops::sse_fp32, loops::sse_fp64},
     {"avx", "vmulps + vaddps, 256-bit", cpu::has_avx, loops::avx_fp32, loops::avx_fp64},
     {"avx2", "vfmadd231ps, 256-bit", cpu::has_avx2_fma, loops::avx2_fp32, loops::avx2_fp64},
@@ -44,6 +53,7 @@ constexpr Isa kIsas[] = {
 };
 #elif defined(__aarch64__)
 constexpr Isa kIsas[] = {
+    {"scalar", "fmadd, one lane", cpu::has_neon, loops::scalar_fp32, loops::scalar_fp64, 1.0},
     {"neon", "fmla, 128-bit", cpu::has_neon, loops::neon_fp32, loops::neon_fp64},
 };
 #else
@@ -77,14 +87,16 @@ std::string read_first_line(const std::string& path) {
     return line;
 }
 
-void pin_current_thread(int cpu) {
+// True when the thread now runs on `cpu` only.
+bool pin_current_thread(int cpu) {
 #if defined(__linux__)
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof set, &set);  // best effort: time it anyway
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 #else
     (void)cpu;
+    return false;
 #endif
 }
 
@@ -151,31 +163,53 @@ int physical_cores(int threads) {
     return static_cast<int>(cores.size());
 }
 
+namespace {
+
+void check_threads(int threads) {
+    const int usable = cpu::cores();
+    if (threads < 1 || threads > usable)
+        throw std::invalid_argument("peak: " + std::to_string(threads) + " threads asked for, but this process may use " +
+                                    std::to_string(usable) + " CPU(s): threads sharing a CPU would count it twice");
+}
+
+// Runs body(t) on `threads` threads, thread t pinned to the t-th usable CPU, all starting
+// together. Returns false when some thread could not be pinned.
+template <class Body>
+bool run_pinned(int threads, Body body) {
+    const std::vector<int> cpus = cpu::allowed_cpus();
+    std::latch start(threads);
+    std::vector<std::thread> pool;
+    std::atomic<bool> pinned{true};
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            if (!pin_current_thread(cpus[static_cast<std::size_t>(t)])) pinned = false;
+            start.arrive_and_wait();
+            body(t);
+        });
+    for (auto& th : pool) th.join();
+    return pinned;
+}
+
+}  // namespace
+
 Measurement measure(const Isa& isa, Precision precision, int threads, double seconds, int reps) {
     if (!isa.supported()) throw std::logic_error("peak: " + std::string(isa.name) + " not supported");
+    check_threads(threads);
     double (*loop)(long) = precision == Precision::fp32 ? isa.loop_fp32 : isa.loop_fp64;
-    const std::vector<int> cpus = cpu::allowed_cpus();
-    const long iterations = calibrate(loop, cpus[0], seconds);
+    const long iterations = calibrate(loop, cpu::allowed_cpus()[0], seconds);
 
     Measurement best;
     for (int r = 0; r < reps; ++r) {
-        // Every thread pins itself, waits for the others, then runs the same count. The
-        // threads run side by side, so their rates add up: total FLOPs over the longest
-        // (CPU) time of any of them.
-        std::vector<Timed> timed(threads);
-        std::latch start(threads);
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                pin_current_thread(cpus[t % cpus.size()]);
-                start.arrive_and_wait();
-                timed[t] = time_loop(loop, iterations);
-            });
-        for (auto& th : pool) th.join();
+        // Every thread pins itself to its own CPU, waits for the others, then runs the same
+        // count. The threads run side by side, so their rates add up: total FLOPs over the
+        // longest CPU time of any of them. Where pinning failed, two threads may have shared
+        // a CPU, and only wall-clock time is safe.
+        std::vector<Timed> timed(static_cast<std::size_t>(threads));
+        const bool pinned = run_pinned(threads, [&](int t) { timed[static_cast<std::size_t>(t)] = time_loop(loop, iterations); });
         double flops = 0, longest = 0, share = 1;
         for (const Timed& t : timed) {
             flops += t.flops;
-            longest = std::max(longest, t.seconds);
+            longest = std::max(longest, pinned ? t.seconds : t.wall);
             if (t.wall > 0) share = std::min(share, t.seconds / t.wall);
         }
         const double gflops = flops / longest / 1e9;
@@ -184,29 +218,70 @@ Measurement measure(const Isa& isa, Precision precision, int threads, double sec
     return best;
 }
 
+Frequency measure_clock(int threads, double seconds, int trials) {
+    check_threads(threads);
+    const long iterations = calibrate(loops::add_chain, cpu::allowed_cpus()[0], seconds);
+    std::vector<double> ghz(static_cast<std::size_t>(threads));
+    run_pinned(threads, [&](int t) {
+        std::vector<double> each;
+        for (int i = 0; i < trials; ++i) {
+            const Timed shorter = time_loop(loops::add_chain, iterations);
+            const Timed longer = time_loop(loops::add_chain, 4 * iterations);
+            const double dt = longer.seconds - shorter.seconds;
+            if (dt > 0) each.push_back((longer.flops - shorter.flops) / dt / 1e9);
+        }
+        std::sort(each.begin(), each.end());
+        ghz[static_cast<std::size_t>(t)] = each.empty() ? 0 : each[each.size() / 2];
+    });
+    double sum = 0;
+    for (double g : ghz) sum += g;
+    const double mean = sum / threads;
+    if (!(mean > 0)) return {0, "not measurable here"};
+    std::ostringstream source;
+    source << "measured: dependent integer adds on " << threads << " pinned thread" << (threads > 1 ? "s" : "")
+           << ", median of " << trials;
+    return {mean, source.str()};
+}
+
 // ---- The formula ------------------------------------------------------------------------
 
-FlopsPerCycle flops_per_cycle(std::string_view isa) {
-    // Per core and cycle, fp32. Vendors differ in which pipes exist, so the assumption
-    // follows the CPU's name; a student on another core edits this table.
-    const std::string name = cpu::name();
-    const bool amd = name.find("AMD") != std::string::npos;
-    if (isa == "sse")
-        return amd ? FlopsPerCycle{16, "4 lanes x (2 FMUL + 2 FADD pipes) (AMD Zen 2-5)"}
-                   : FlopsPerCycle{8, "4 lanes x 2 pipes that each multiply or add (Intel)"};
-    if (isa == "avx")
-        return amd ? FlopsPerCycle{32, "8 lanes x (2 FMUL + 2 FADD pipes) (AMD Zen 2-5)"}
-                   : FlopsPerCycle{16, "8 lanes x 2 pipes that each multiply or add (Intel)"};
-    if (isa == "avx2")
-        return {32, "8 lanes x 2 FMA pipes x 2 FLOPs"};
-    if (isa == "avx512")
-        return amd ? FlopsPerCycle{32, "16 lanes x 2 FLOPs, one per cycle: Zen 4 splits each "
-                                       "512-bit FMA over its two 256-bit pipes (Zen 5: 64)"}
-                   : FlopsPerCycle{64, "16 lanes x 2 FMA units x 2 FLOPs (Intel server cores; "
-                                       "one-unit parts: 32)"};
-    if (isa == "neon")
-        return {16, "4 lanes x 2 FMA pipes x 2 FLOPs (Cortex-A76, Neoverse N1; V1/V2: 32)"};
-    return {0, "unknown instruction set"};
+FlopsPerCycle flops_per_cycle(std::string_view isa, const cpu::Microarch& core, double avx512_over_avx2) {
+    const bool known = !core.name.empty();
+    const std::string table = "table (" + core.name + ")";
+    auto from_table = [&](double fpc) { return FlopsPerCycle{fpc, core.pipes, table}; };
+    if (isa == "avx512") {
+        // Where the part decides, or the core is unknown, the measurement does: a 512-bit
+        // FMA that takes twice as long as a 256-bit one (split pipes, or one unit) gives a
+        // ratio near 1, two full units near 2.
+        if (known && core.avx512 > 0 && !core.avx512_width_varies) return from_table(core.avx512);
+        const double avx2 = known && core.avx2 > 0 ? core.avx2 : 32;
+        if (avx512_over_avx2 > 0) {
+            const double units = avx512_over_avx2 > 1.5 ? 2 : 1;
+            std::ostringstream why;
+            why << (units == 2 ? "512-bit FMA at twice the 256-bit rate" : "512-bit FMA at the 256-bit rate");
+            std::ostringstream source;
+            source << "inferred from the measured 512/256-bit ratio " << fixed_ratio(avx512_over_avx2)
+                   << (known ? " (" + core.name + ": the part decides)" : " (core not in the table)");
+            return {avx2 * units, why.str(), source.str()};
+        }
+        return {known && core.avx512 > 0 ? core.avx512 : 64, "two 512-bit FMA units assumed",
+                "assumed: the 256-bit figure was not measured"};
+    }
+    const double fpc = isa == "scalar" ? core.scalar : isa == "sse" ? core.sse : isa == "avx" ? core.avx
+                     : isa == "avx2" ? core.avx2 : isa == "neon" ? core.neon : 0;
+    if (known && fpc > 0) return from_table(fpc);
+    // Not in the table: the common layout of the core's vendor, said to be an assumption.
+    const std::string vendor = cpu::identity().vendor;
+    const bool amd = vendor == "AuthenticAMD" || vendor == "HygonGenuine";
+    const std::string assumed = "assumed (core not in the table)";
+    if (isa == "scalar")
+        return {cpu::arch() == std::string_view("aarch64") ? 4.0 : amd ? 4.0 : 2.0,
+                amd ? "two multiply and two add pipes" : "two pipes that each multiply or add", assumed};
+    if (isa == "sse") return {amd ? 16.0 : 8.0, amd ? "4 lanes x (2 multiply + 2 add pipes)" : "4 lanes x 2 pipes", assumed};
+    if (isa == "avx") return {amd ? 32.0 : 16.0, amd ? "8 lanes x (2 multiply + 2 add pipes)" : "8 lanes x 2 pipes", assumed};
+    if (isa == "avx2") return {32, "8 lanes x 2 FMA pipes x 2 FLOPs (Haswell and later, Zen 2 and later)", assumed};
+    if (isa == "neon") return {16, "4 lanes x 2 FMA pipes x 2 FLOPs (Cortex-A76, Neoverse N1)", assumed};
+    return {0, "unknown instruction set", "none"};
 }
 
 Frequency os_frequency() {
@@ -261,12 +336,14 @@ constexpr const char* kUsage =
     "       peak --info\n"
     "Measures the sustained FLOPS of every instruction set this CPU has (fp32 and fp64, one\n"
     "thread and all cores, threads pinned) and prints them next to the formula\n"
-    "cores x GHz x FLOPs per cycle.\n"
+    "cores x GHz x FLOPs per cycle, with the clock measured and FLOPs per cycle from the\n"
+    "microarchitecture (see --info).\n"
     "  --seconds S   length of each timed run (default 0.25)\n"
     "  --reps N      timed runs per figure, the best is kept (default 3)\n"
-    "  --threads N   threads of the multi-threaded runs (default: every CPU this process may use)\n"
+    "  --threads N   threads of the multi-threaded runs (default, and at most: every CPU this\n"
+    "                process may use)\n"
     "  --isa LIST    only these, e.g. avx2,avx512 (default: every one the CPU has)\n"
-    "  --ghz X       clock for the formula (default: what the OS reports)\n"
+    "  --ghz X       clock for the formula (default: measured with dependent integer adds)\n"
     "  --csv FILE    also write isa,precision,threads,gflops to FILE\n"
     "  --info        print the CPU report (features, caches, the steps' block sizes) and exit\n";
 
@@ -379,29 +456,61 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         }
     }
 
-    const int all = o.threads > 0 ? o.threads : static_cast<int>(cpu::allowed_cpus().size());
+    const int usable = cpu::cores();
+    if (o.threads > usable) {
+        err << "peak: --threads '" << o.threads << "': this process may use " << usable
+            << " CPU(s), and two threads on one CPU would count it twice\n";
+        return 2;
+    }
+    const int all = o.threads > 0 ? o.threads : usable;
     std::vector<int> thread_counts = {1};
     if (all > 1) thread_counts.push_back(all);
 
-    Frequency freq = o.ghz > 0 ? Frequency{o.ghz, "--ghz"} : os_frequency();
-    out << "Peak FLOPS of " << cpu::name() << " (" << cpu::arch() << "), each figure the best of "
-        << o.reps << " runs of " << o.seconds << " s (the threads' CPU time), threads pinned\n"
-        << "theoretical = cores x " << (freq.ghz > 0 ? fixed(freq.ghz, 2) : "?") << " GHz ("
-        << freq.source << ") x FLOPs per cycle (assumed, see below)\n\n";
+    const cpu::Microarch& core = cpu::microarch();
+    const Frequency reported = os_frequency();
+    out << "Peak FLOPS of " << cpu::name() << " (" << cpu::arch() << ", "
+        << (core.name.empty() ? cpu::microarch_label() + ", not in the table" : core.name) << "), each figure the best of "
+        << o.reps << " runs of " << o.seconds << " s (the threads' CPU time), threads pinned\n";
+    // The clock of each thread count, measured unless --ghz gives it.
+    std::vector<Frequency> clocks;
+    for (int threads : thread_counts) {
+        clocks.push_back(o.ghz > 0 ? Frequency{o.ghz, "--ghz"} : measure_clock(threads, std::min(o.seconds, 0.05)));
+        if (clocks.back().ghz <= 0) clocks.back() = reported;
+        out << "clock, " << threads << " thread" << (threads > 1 ? "s" : "") << ": "
+            << (clocks.back().ghz > 0 ? fixed(clocks.back().ghz, 2) + " GHz" : "unknown") << " ["
+            << clocks.back().source << "]\n";
+    }
+    out << "the OS reports " << (reported.ghz > 0 ? fixed(reported.ghz, 2) + " GHz" : "no clock") << " ["
+        << reported.source << "]\n"
+        << "formula = physical cores x clock x FLOPs per cycle (per ISA, below)\n\n";
     out << std::left << std::setw(8) << "isa" << std::setw(11) << "precision" << std::right
-        << std::setw(8) << "threads" << std::setw(12) << "GFLOPS" << std::setw(14) << "theoretical"
-        << std::setw(13) << "% of theory" << '\n';
+        << std::setw(8) << "threads" << std::setw(12) << "GFLOPS" << std::setw(14) << "formula"
+        << std::setw(13) << "% of formula" << '\n';
 
     std::vector<Row> rows;
+    std::vector<std::pair<const Isa*, FlopsPerCycle>> used;   // one-thread formula inputs, for the notes
     double lowest_share = 1;
-    for (int threads : thread_counts) {
+    for (std::size_t c = 0; c < thread_counts.size(); ++c) {
+        const int threads = thread_counts[c];
         const int cores = physical_cores(threads);
+        double avx2_fp32 = 0;
         for (const Isa* isa : isas) {
+            FlopsPerCycle f;
             for (Precision p : {Precision::fp32, Precision::fp64}) {
-                const double fpc = flops_per_cycle(isa->name).fp32 / (p == Precision::fp32 ? 1 : 2);
                 const Measurement m = measure(*isa, p, threads, o.seconds, o.reps);
                 lowest_share = std::min(lowest_share, m.cpu_share);
-                Row r{std::string(isa->name), p, threads, m.gflops, cores * freq.ghz * fpc};
+                if (p == Precision::fp32) {
+                    if (isa->name == "avx2") avx2_fp32 = m.gflops;
+                    if (c == 0) {   // one core: the table, or the 512/256-bit ratio measured here
+                        f = flops_per_cycle(isa->name, core, isa->name == "avx512" && avx2_fp32 > 0 ? m.gflops / avx2_fp32 : 0);
+                        used.emplace_back(isa, f);
+                    } else {        // more cores of the same kind: the same pipes
+                        for (const auto& [which, first] : used)
+                            if (which == isa) f = first;
+                    }
+                }
+                const double fpc = f.fp32 * (p == Precision::fp32 ? 1 : isa->fp64_share);
+                Row r{std::string(isa->name), p, threads, m.gflops, cores * clocks[c].ghz * fpc};
                 out << std::left << std::setw(8) << r.isa << std::setw(11) << to_string(p)
                     << std::right << std::setw(8) << threads << std::setw(12) << fixed(r.gflops, 1)
                     << std::setw(14) << (r.theoretical > 0 ? fixed(r.theoretical, 1) : "-")
@@ -413,19 +522,19 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         }
     }
 
-    out << "\nFLOPs per cycle per core assumed for fp32 (fp64: half); the formula counts "
+    out << "\nFLOPs per cycle per core, fp32 (fp64: half, scalar: the same); the formula counts "
         << physical_cores(all) << " physical core(s) for " << all << " thread(s):\n";
-    for (const Isa* isa : isas) {
-        const FlopsPerCycle f = flops_per_cycle(isa->name);
+    for (const auto& [isa, f] : used) {
         out << "  " << std::left << std::setw(7) << isa->name << std::right << std::setw(3)
-            << f.fp32 << "  " << f.why << "  [loop: " << isa->instructions << "]\n";
+            << f.fp32 << "  " << f.source << ": " << f.why << "  [loop: " << isa->instructions << "]\n";
     }
     if (lowest_share < 0.9)
         out << "This machine was busy: in some runs the loop had the core only "
             << fixed(100 * lowest_share, 0) << "% of the wall-clock time. The figures divide by\n"
                "the threads' own CPU time, so they are what the core does while it runs the loop.\n";
-    out << "A measured figure above the formula means the core ran faster than the clock used\n"
-           "(boost), or the assumption does not fit this core.\n";
+    out << "A figure well below its formula: the core lowers its clock for that ISA (AVX-512 on\n"
+           "some Intel cores), or another process shared the core; well above: the table is wrong\n"
+           "for this core (tell us).\n";
 
     if (csv.is_open()) {
         write_csv(csv, rows);

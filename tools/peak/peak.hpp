@@ -3,6 +3,8 @@
 // Also the CPU report (tools/cpuinfo, `peak --info`). The command line is in run().
 #pragma once
 
+#include <gemm/cpu.hpp>
+
 #include <iosfwd>
 #include <span>
 #include <string>
@@ -21,34 +23,45 @@ struct Isa {
     bool (*supported)();              // gemm::cpu predicate: never call a loop without it
     double (*loop_fp32)(long iterations);
     double (*loop_fp64)(long iterations);
+    double fp64_share = 0.5;          // fp64 FLOPs per fp32 FLOP: half the lanes, or 1 for scalar
 };
 std::span<const Isa> built_isas();        // the loops compiled for this architecture
 std::vector<const Isa*> available_isas(); // those this CPU can run, in built order
 const Isa* find_isa(std::string_view name);
 
-// Sustained GFLOPS: `threads` threads, each pinned to its own CPU (wrapping around the CPUs
-// this process may use), run the same loop for about `seconds` of their own CPU time; the
-// best of `reps` runs. cpu_share: the lowest fraction of wall-clock time a thread of that
-// run actually ran (below 1 when other processes shared the core).
+// Sustained GFLOPS: `threads` threads, each pinned to its own CPU of those this process may
+// use, run the same loop for about `seconds` of their own CPU time; the best of `reps` runs.
+// More threads than usable CPUs throw std::invalid_argument: two threads sharing a CPU would
+// each count the CPU's whole rate. cpu_share: the lowest fraction of wall-clock time a thread
+// of that run actually ran (below 1 when other processes shared the core).
 struct Measurement {
     double gflops = 0;
     double cpu_share = 1;
 };
 Measurement measure(const Isa& isa, Precision precision, int threads, double seconds, int reps);
 
-// The formula's inputs. FLOPs per cycle per core is an assumption about the core's
-// pipes, which CPUID does not report: `why` says what is assumed.
+// The formula's inputs. FLOPs per cycle per core comes from the microarchitecture table
+// (gemm::cpu::classify), which CPUID cannot replace. Where the table does not know the core,
+// or the part decides (one or two 512-bit FMA units), the 512-bit figure is inferred from
+// the measured 512-bit / 256-bit ratio (avx512_over_avx2; 0 = not measured).
 struct FlopsPerCycle {
-    double fp32 = 0;   // fp64 is half
-    std::string why;
+    double fp32 = 0;       // fp64: Isa::fp64_share of it
+    std::string why;       // the pipes assumed
+    std::string source;    // "table (Zen 4)", "inferred from the measured 512/256-bit ratio 1.97", "assumed ..."
 };
-FlopsPerCycle flops_per_cycle(std::string_view isa);
+FlopsPerCycle flops_per_cycle(std::string_view isa, const cpu::Microarch& core, double avx512_over_avx2 = 0);
 
 struct Frequency {
     double ghz = 0;        // 0: unknown
     std::string source;
 };
 Frequency os_frequency();   // cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz"
+
+// The clock the cores run at while busy: `threads` pinned threads each time a chain of
+// dependent integer adds (one a cycle) at two lengths, on their own CPU time, and take the
+// difference, so the fixed cost of starting drops out; the median of `trials` such pairs per
+// thread, averaged over the threads. About 8 x `seconds` of CPU time per thread.
+Frequency measure_clock(int threads, double seconds, int trials = 5);
 
 // How many distinct physical cores the first `threads` of gemm::cpu::allowed_cpus()
 // (wrapping) cover: SMT siblings share one core's FMA pipes.

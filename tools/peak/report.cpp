@@ -6,9 +6,15 @@
 #include <gemm/cpu.hpp>
 #include <gemm/registry.hpp>
 
+#include <cstdio>
 #include <iomanip>
+#include <sstream>
 #include <ostream>
 #include <string>
+
+#if defined(__linux__)
+#include <unistd.h>
+#endif
 
 namespace gemm::peak {
 namespace {
@@ -44,6 +50,42 @@ const char* feature_source() {
     return "no detection on this architecture";
 }
 
+// The kernel set a reference runner built next to this program would measure, from its
+// --kernels report ("running", "detected", "why" lines), or why there is none.
+std::string library_kernels(const char* runner) {
+#if defined(__linux__)
+    char self[4096] = {};
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return "not found";
+    std::string path(self, static_cast<std::size_t>(len));
+    path = path.substr(0, path.rfind('/') + 1) + runner;
+    if (access(path.c_str(), X_OK) != 0) return "not built (library not found at configure time)";
+    FILE* pipe = popen(("'" + path + "' --kernels 2>/dev/null").c_str(), "r");
+    if (pipe == nullptr) return "could not run " + path;
+    std::string text;
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, pipe) != nullptr) text += buf;
+    if (pclose(pipe) != 0) return "its --kernels report failed";
+    auto field = [&](const std::string& key) {
+        const auto at = text.find(key + " ");
+        if (at == std::string::npos) return std::string();
+        const auto end = text.find('\n', at);
+        return text.substr(at + key.size() + 1, end - at - key.size() - 1);
+    };
+    return field("library") + ": runs " + field("running") + " (" + field("isa") + "); the library detects " +
+           field("detected") + " [" + field("why") + "]";
+#else
+    (void)runner;
+    return "not reported on this system";
+#endif
+}
+
+std::string fpc(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
 }  // namespace
 
 void cpu_report(std::ostream& out) {
@@ -52,16 +94,38 @@ void cpu_report(std::ostream& out) {
     const Frequency f = os_frequency();
     auto row = [&](const char* key) -> std::ostream& { return out << std::left << std::setw(11) << key; };
 
+    const cpu::Identity& id = cpu::identity();
+    const cpu::Microarch& core = cpu::microarch();
     row("CPU") << cpu::name() << " (" << cpu::arch() << ")\n";
+    row("vendor") << (id.vendor.empty() ? "unknown" : id.vendor) << ", family " << id.family << " (0x" << std::hex
+                  << id.family << "), model " << std::dec << id.model << " (0x" << std::hex << id.model << std::dec
+                  << "), stepping " << id.stepping << "\n";
+    row("microarch") << (!core.name.empty() ? core.name
+                         : id.vendor.empty() ? std::string("unknown (the CPU does not identify itself here)")
+                                             : "not in the table (" + cpu::microarch_label() + ")")
+                     << "\n";
     row("features") << feature_list() << "  [" << feature_source() << "]\n";
     row("peak ISAs");
     for (const Isa* isa : available_isas()) out << isa->name << ' ';
     out << " [what bin/peak measures here]\n";
     row("cores") << logical << " logical CPU(s) this process may use, on " << physical_cores(logical)
                  << " physical core(s)\n";
+    const Frequency measured = measure_clock(1, 0.02);
     row("clock");
-    if (f.ghz > 0) out << std::fixed << std::setprecision(2) << f.ghz << std::defaultfloat << " GHz";
+    if (measured.ghz > 0)
+        out << std::fixed << std::setprecision(2) << measured.ghz << std::defaultfloat << " GHz busy, one core ["
+            << measured.source << "]; ";
+    if (f.ghz > 0) out << "the OS says " << std::fixed << std::setprecision(2) << f.ghz << std::defaultfloat << " GHz";
     out << " [" << f.source << "]\n";
+    row("FP pipes") << (core.pipes.empty() ? "not in the table" : core.pipes) << "\n";
+    row("FLOPs/cyc");
+    for (const Isa* isa : available_isas()) {
+        const FlopsPerCycle fp = flops_per_cycle(isa->name, core);
+        out << isa->name << ' ' << fpc(fp.fp32) << (fp.source.rfind("table", 0) == 0 ? "" : "?") << "  ";
+    }
+    out << "[fp32 per core and cycle; ? = not from the table: bin/peak infers or assumes it]\n";
+    row("OpenBLAS") << library_kernels("ref_openblas") << "\n";
+    row("BLIS") << library_kernels("ref_blis") << "\n";
     row("caches") << "L1d " << bytes(c.l1d) << ", L2 " << bytes(c.l2) << " per core, L3 " << bytes(c.l3)
                   << " shared  [" << c.source << "]\n";
 

@@ -1,23 +1,80 @@
 // A BLAS library's sgemm run through the harness: C = 1 * A * B + 1 * C, row-major, which is
 // exactly the kernel contract. Built once per library (GEMM_REF_OPENBLAS or GEMM_REF_BLIS).
+//
+// Before measuring, the runner makes sure the library runs its best kernels for this CPU
+// (kernel_choice.hpp): when the set the library detected is narrower than the CPU's widest
+// vector ISA, it sets the library's variable, checks in a child process that the library
+// takes it, and runs itself again with it. The CSV's kernel column and the progress line say
+// what ran, e.g. "openblas 0.3.21 SkylakeX (detected: Prescott)".
+#include "kernel_choice.hpp"
+
 #include <gemm/harness.hpp>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 #if defined(GEMM_REF_OPENBLAS)
 #include <cblas.h>
 #define GEMM_REF_NAME "ref_openblas"
-#define GEMM_REF_VARIANT "openblas"
-static void set_threads(int n) { openblas_set_num_threads(n); }
+namespace {
+constexpr gemm::ref::Library kLibrary = gemm::ref::Library::openblas;
+void set_threads(int n) { openblas_set_num_threads(n); }
+int get_threads() { return openblas_get_num_threads(); }
+std::string kernel_set() { return openblas_get_corename(); }
+std::string library_version() {   // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..." -> "openblas 0.3.21"
+    const std::string config = openblas_get_config();
+    const auto space = config.find(' ');
+    const auto end = config.find(' ', space + 1);
+    return "openblas " + (space == std::string::npos ? std::string("?") : config.substr(space + 1, end - space - 1));
+}
+// OpenBLAS takes the name itself (case-insensitive).
+std::string env_value(const std::string& set) { return set; }
+}  // namespace
 #elif defined(GEMM_REF_BLIS)
 #include <blis.h>
 #include <cblas.h>
 #define GEMM_REF_NAME "ref_blis"
-#define GEMM_REF_VARIANT "blis"
-static void set_threads(int n) { bli_thread_set_num_threads(n); }
+namespace {
+constexpr gemm::ref::Library kLibrary = gemm::ref::Library::blis;
+void set_threads(int n) { bli_thread_set_num_threads(n); }
+int get_threads() {
+    const int n = static_cast<int>(bli_thread_get_num_threads());
+    return n > 0 ? n : 1;
+}
+std::string kernel_set() {
+    bli_init();   // the query reads the context of the architecture chosen here
+    return bli_arch_string(bli_arch_query_id());
+}
+std::string library_version() { return std::string("blis ") + bli_info_get_version_str(); }
+// BLIS 0.9 reads BLIS_ARCH_TYPE as the index of its architecture list; 1.0 and later take
+// the name.
+std::string env_value(const std::string& set) {
+    const std::string version = bli_info_get_version_str();
+    if (version.rfind("0.", 0) != 0) return set;
+    for (int id = 0; id < BLIS_NUM_ARCHS; ++id)
+        if (set == bli_arch_string(static_cast<arch_t>(id))) return std::to_string(id);
+    return set;
+}
+}  // namespace
 #else
 #error "define GEMM_REF_OPENBLAS or GEMM_REF_BLIS"
 #endif
 
 namespace {
+
+constexpr const char* kChildDetected = "GEMM_REF_DETECTED";   // set in the re-run: what the library chose first
+constexpr const char* kChildReason = "GEMM_REF_REASON";
 
 void sgemm(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     // BLAS wants lda >= 1 even when a dimension is 0; the contract allows lda = k = 0.
@@ -25,15 +82,139 @@ void sgemm(int m, int n, int k, const float* A, int lda, const float* B, int ldb
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, lda, B, ldb, 1.0f, C, ldc);
 }
 
-constexpr gemm::Variant variants[] = {{GEMM_REF_VARIANT, sgemm}};
-constexpr gemm::StepDef def{.variants = variants};
-
 bool always() { return true; }
+
+#if defined(__linux__)
+// Runs this program again with `--kernels` and env_var=value, and returns the kernel set the
+// library reports there ("" when the child failed: BLIS aborts on an architecture it was not
+// built for).
+std::string probe(const char* self, const std::string& env_var, const std::string& value) {
+    int fds[2];
+    if (pipe(fds) != 0) return "";
+    const pid_t pid = fork();
+    if (pid < 0) return "";
+    if (pid == 0) {
+        dup2(fds[1], STDOUT_FILENO);
+        const int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+        close(fds[0]);
+        setenv(env_var.c_str(), value.c_str(), 1);
+        setenv(kChildDetected, "probe", 1);
+        execl(self, self, "--kernels", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(fds[1]);
+    std::string out;
+    char buf[256];
+    for (ssize_t got; (got = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(got));
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+    // --kernels prints "running <set>" on its first line.
+    const auto start = out.find("running ");
+    if (start == std::string::npos) return "";
+    const auto end = out.find_first_of(" \n", start + 8);
+    return out.substr(start + 8, end - start - 8);
+}
+#endif
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // The runner's own options, taken out before the harness sees the rest.
+    bool as_detected = false, report_only = false, help = false;
+    std::vector<char*> args;
+    for (int i = 0; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (i > 0 && a == "--as-detected") as_detected = true;
+        else if (i > 0 && a == "--kernels") report_only = true;
+        else {
+            if (i > 0 && (a == "--help" || a == "-h")) help = true;
+            args.push_back(argv[i]);
+        }
+    }
+
+    const gemm::ref::Library lib = kLibrary;
+    const char* env_var = lib == gemm::ref::Library::openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
+    const char* child_detected = std::getenv(kChildDetected);
+    if (const char* user = std::getenv(env_var); user != nullptr && child_detected == nullptr) {
+        // BLIS 0.9 reads a name as 0 (skx): give it the index the name stands for.
+        const std::string value = env_value(user);
+        if (value != user) setenv(env_var, value.c_str(), 1);
+    }
+#if defined(__linux__)
+    // A value the user set is obeyed, but first tried in a child: BLIS aborts on an
+    // architecture it was not built with, which must be a usage error, not a crash.
+    if (const char* user = std::getenv(env_var); user != nullptr && child_detected == nullptr && !help &&
+                                                 probe("/proc/self/exe", env_var, user).empty()) {
+        std::fprintf(stderr, "%s: %s='%s': the library fails to start with it (unset it to let the runner choose)\n",
+                     GEMM_REF_NAME, env_var, user);
+        return gemm::kExitUsage;
+    }
+#endif
+    const std::string running = kernel_set();
+    std::string detected = child_detected != nullptr ? child_detected : running;
+    std::string reason;
+
+    if (child_detected == nullptr && !help) {
+        const gemm::ref::Choice choice =
+            gemm::ref::choose(lib, running, gemm::ref::cpu_vectors(), std::getenv(env_var), as_detected);
+        reason = choice.reason;
+#if defined(__linux__)
+        if (choice.change) {
+            const std::string value = env_value(choice.kernel_set);
+            const std::string got = probe("/proc/self/exe", choice.env_var, value);
+            if (lower(got) == lower(choice.kernel_set)) {
+                setenv(choice.env_var.c_str(), value.c_str(), 1);
+                setenv(kChildDetected, running.c_str(), 1);
+                setenv(kChildReason, choice.reason.c_str(), 1);
+                execv("/proc/self/exe", argv);
+                std::fprintf(stderr, "%s: could not run itself again (%s); measuring %s as detected\n", GEMM_REF_NAME,
+                             std::strerror(errno), running.c_str());
+            }
+            reason = "the library detected " + running + ", and its " + choice.kernel_set +
+                     " kernels would not load here: measuring " + running;
+        }
+#endif
+    } else if (child_detected != nullptr && std::getenv(kChildReason) != nullptr) {
+        reason = std::getenv(kChildReason);
+    }
+
+    // "openblas 0.3.21 SkylakeX (detected: Prescott)"
+    std::string label = library_version() + " " + running;
+    if (detected != running && detected != "probe") label += " (detected: " + detected + ")";
+    else if (const char* user = std::getenv(env_var); user != nullptr && child_detected == nullptr)
+        label += std::string(" (") + env_var + "=" + user + ")";
+    else if (as_detected) label += " (as detected)";
+
+    if (report_only) {
+        std::printf("running %s\ndetected %s\nisa %s\nlibrary %s\nlabel %s\nwhy %s\n", running.c_str(),
+                    detected.c_str(), gemm::ref::isa_of(lib, running).c_str(), library_version().c_str(),
+                    label.c_str(), reason.c_str());
+        return 0;
+    }
+    if (!help) std::printf("%s: %s: %s\n", GEMM_REF_NAME, label.c_str(), reason.c_str());
+
+    static const std::string variant_name = label;
+    static const gemm::Variant variants[] = {{variant_name, sgemm}};
+    static const gemm::StepDef def{.variants = variants};
     // Named like a step so the harness prints "ref_openblas", not "stepref_openblas".
     const gemm::Step step{0, GEMM_REF_NAME, sgemm, always, &def};
-    return gemm::run_main(argc, argv, step, set_threads);
+    const gemm::ThreadControl threads{set_threads, get_threads};
+    const int rc = gemm::run_main(static_cast<int>(args.size()), args.data(), step, &threads);
+    if (help)
+        std::printf("\nThis runner also takes:\n"
+                    "  --as-detected               run the kernels the library picks by itself, even when they\n"
+                    "                              are narrower than this CPU's widest vector ISA\n"
+                    "  --kernels                   print what the library detects and what would run, and exit\n"
+                    "By default it runs the library's kernels for the widest vector ISA this CPU has (setting\n"
+                    "%s for the library when its own choice is narrower); a %s you set is obeyed.\n",
+                    env_var, env_var);
+    return rc;
 }

@@ -6,8 +6,8 @@
 namespace gemm::cpu {
 
 // Pins the calling thread to logical CPU `cpu` (a number from allowed_cpus()). Best effort:
-// where that is not possible the thread runs unpinned.
-void pin_current_thread(int cpu);
+// false (and the thread runs unpinned) where that is not possible.
+bool pin_current_thread(int cpu);
 
 // Seconds of CPU time the calling thread has used: time it was not running is not counted.
 // Falls back to a monotonic wall clock where the OS has no per-thread clock.

@@ -33,6 +33,35 @@ struct Caches {
 const Caches& caches();
 
 std::string name();        // "AMD EPYC 9B14 96-Core Processor"
+
+// Who made the core and which one it is: CPUID's vendor string and display family/model on
+// x86-64 (family 25 model 17 is "AMD family 0x19 model 0x11"), MIDR's implementer and part
+// on AArch64 (family = implementer, model = part).
+struct Identity {
+    std::string vendor;    // "AuthenticAMD", "GenuineIntel", "arm" ..., or "" when unknown
+    int family = 0;
+    int model = 0;
+    int stepping = 0;
+};
+const Identity& identity();
+
+// What the microarchitecture's FP pipes can do, per core and cycle, in fp32 FLOPs for each
+// loop the peak meter times (tools/peak): scalar mulss+addss (AArch64: fmadd), sse
+// mulps+addps, avx vmulps+vaddps, avx2 256-bit FMA, avx512 512-bit FMA, neon 128-bit FMLA.
+// 0 means "not known for this core". CPUID reports none of this: it is a table of published
+// facts, keyed by vendor, family and model (cpu.cpp).
+struct Microarch {
+    std::string name;              // "Zen 4", "Emerald Rapids"; "" when not in the table
+    double scalar = 0, sse = 0, avx = 0, avx2 = 0, avx512 = 0, neon = 0;
+    // Parts of one model that differ in their 512-bit FMA units (Xeon Skylake-SP: one or two
+    // units by SKU): the meter decides from the measured 512-bit / 256-bit ratio.
+    bool avx512_width_varies = false;
+    std::string pipes;             // the assumption in words, for reports
+};
+Microarch classify(const Identity& id);   // pure: the table lookup, for tests
+const Microarch& microarch();             // classify(identity())
+// "Emerald Rapids", else "GenuineIntel family 6 model 207": what figures and CSVs name.
+std::string microarch_label();
 std::vector<int> allowed_cpus();   // the logical CPUs this process may run on, by number
 int cores();               // how many: allowed_cpus().size()
 const char* arch();        // "x86_64", "aarch64" or "unknown"

@@ -90,6 +90,7 @@ struct CsvRow {
     std::string kernel;      // the variant that ran
     int reps = 0;            // timed repetitions actually run
     std::string cpu;
+    std::string uarch;       // gemm::cpu::microarch_label()
 };
 std::string csv_header();
 std::string csv_line(const CsvRow& row);
@@ -97,8 +98,26 @@ std::string csv_line(const CsvRow& row);
 // so an interrupted run never leaves half a file. Returns an error message, or "".
 std::string write_csv(const std::string& path, const std::vector<CsvRow>& rows);
 
+// How a reference runner's library sets and reports its own thread count (BLAS libraries
+// keep their own pools, apart from OpenMP's).
+struct ThreadControl {
+    void (*set)(int);
+    int (*get)();
+};
+
+// For a parallel step's executable: unless the user chose OpenMP's wait policy
+// (OMP_WAIT_POLICY, GOMP_SPINCOUNT, KMP_BLOCKTIME), run the program again with threads that
+// spin only briefly at a barrier before they sleep. The runtime reads these once, when it
+// loads, hence the re-run. By default a waiting thread spins for milliseconds, and when
+// another program holds one of the cores, every barrier then waits for the scheduler to give
+// the spinning threads' core back: n = 100 fell from 100 to 0.3 GFLOPS. Returns only when
+// no re-run happened (already done, chosen by the user, or exec failed).
+void short_openmp_spins(char** argv);
+
 // The whole executable: parse, check the CPU, sweep, verify, print, write the CSV.
-// set_threads, when given, replaces omp_set_num_threads (for BLAS libraries with their own).
-int run_main(int argc, char** argv, const Step& step, void (*set_threads)(int) = nullptr);
+// Threads: a parallel step runs on --threads when given, else on OpenMP's own default
+// (OMP_NUM_THREADS, else every usable CPU); a serial step on one; a reference runner's
+// library on --threads or 1. The CSV's threads column is what ran.
+int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads = nullptr);
 
 }  // namespace gemm

@@ -38,7 +38,10 @@ struct Param {
 struct StepDef {
     std::span<const Variant> variants;
     std::span<const Param> params = {};
-    bool parallel = false;  // OpenMP step: runs on all cores unless --threads says otherwise
+    bool parallel = false;  // OpenMP step: OMP_NUM_THREADS or all cores, unless --threads says otherwise
+    // How many threads the last call ran on, for steps that choose (fewer threads for small
+    // products). nullptr: 1 for a serial step, the OpenMP team size for a parallel one.
+    int (*threads_used)() = nullptr;
 };
 
 struct Step {

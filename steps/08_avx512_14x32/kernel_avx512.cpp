@@ -9,7 +9,7 @@
 // 28 FMAs (448 multiply-adds) per step for 2 vector loads. 28 accumulators + 2 B registers
 // leave 2 of the 32 zmm registers spare. A zmm FMA has a latency of 4 cycles and Zen 4
 // issues one per cycle (two 256-bit halves), so 28 independent chains keep it busy.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 
 // GCC 12 warns that the internal _mm512_undefined_ps() of the ymm <-> zmm conversions "may be
 // used uninitialized" (GCC bug 105593, fixed in GCC 13); it is a false alarm.

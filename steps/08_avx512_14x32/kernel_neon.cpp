@@ -1,15 +1,13 @@
-// Step 08's NEON micro-kernel, unchanged but for the namespace.
-//
 // The AArch64 NEON micro-kernel: an 8 x 12 tile of C in 24 of the 32 q registers
 // (4 floats each). Per step of p: two 4-wide loads of the A sliver (8 rows), three of the
 // B sliver (12 columns), then 24 FMAs, each multiplying a B vector by one lane of an A
 // vector (fmla v.4s, v.4s, v.s[lane]): NEON needs no separate broadcast.
 // 24 accumulators + 2 A + 3 B registers = 29 of 32.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 
 #include <arm_neon.h>
 
-namespace step09 {
+namespace step08 {
 
 void microkernel_neon_8x12(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr) {
@@ -59,4 +57,4 @@ void microkernel_neon_8x12(int kc, const float* a, const float* b, float* c, lon
         for (int j = 0; j < nr; ++j) c[i * ldc + j] += tile[i * NR + j];
 }
 
-}  // namespace step09
+}  // namespace step08

@@ -3,7 +3,7 @@
 // just move on by 4 floats, and the loads are aligned (every sliver starts at a multiple of
 // 16 bytes in a 64-byte aligned buffer). Padded rows and columns hold zeros, so the loop
 // always computes a whole 4x4 tile; only the write-back looks at m_valid x n_valid.
-#include "packing.hpp"
+#include "kernel.hpp"
 
 #include <arm_neon.h>    // NEON: float32x4_t, vld1q_f32, vfmaq_laneq_f32, vst1q_f32
 

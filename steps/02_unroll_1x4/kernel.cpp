@@ -30,7 +30,7 @@ void add_dot_1x4(int k, const float* A, int lda, const float* B, int ldb, float*
     }
 }
 
-void unroll_1x4(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int n4 = n - n % 4;
     for (int j = 0; j < n4; j += 4)
         for (int i = 0; i < m; ++i)
@@ -40,7 +40,7 @@ void unroll_1x4(int m, int n, int k, const float* A, int lda, const float* B, in
             add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
 }
 
-constexpr gemm::Variant variants[] = {{"scalar", unroll_1x4}};
+constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar}};
 
 }  // namespace
 

@@ -1,31 +1,26 @@
-// Step 09: step 08's loop nest shared out between OpenMP threads.
+// Step 08: the GotoBLAS / BLIS loop nest around a register-tile micro-kernel.
 //
-//   for jc in 0..n step NC:
+//   for jc in 0..n step NC:                 B panel  kc x nc  -> packed, stays in L3
 //     for pc in 0..k step KC:
-//       thread t packs its share of the slivers of B(pc.., jc..) into the shared Bp
-//       -- barrier: Bp complete --
-//       thread t:  for ic in its own rows [first_row(t), first_row(t+1)) step MC:
-//                    pack A(ic.., pc..) into its own Ap                        (L2 of its core)
-//                    for jr in 0..nc step NR:  for ir in 0..mc step MR:  micro-kernel
-//       -- barrier: nobody reads Bp any more, it may be repacked --
+//       pack B(pc.., jc..) into Bp          (NR-column slivers)
+//       for ic in 0..m step MC:             A block  mc x kc  -> packed, stays in L2
+//         pack A(ic.., pc..) into Ap        (MR-row slivers)
+//         for jr in 0..nc step NR:          B sliver kc x NR  -> reused from L1 / L2
+//           for ir in 0..mc step MR:        A sliver kc x MR  -> streamed from L2
+//             micro-kernel: C(ic+ir.., jc+jr..) += Ap sliver * Bp sliver
 //
-// One parallel region per call; OpenMP keeps its threads between calls. Each thread writes
-// only its own rows of C, so no two threads write the same element, and first_row keeps the
-// boundaries on cache-line starts where it can, so they don't share lines of C either.
-// Small matrices skip the packing, as in step 08, with the rows of C split the same way.
-// The micro-kernels and the packing are step 08's, unchanged.
-#include "microkernels.hpp"
+// Which micro-kernel (and so MR x NR) depends on the CPU: AVX-512 14x32, AVX2 6x16 or
+// NEON 8x12; the loops and the packing are the same for all three. Small matrices, whose
+// A fits in L2, skip the packing: the x86 kernels then read A and B in place.
+#include "kernel.hpp"
 #include "packing.hpp"
-#include "partition.hpp"
 
 #include <gemm/step.hpp>
 
 #include <cstddef>
 #include <new>
 
-#include <omp.h>
-
-namespace step09 {
+namespace step08 {
 namespace {
 
 using PackA = void (*)(int mc, int kc, const float* A, int lda, int mr, float* packed);
@@ -35,8 +30,8 @@ struct TileShape {
     MicroKernel kernel;
     int mr, nr;
     DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
-    PackA pack_a = step09::pack_a;   // vectorised packing, if the ISA has one
-    PackB pack_b = step09::pack_b;
+    PackA pack_a = step08::pack_a;   // vectorised packing, if the ISA has one
+    PackB pack_b = step08::pack_b;
 };
 
 // --mc, --kc, --nc; 0 = derived from the caches (block_sizes below).
@@ -102,72 +97,42 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                   const float* B, int ldb, float* C, int ldc) {
     if (m <= 0 || n <= 0 || k <= 0) return;
     const int MR = tile.mr, NR = tile.nr;
-    // No more threads than there are MR-row tiles to share out.
-    const int row_tiles = (m + MR - 1) / MR;
-    const int max_threads = omp_get_max_threads();
-    const int team = max_threads < row_tiles ? max_threads : row_tiles;
-
     if (tile.direct != nullptr && skip_packing(m, k)) {
-#pragma omp parallel num_threads(team)
-        {
-            const int t = omp_get_thread_num(), threads = omp_get_num_threads();
-            const int row0 = first_row(t, threads, m, MR, C, ldc);
-            const int row1 = first_row(t + 1, threads, m, MR, C, ldc);
-            for (int jr = 0; jr < n; jr += NR)
-                for (int ir = row0; ir < row1; ir += MR)
-                    tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
-                                C + static_cast<long>(ir) * ldc + jr, ldc,
-                                row1 - ir < MR ? row1 - ir : MR, n - jr < NR ? n - jr : NR);
-        }
+        for (int jr = 0; jr < n; jr += NR)
+            for (int ir = 0; ir < m; ir += MR)
+                tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
+                            C + static_cast<long>(ir) * ldc + jr, ldc,
+                            m - ir < MR ? m - ir : MR, n - jr < NR ? n - jr : NR);
         return;
     }
     Blocks blk = block_sizes(MR, NR);
     // k in equal slices of at most kc: k = 1536 as 5 x 308 rather than 4 x 352 + 128, whose
     // thin last slice would pay a whole pass of C-tile updates for a third of the work.
     blk.kc = even_split(k, blk.kc);
+    thread_local PackBuffer a_buffer, b_buffer;
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;
     const int nc_max = blk.nc < n ? blk.nc : n;
-    // The B panel is shared: the calling thread owns the buffer, every thread fills part of it.
-    thread_local PackBuffer b_buffer;
+    float* Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
     float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
 
-#pragma omp parallel num_threads(team)
-    {
-        const int t = omp_get_thread_num(), threads = omp_get_num_threads();
-        const int row0 = first_row(t, threads, m, MR, C, ldc);
-        const int row1 = first_row(t + 1, threads, m, MR, C, ldc);
-        // Each thread packs its own A block, in a buffer that lives as long as the thread.
-        thread_local PackBuffer a_buffer;
-        float* Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
-
-        for (int jc = 0; jc < n; jc += blk.nc) {
-            const int nc = n - jc < blk.nc ? n - jc : blk.nc;
-            for (int pc = 0; pc < k; pc += blk.kc) {
-                const int kc = k - pc < blk.kc ? k - pc : blk.kc;
-                // Thread t packs its share of the panel's NR-column slivers.
-                const int slivers = (nc + NR - 1) / NR;
-                const int s0 = slivers * t / threads, s1 = slivers * (t + 1) / threads;
-                if (s1 > s0) {
-                    const int cols = (s1 * NR < nc ? s1 * NR : nc) - s0 * NR;
-                    tile.pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + s0 * NR, ldb, NR,
-                                Bp + static_cast<long>(s0) * NR * kc);
-                }
-#pragma omp barrier   // the panel is complete before anyone reads it
-                for (int ic = row0; ic < row1; ic += blk.mc) {
-                    const int mc = row1 - ic < blk.mc ? row1 - ic : blk.mc;
-                    tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
-                    for (int jr = 0; jr < nc; jr += NR) {
-                        const int nr = nc - jr < NR ? nc - jr : NR;
-                        const float* b_sliver = Bp + static_cast<long>(jr) * kc;
-                        for (int ir = 0; ir < mc; ir += MR) {
-                            const int mr = mc - ir < MR ? mc - ir : MR;
-                            tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
-                                        C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, mr, nr);
-                        }
+    for (int jc = 0; jc < n; jc += blk.nc) {
+        const int nc = n - jc < blk.nc ? n - jc : blk.nc;
+        for (int pc = 0; pc < k; pc += blk.kc) {
+            const int kc = k - pc < blk.kc ? k - pc : blk.kc;
+            tile.pack_b(kc, nc, B + static_cast<long>(pc) * ldb + jc, ldb, NR, Bp);
+            for (int ic = 0; ic < m; ic += blk.mc) {
+                const int mc = m - ic < blk.mc ? m - ic : blk.mc;
+                tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
+                for (int jr = 0; jr < nc; jr += NR) {
+                    const int nr = nc - jr < NR ? nc - jr : NR;
+                    const float* b_sliver = Bp + static_cast<long>(jr) * kc;
+                    for (int ir = 0; ir < mc; ir += MR) {
+                        const int mr = mc - ir < MR ? mc - ir : MR;
+                        tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
+                                    C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, mr, nr);
                     }
                 }
-#pragma omp barrier   // everyone is done with this panel before it is repacked
             }
         }
     }
@@ -216,6 +181,6 @@ constexpr gemm::Param params[] = {
     {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc}};
 
 }  // namespace
-}  // namespace step09
+}  // namespace step08
 
-GEMM_STEP({.variants = step09::variants, .params = step09::params, .parallel = true})
+GEMM_STEP({.variants = step08::variants, .params = step08::params})

@@ -1,10 +1,15 @@
-// Step 05, x86-64: step 04's 4x4 block of C with SSE. One row of the block is four floats,
-// exactly one 128-bit register (__m128), so the 16 scalar sums become 4 registers and one
-// row of B is one load. Per step of p, in outer-product form:
-//     c_i += broadcast(A(i, p)) * B(p, 0..3)        for the rows i = 0..3
-// 4 multiplies and 4 adds, each on 4 lanes, do the 16 multiply-adds of step 04.
-// SSE has no fused multiply-add (FMA3 came later, with AVX2): a multiply, then an add.
-#include "simd_4x4.hpp"
+// Step 06, x86-64: step 05's SSE kernel, run block by block. The k dimension is cut
+// into kc-deep slices and m into mc-row blocks, so that one 4-column sliver of B (kc x 4)
+// stays in L1 while it meets every 4-row sliver of the block, and the mc x kc block of A
+// stays in L2 while every sliver of B passes by (block sizes: kernel.cpp).
+//
+//   for p0 in steps of kc:            a kc-deep slice of A and B
+//     for i0 in steps of mc:          an mc x kc block of A              (stays in L2)
+//       for j in steps of 4:          a kc x 4 sliver of B               (stays in L1)
+//         for i in steps of 4:        4x4 kernel: C(i.., j..) += A(i.., p0..) * B(p0.., j..)
+//
+// Everything below up to block_kernel is step 05 unchanged.
+#include "kernel.hpp"
 
 #include <xmmintrin.h>   // SSE: __m128, _mm_set1_ps, _mm_loadu_ps, _mm_mul_ps, _mm_add_ps
 
@@ -66,9 +71,8 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
     _mm_storeu_ps(&C(3, 0), _mm_add_ps(_mm_loadu_ps(&C(3, 0)), c3));
 }
 
-}  // namespace
-
-void step05::simd_4x4_sse(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+// Step 05's whole kernel, now applied to one block: C(0..m, 0..n) += A(0..m, 0..k) * B(0..k, 0..n).
+void block_kernel(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int m4 = m - m % 4, n4 = n - n % 4;
     for (int j = 0; j < n4; j += 4) {
         for (int i = 0; i < m4; i += 4)
@@ -79,4 +83,17 @@ void step05::simd_4x4_sse(int m, int n, int k, const float* A, int lda, const fl
     for (int j = n4; j < n; ++j)       // the last n % 4 columns, one element at a time
         for (int i = 0; i < m; ++i)
             add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
+}
+
+}  // namespace
+
+void step06::gemm_sse(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    const int kc = step06::kc(), mc = step06::mc();
+    for (int p0 = 0; p0 < k; p0 += kc) {
+        const int kb = k - p0 < kc ? k - p0 : kc;   // the last slice may be thinner
+        for (int i0 = 0; i0 < m; i0 += mc) {
+            const int mb = m - i0 < mc ? m - i0 : mc;
+            block_kernel(mb, n, kb, &A(i0, p0), lda, &B(p0, 0), ldb, &C(i0, 0), ldc);
+        }
+    }
 }

@@ -16,13 +16,13 @@ void add_dot(int k, const float* A, int lda, const float* B, int ldb, float* gam
         *gamma += A(0, p) * B(p, 0);
 }
 
-void baseline(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     for (int j = 0; j < n; ++j)
         for (int i = 0; i < m; ++i)
             add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
 }
 
-constexpr gemm::Variant variants[] = {{"scalar", baseline}};
+constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar}};
 
 }  // namespace
 

@@ -1,15 +1,10 @@
-// Step 06, AArch64: step 05's NEON kernel, run block by block. The k dimension is cut
-// into kc-deep slices and m into mc-row blocks, so that one 4-column sliver of B (kc x 4)
-// stays in L1 while it meets every 4-row sliver of the block, and the mc x kc block of A
-// stays in L2 while every sliver of B passes by (block sizes: blocking.cpp).
-//
-//   for p0 in steps of kc:            a kc-deep slice of A and B
-//     for i0 in steps of mc:          an mc x kc block of A              (stays in L2)
-//       for j in steps of 4:          a kc x 4 sliver of B               (stays in L1)
-//         for i in steps of 4:        4x4 kernel: C(i.., j..) += A(i.., p0..) * B(p0.., j..)
-//
-// Everything below up to block_kernel is step 05 unchanged.
-#include "blocking.hpp"
+// Step 05, AArch64: step 04's 4x4 block of C with NEON. One row of the block is four floats,
+// exactly one 128-bit register (float32x4_t), so the 16 scalar sums become 4 registers and
+// one row of B is one load. Per step of p, in outer-product form:
+//     c_i += broadcast(A(i, p)) * B(p, 0..3)        for the rows i = 0..3
+// 4 fused multiply-adds, each on 4 lanes, do the 16 multiply-adds of step 04.
+// NEON on AArch64 always has a fused multiply-add (vfmaq_f32): one instruction, one rounding.
+#include "kernel.hpp"
 
 #include <arm_neon.h>    // NEON: float32x4_t, vdupq_n_f32, vld1q_f32, vfmaq_f32, vst1q_f32
 
@@ -71,8 +66,9 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
     vst1q_f32(&C(3, 0), vaddq_f32(vld1q_f32(&C(3, 0)), c3));
 }
 
-// Step 05's whole kernel, now applied to one block: C(0..m, 0..n) += A(0..m, 0..k) * B(0..k, 0..n).
-void block_kernel(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+}  // namespace
+
+void step05::gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int m4 = m - m % 4, n4 = n - n % 4;
     for (int j = 0; j < n4; j += 4) {
         for (int i = 0; i < m4; i += 4)
@@ -83,17 +79,4 @@ void block_kernel(int m, int n, int k, const float* A, int lda, const float* B, 
     for (int j = n4; j < n; ++j)       // the last n % 4 columns, one element at a time
         for (int i = 0; i < m; ++i)
             add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
-}
-
-}  // namespace
-
-void step06::blocking_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    const int kc = step06::kc(), mc = step06::mc();
-    for (int p0 = 0; p0 < k; p0 += kc) {
-        const int kb = k - p0 < kc ? k - p0 : kc;   // the last slice may be thinner
-        for (int i0 = 0; i0 < m; i0 += mc) {
-            const int mb = m - i0 < mc ? m - i0 : mc;
-            block_kernel(mb, n, kb, &A(i0, p0), lda, &B(p0, 0), ldb, &C(i0, 0), ldc);
-        }
-    }
 }

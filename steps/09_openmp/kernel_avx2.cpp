@@ -1,13 +1,15 @@
+// Step 08's AVX2 micro-kernel, unchanged but for the namespace.
+//
 // The AVX2+FMA micro-kernel, for CPUs without AVX-512: the same idea on a 6 x 16 tile held
 // in 12 ymm registers. Per step of p: two 8-wide loads of the B sliver, 6 broadcasts of the
 // A sliver, 12 FMAs. With 16 ymm registers, 12 accumulators + 2 B rows + 1 broadcast is as
 // far as the tile can grow. Two FMA units with a 4-cycle latency need at least 8
 // independent chains in flight; 12 gives some slack.
-#include "microkernels.hpp"
+#include "kernel.hpp"
 
 #include <immintrin.h>
 
-namespace step08 {
+namespace step09 {
 
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr) {
@@ -115,4 +117,4 @@ void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* 
     }
 }
 
-}  // namespace step08
+}  // namespace step09

@@ -1,5 +1,5 @@
-// Step 06: step 05's kernel inside kc x mc cache blocks. The kernels (blocking_sse.cpp,
-// blocking_neon.cpp) walk the blocks; this file chooses the block sizes from the caches of the
+// Step 06: step 05's kernel inside kc x mc cache blocks. The kernels (kernel_sse.cpp,
+// kernel_neon.cpp) walk the blocks; this file chooses the block sizes from the caches of the
 // machine it runs on, lets --kc and --mc override them, and registers the step.
 //
 // The block loop runs, for one kc-deep slice of A and B, over mc-row blocks of A; inside a
@@ -10,7 +10,7 @@
 //   - The mc x kc block of A is reused by every sliver of B (n/4 times), so it should stay in
 //     L2. Half of L2 for it: mc = (L2 / 2) / (kc * 4 bytes).
 // With 32 KiB of L1d and 1 MiB of L2 that is kc = 256, mc = 512.
-#include "blocking.hpp"
+#include "kernel.hpp"
 
 #include <gemm/step.hpp>
 
@@ -39,9 +39,9 @@ void set_kc(int v) { kc_set = v; }
 void set_mc(int v) { mc_set = v; }
 
 #if defined(__x86_64__)
-constexpr gemm::Variant variants[] = {{"sse", step06::blocking_sse, gemm::cpu::has_sse2, "SSE2"}};
+constexpr gemm::Variant variants[] = {{"sse", step06::gemm_sse, gemm::cpu::has_sse2, "SSE2"}};
 #elif defined(__aarch64__)
-constexpr gemm::Variant variants[] = {{"neon", step06::blocking_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr gemm::Variant variants[] = {{"neon", step06::gemm_neon, gemm::cpu::has_neon, "NEON"}};
 #else
 #error "step 06 is written for x86-64 (SSE) and AArch64 (NEON)"
 #endif

@@ -1,16 +1,16 @@
 // Step 05: step 04's 4x4 register block, written with 128-bit SIMD. The kernels are in
-// simd_4x4_sse.cpp (x86-64) and simd_4x4_neon.cpp (AArch64); the build compiles the one
+// kernel_sse.cpp (x86-64) and kernel_neon.cpp (AArch64); the build compiles the one
 // for the target, and this file registers it.
-#include "simd_4x4.hpp"
+#include "kernel.hpp"
 
 #include <gemm/step.hpp>
 
 namespace {
 
 #if defined(__x86_64__)
-constexpr gemm::Variant variants[] = {{"sse", step05::simd_4x4_sse, gemm::cpu::has_sse2, "SSE2"}};
+constexpr gemm::Variant variants[] = {{"sse", step05::gemm_sse, gemm::cpu::has_sse2, "SSE2"}};
 #elif defined(__aarch64__)
-constexpr gemm::Variant variants[] = {{"neon", step05::simd_4x4_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr gemm::Variant variants[] = {{"neon", step05::gemm_neon, gemm::cpu::has_neon, "NEON"}};
 #else
 #error "step 05 is written for x86-64 (SSE) and AArch64 (NEON)"
 #endif

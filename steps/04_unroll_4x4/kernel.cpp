@@ -60,7 +60,7 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
     C(3, 0) += c30;  C(3, 1) += c31;  C(3, 2) += c32;  C(3, 3) += c33;
 }
 
-void unroll_4x4(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int m4 = m - m % 4, n4 = n - n % 4;
     for (int j = 0; j < n4; j += 4) {
         for (int i = 0; i < m4; i += 4)
@@ -73,7 +73,7 @@ void unroll_4x4(int m, int n, int k, const float* A, int lda, const float* B, in
             add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
 }
 
-constexpr gemm::Variant variants[] = {{"scalar", unroll_4x4}};
+constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar}};
 
 }  // namespace
 

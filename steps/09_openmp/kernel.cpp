@@ -1,0 +1,270 @@
+// Step 09: step 08's loop nest shared out between OpenMP threads.
+//
+//   for jc in 0..n step NC:
+//     for pc in 0..k step KC:
+//       thread t packs its share of the slivers of B(pc.., jc..) into the shared Bp
+//       -- barrier: Bp complete --
+//       thread t:  for ic in its own rows [first_row(t), first_row(t+1)) step MC:
+//                    pack A(ic.., pc..) into its own Ap                        (L2 of its core)
+//                    for jr in 0..nc step NR:  for ir in 0..mc step MR:  micro-kernel
+//       -- barrier: nobody reads Bp any more, it may be repacked --
+//
+// One parallel region per call; OpenMP keeps its threads between calls. Each thread writes
+// only its own rows of C, so no two threads write the same element, and first_row keeps the
+// boundaries on cache-line starts where it can, so they don't share lines of C either.
+// Small matrices skip the packing, as in step 08, with the rows of C split the same way.
+// The micro-kernels and the packing are step 08's, unchanged.
+#include "kernel.hpp"
+#include "packing.hpp"
+#include "partition.hpp"
+
+#include <gemm/step.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <new>
+
+#include <omp.h>
+
+namespace step09 {
+namespace {
+
+using PackA = void (*)(int mc, int kc, const float* A, int lda, int mr, float* packed);
+using PackB = void (*)(int kc, int nc, const float* B, int ldb, int nr, float* packed);
+
+struct TileShape {
+    MicroKernel kernel;
+    int mr, nr;
+    DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
+    PackA pack_a = step09::pack_a;   // vectorised packing, if the ISA has one
+    PackB pack_b = step09::pack_b;
+};
+
+// --mc, --kc, --nc; 0 = derived from the caches (block_sizes below). --min-kflops: the
+// least work per thread, in thousands of FLOPs (0 = kMinFlopsPerThread; 1 makes every
+// product use all threads, as the tests of the partition need).
+int user_mc = 0, user_kc = 0, user_nc = 0, user_min_kflops = 0;
+
+struct Blocks {
+    int mc, kc, nc;
+};
+
+int round_up(int x, int to) { return (x + to - 1) / to * to; }
+int round_down_at_least(long x, int to) { return x < to ? to : static_cast<int>(x / to * to); }
+int even_split(int total, int block) {
+    const int parts = (total + block - 1) / block;
+    return (total + parts - 1) / parts;
+}
+
+// Block sizes for an MR x NR micro-kernel on this CPU's caches (README: "Block sizes").
+Blocks block_sizes(int mr, int nr) {
+    const gemm::cpu::Caches& caches = gemm::cpu::caches();
+    const long l1 = caches.l1d > 0 ? caches.l1d : 32 * 1024;
+    const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
+    const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
+    Blocks b{};
+    // KC: long enough that each micro-kernel call's fixed cost, reading and writing its
+    // MR x NR tile of C (28 cache lines that mostly come from L3 for a large C), is spread
+    // over many steps of p. The two slivers a call reads, (MR + NR) x kc floats, then take
+    // about four times L1: they stream in from L2, which the prefetchers keep ahead of the
+    // 28-cycle steps (README: "Block sizes").
+    b.kc = user_kc > 0 ? user_kc : round_down_at_least(4 * l1 / (4L * (mr + nr)), 16);
+    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes a
+    // quarter of L2, leaving room for the B sliver streaming through and the C tiles.
+    b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 4 / (4L * b.kc), mr);
+    // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
+    b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+    return b;
+}
+
+// Small matrices skip packing (README: "Small matrices"): every B sliver then reads all of
+// A in place, which pays while A fits in half of L2. Setting any block size asks for the
+// blocked path, whatever the size.
+bool skip_packing(int m, int k) {
+    if (user_mc > 0 || user_kc > 0 || user_nc > 0) return false;
+    const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
+    return 4L * m * k <= l2 / 2;
+}
+
+// A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
+struct PackBuffer {
+    float* data = nullptr;
+    std::size_t size = 0;
+    float* get(std::size_t floats) {
+        if (floats > size) {
+            ::operator delete[](data, std::align_val_t{64});
+            data = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64}));
+            size = floats;
+        }
+        return data;
+    }
+    ~PackBuffer() { ::operator delete[](data, std::align_val_t{64}); }
+};
+
+// Each thread gets at least this many FLOPs (about 9 us of a full-width AVX-512 core,
+// 13 us of a split one), or the call runs on fewer threads: n = 100 runs on one.
+constexpr double kMinFlopsPerThread = 1.5e6;
+
+// The team the last call ran on (the CSV's threads column): OMP_THREAD_LIMIT, OMP_DYNAMIC
+// and the row-tile cap below may each give fewer threads than asked for.
+std::atomic<int> last_team{1};
+int threads_used() { return last_team.load(); }
+
+void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, int lda,
+                  const float* B, int ldb, float* C, int ldc) {
+    if (m <= 0 || n <= 0 || k <= 0) return;
+    const int MR = tile.mr, NR = tile.nr;
+    // No more threads than there are MR-row tiles to share out, and none whose share of the
+    // work is too small to pay for waking it: a product of n = 100 takes about 12 us on one
+    // core, the same order as starting a team and meeting at its barriers, and far less than
+    // a scheduler's time slice when another program holds one of the cores (README:
+    // "A busy core").
+    const int row_tiles = (m + MR - 1) / MR, col_slivers = (n + NR - 1) / NR;
+    const double worth = 2.0 * m * n * k / (user_min_kflops > 0 ? 1e3 * user_min_kflops : kMinFlopsPerThread);
+    int team = omp_get_max_threads();
+    if (team > worth) team = worth > 1 ? static_cast<int>(worth) : 1;
+    {
+        const Grid grid = split_team(team, row_tiles, col_slivers);
+        team = grid.rows * grid.cols;
+    }
+
+    // Thread t's rectangle of C: rows [row0, row1) and, of every panel's NR-column slivers,
+    // its column group's share. The grid is made again inside the parallel region from the
+    // team OpenMP actually gave (OMP_THREAD_LIMIT, OMP_DYNAMIC may give fewer); a thread
+    // outside the grid computes nothing.
+    auto rows_of = [&](const Grid& grid, int t, int& row0, int& row1) {
+        const bool in_grid = t < grid.rows * grid.cols;
+        row0 = in_grid ? first_row(t / grid.cols, grid.rows, m, MR, C, ldc) : m;
+        row1 = in_grid ? first_row(t / grid.cols + 1, grid.rows, m, MR, C, ldc) : m;
+    };
+    auto slivers_of = [&](const Grid& grid, int t, int slivers, int& s0, int& s1) {
+        const int g = t % grid.cols;
+        s0 = static_cast<int>(static_cast<long>(slivers) * g / grid.cols);
+        s1 = static_cast<int>(static_cast<long>(slivers) * (g + 1) / grid.cols);
+    };
+
+    if (tile.direct != nullptr && skip_packing(m, k)) {
+#pragma omp parallel num_threads(team)
+        {
+            const int t = omp_get_thread_num();
+            const Grid grid = split_team(omp_get_num_threads(), row_tiles, col_slivers);
+            if (t == 0) last_team = omp_get_num_threads();
+            int row0, row1, s0, s1;
+            rows_of(grid, t, row0, row1);
+            slivers_of(grid, t, col_slivers, s0, s1);
+            for (int jr = s0 * NR; jr < n && jr < s1 * NR; jr += NR)
+                for (int ir = row0; ir < row1; ir += MR)
+                    tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
+                                C + static_cast<long>(ir) * ldc + jr, ldc,
+                                row1 - ir < MR ? row1 - ir : MR, n - jr < NR ? n - jr : NR);
+        }
+        return;
+    }
+    Blocks blk = block_sizes(MR, NR);
+    // k in equal slices of at most kc: k = 1536 as 5 x 308 rather than 4 x 352 + 128, whose
+    // thin last slice would pay a whole pass of C-tile updates for a third of the work.
+    blk.kc = even_split(k, blk.kc);
+    const int kc_max = blk.kc < k ? blk.kc : k;
+    const int mc_max = blk.mc < m ? blk.mc : m;
+    const int nc_max = blk.nc < n ? blk.nc : n;
+    // The B panel is shared: the calling thread owns the buffer, every thread fills part of it.
+    thread_local PackBuffer b_buffer;
+    float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
+
+#pragma omp parallel num_threads(team)
+    {
+        const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+        if (t == 0) last_team = threads;
+        const Grid grid = split_team(threads, row_tiles, col_slivers);
+        int row0, row1;
+        rows_of(grid, t, row0, row1);
+        // Each thread packs its own A block, in a buffer that lives as long as the thread.
+        thread_local PackBuffer a_buffer;
+        float* Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
+
+        for (int jc = 0; jc < n; jc += blk.nc) {
+            const int nc = n - jc < blk.nc ? n - jc : blk.nc;
+            const int slivers = (nc + NR - 1) / NR;
+            for (int pc = 0; pc < k; pc += blk.kc) {
+                const int kc = k - pc < blk.kc ? k - pc : blk.kc;
+                // Every thread packs its share of the panel's NR-column slivers.
+                const int p0 = static_cast<int>(static_cast<long>(slivers) * t / threads);
+                const int p1 = static_cast<int>(static_cast<long>(slivers) * (t + 1) / threads);
+                if (p1 > p0) {
+                    const int cols = (p1 * NR < nc ? p1 * NR : nc) - p0 * NR;
+                    tile.pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + p0 * NR, ldb, NR,
+                                Bp + static_cast<long>(p0) * NR * kc);
+                }
+#pragma omp barrier   // the panel is complete before anyone reads it
+                int s0, s1;
+                slivers_of(grid, t, slivers, s0, s1);
+                for (int ic = row0; ic < row1; ic += blk.mc) {
+                    const int mc = row1 - ic < blk.mc ? row1 - ic : blk.mc;
+                    tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
+                    for (int jr = s0 * NR; jr < nc && jr < s1 * NR; jr += NR) {
+                        const int nr = nc - jr < NR ? nc - jr : NR;
+                        const float* b_sliver = Bp + static_cast<long>(jr) * kc;
+                        for (int ir = 0; ir < mc; ir += MR) {
+                            const int mr = mc - ir < MR ? mc - ir : MR;
+                            tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
+                                        C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, mr, nr);
+                        }
+                    }
+                }
+#pragma omp barrier   // everyone is done with this panel before it is repacked
+            }
+        }
+    }
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct,
+                  pack_a_avx512, pack_b_avx512},
+                 m, n, k, A, lda, B, ldb, C, ldc);
+}
+void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct,
+                  pack_a_avx2, pack_b_avx2},
+                 m, n, k, A, lda, B, ldb, C, ldc);
+}
+constexpr gemm::Variant variants[] = {
+    {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
+    {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"},
+    {"neon", nullptr, nullptr, "NEON (an AArch64 build)"}};
+constexpr int kBestMr = kMrAvx512, kBestNr = kNrAvx512;
+#elif defined(__aarch64__)
+void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm({microkernel_neon_8x12, kMrNeon, kNrNeon}, m, n, k, A, lda, B, ldb, C, ldc);
+}
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"},
+                                      {"avx512", nullptr, nullptr, "AVX-512F (an x86-64 build)"},
+                                      {"avx2", nullptr, nullptr, "AVX2+FMA (an x86-64 build)"}};
+constexpr int kBestMr = kMrNeon, kBestNr = kNrNeon;
+#else
+#error "step 08 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
+#endif
+
+// The values shown by --help and the progress line are those of the first variant listed;
+// a forced --kernel avx2 derives its own from its 6 x 16 tile (a deeper kc, for one).
+int get_mc() { return block_sizes(kBestMr, kBestNr).mc; }
+int get_kc() { return block_sizes(kBestMr, kBestNr).kc; }
+int get_nc() { return block_sizes(kBestMr, kBestNr).nc; }
+void set_mc(int v) { user_mc = v; }
+void set_kc(int v) { user_kc = v; }
+void set_nc(int v) { user_nc = v; }
+int get_min_kflops() { return user_min_kflops > 0 ? user_min_kflops : static_cast<int>(kMinFlopsPerThread / 1e3); }
+void set_min_kflops(int v) { user_min_kflops = v; }
+
+constexpr gemm::Param params[] = {
+    {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
+    {"kc", "depth of the packed A and B blocks (default: from the L1 size)", get_kc, set_kc},
+    {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
+    {"min-kflops", "least work per thread, in thousands of FLOPs (smaller products use fewer threads)",
+     get_min_kflops, set_min_kflops}};
+
+}  // namespace
+}  // namespace step09
+
+GEMM_STEP({.variants = step09::variants, .params = step09::params, .parallel = true,
+           .threads_used = step09::threads_used})

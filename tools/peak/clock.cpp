@@ -1,0 +1,40 @@
+// The clock loop of the peak meter (loops.hpp: add_chain). A chain of dependent integer adds
+// runs at one add per cycle, so adds per second is the clock the core runs at now, turbo
+// included, which is what the formula needs; /proc/cpuinfo and cpufreq give a nominal or
+// momentary figure instead (under a hypervisor often the base clock).
+#include "loops.hpp"
+
+#define ADD10(ins) ins ins ins ins ins ins ins ins ins ins
+#define ADD100(ins) ADD10(ADD10(ins))
+
+namespace gemm::peak::loops {
+
+double add_chain(long iterations) {
+    const long passes = iterations;
+    long sum = 0;
+    const long step = iterations | 1;   // a value the compiler cannot know
+#if defined(__x86_64__)
+    __asm__ volatile(
+        "1:\n\t"
+        ADD100("add %[step], %[sum]\n\t")
+        "dec %[n]\n\t"
+        "jnz 1b\n\t"
+        : [sum] "+r"(sum), [n] "+r"(iterations)
+        : [step] "r"(step)
+        : "cc");
+#elif defined(__aarch64__)
+    __asm__ volatile(
+        "1:\n\t"
+        ADD100("add %[sum], %[sum], %[step]\n\t")
+        "subs %[n], %[n], #1\n\t"
+        "b.ne 1b\n\t"
+        : [sum] "+r"(sum), [n] "+r"(iterations)
+        : [step] "r"(step)
+        : "cc");
+#else
+    for (long i = 0; i < 100 * passes; ++i) __asm__ volatile("" : "+r"(sum) : "r"(step));
+#endif
+    return static_cast<double>(passes) * 100;
+}
+
+}  // namespace gemm::peak::loops
