@@ -133,6 +133,16 @@ def nearest(sizes, size):
     return min(sizes, key=lambda m: (abs(m - size), m))
 
 
+def nearest_row(run, size):
+    """The row a figure at one size shows for a CSV: at the measured size nearest `size` (the
+    smaller on a tie), and of the rows there the one on the most threads, then the fastest.
+    (A parallel step may run small sizes on fewer threads: the size decides the count.)"""
+    m = nearest(set(r["m"] for r in run["rows"]), size)
+    if m is None:
+        return None
+    return max((r for r in run["rows"] if r["m"] == m), key=lambda r: (r["threads"], r["best"]))
+
+
 def load_peak(path):
     """{(isa, threads): best fp32 GFLOPS} from peak.csv."""
     peaks = {}

@@ -114,23 +114,31 @@ def main(argv):
             return []
         return ["--peak", path("peak.csv")]
 
-    # One figure per step, against the step numbered just before it when its CSV is there.
-    for run in steps:
-        before = [r for r in every_step if r["number"] < run["number"]]
-        runs = ([before[-1]] if before else []) + [run]
-        name = os.path.splitext(os.path.basename(run["path"]))[0] + ".png"
-        draw(name, "plot_gflops.py", paths_of(runs), *peak_for(name, max(r["threads"] for r in runs)))
+    # A CSV holds one run, whose thread count may vary with the size (step 09 runs small
+    # products on fewer threads): figures take whole CSVs, by the most threads they ran.
+    most = {}
+    for r in every_step + refs:
+        most[r["path"]] = max(most.get(r["path"], 0), r["threads"])
+    number_of = {r["path"]: r["number"] for r in every_step}
+    step_paths = paths_of(steps)
+    every_path = paths_of(every_step)
 
-    one = [r for r in steps + refs if r["threads"] == 1]
-    one_paths = paths_of(one)
+    # One figure per step, against the step numbered just before it when its CSV is there.
+    for csv in step_paths:
+        before = [p for p in every_path if number_of[p] < number_of[csv]]
+        csvs = ([before[-1]] if before else []) + [csv]
+        name = os.path.splitext(os.path.basename(csv))[0] + ".png"
+        draw(name, "plot_gflops.py", csvs, *peak_for(name, max(most[p] for p in csvs)))
+
+    one = [p for p in step_paths + paths_of(refs) if most[p] == 1]
     if one:
         title = ["--title", "Every step and the BLAS libraries"]
-        draw("overlay.png", "plot_gflops.py", one_paths, *peak_for("overlay.png", 1), *title)
-        draw("overlay_log.png", "plot_gflops.py", one_paths, *peak_for("overlay_log.png", 1), "--log", *title)
-    multi = [r for r in steps + refs if r["threads"] > 1]
+        draw("overlay.png", "plot_gflops.py", one, *peak_for("overlay.png", 1), *title)
+        draw("overlay_log.png", "plot_gflops.py", one, *peak_for("overlay_log.png", 1), "--log", *title)
+    multi = [p for p in step_paths + paths_of(refs) if most[p] > 1]
     if multi:
-        threads = max(r["threads"] for r in multi)
-        same = paths_of(r for r in multi if r["threads"] == threads)
+        threads = max(most[p] for p in multi)
+        same = [p for p in multi if most[p] == threads]
         draw("overlay_mt.png", "plot_gflops.py", same, *peak_for("overlay_mt.png", threads),
              "--title", "Multi-threaded, against the all-core peak")
     else:

@@ -131,19 +131,21 @@ def render(args):
             else:
                 ax.plot([], [], linestyle="none",
                         label="machine's best, {}: {:.1f} GFLOPS (far above this axis)".format(*best))
-        # The other curves' own ceilings, when their ISA differs (step 05's figure: the scalar
-        # peak that bounds step 04): dotted, in the curve's colour when it is the only one.
+        # The other curves' own ceilings, when their ISA or thread count differs (step 05's
+        # figure: the scalar peak that bounds step 04; step 09's: step 08's one-thread peak):
+        # dotted, in the curve's colour when it is the only one.
         others = {}
         for c, colour in zip(drawn, colours):
-            if c["isa"] and c["isa"] not in (isa, best[0]):
+            if c["isa"] and (c["isa"], c["threads"]) not in ((isa, threads), (best[0], threads)):
                 others.setdefault((c["isa"], c["threads"]), []).append((c, colour))
         for (other_isa, other_threads), users in sorted(others.items()):
             other, other_note = isa_peak(peaks, other_isa, other_threads)
             if other and (args.log or other <= FAR_ABOVE * top):
                 whose = users[0][0]["step"] + "'s " if len(users) == 1 else ""
+                on = ", " + drawing.threads_text([other_threads]) if other_threads != threads else ""
                 ax.axhline(other, color=users[0][1] if len(users) == 1 else "dimgray", linestyle=":",
-                           linewidth=1.3, label="{}{} peak: {:.1f}{}".format(
-                               whose, other_isa, other, " (estimated)" if other_note else ""))
+                           linewidth=1.3, label="{}{} peak{}: {:.1f}{}".format(
+                               whose, other_isa, on, other, " (estimated)" if other_note else ""))
         right = ax.secondary_yaxis("right", functions=(lambda g: 100.0 * g / value,
                                                        lambda p: p * value / 100.0))
         right.set_ylabel("% of the {} peak".format(isa))

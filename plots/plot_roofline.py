@@ -19,8 +19,8 @@ import sys
 
 import drawing
 import roofline_model as model
-from harness_csv import (ISAS, InputError, best_by_size, isa_peak, level_bandwidth, load_bandwidth,
-                         load_machine, load_peak, load_run, machine_name, nearest, split_by_threads)
+from harness_csv import (ISAS, InputError, isa_peak, level_bandwidth, load_bandwidth, load_machine,
+                         load_peak, load_run, machine_name, nearest_row)
 
 X_RANGE = (0.01, 1000.0)   # flops per byte
 LEVEL_COLOURS = {"L1": "tab:blue", "L2": "tab:green", "L3": "tab:orange", "DRAM": "tab:red"}
@@ -41,27 +41,27 @@ def read_cpuinfo(path):
 
 
 def points(runs, threads, at, caches, blocks, bandwidth):
-    """The steps' points at `threads`: step, GFLOPS, size, bounding level, its intensity and
-    roof, all intensities. Steps the model does not know are listed apart (`skipped`)."""
+    """The steps' points at `threads` (those whose size nearest `at` ran on that many):
+    step, GFLOPS, size, bounding level, its intensity and roof, all intensities. Steps the
+    model does not know are listed apart (`skipped`)."""
     out, skipped = [], []
     for run in runs:
-        for part in split_by_threads(run):
-            if part["threads"] != threads or part["number"] is None:
-                continue
-            measured = best_by_size(part)
-            n = nearest(measured, at)
-            traffic = model.bytes_per_fma(part["number"], part["kernel"], n, caches, blocks.get(part["step"]))
-            if traffic is None:
-                skipped.append(part["step"])
-                continue
-            intensities = model.intensity(traffic)
-            where = model.bound(intensities, bandwidth)
-            if where is None:
-                raise InputError("no read bandwidth at {} thread(s) for any level".format(threads))
-            level, roof = where
-            out.append({"step": part["step"], "number": part["number"], "kernel": part["kernel"],
-                        "n": n, "gflops": measured[n][0], "level": level, "intensity": intensities[level],
-                        "roof": roof, "intensities": intensities})
+        row = nearest_row(run, at)
+        if row["threads"] != threads or run["number"] is None:
+            continue
+        n = row["m"]
+        traffic = model.bytes_per_fma(run["number"], run["kernel"], n, caches, blocks.get(run["step"]))
+        if traffic is None:
+            skipped.append(run["step"])
+            continue
+        intensities = model.intensity(traffic)
+        where = model.bound(intensities, bandwidth)
+        if where is None:
+            raise InputError("no read bandwidth at {} thread(s) for any level".format(threads))
+        level, roof = where
+        out.append({"step": run["step"], "number": run["number"], "kernel": run["kernel"],
+                    "n": n, "gflops": row["best"], "level": level, "intensity": intensities[level],
+                    "roof": roof, "intensities": intensities})
     out.sort(key=lambda p: p["number"])
     return out, skipped
 
@@ -127,7 +127,7 @@ def render(args):
     bandwidth_rows = load_bandwidth(args.bandwidth)
     caches, blocks = read_cpuinfo(args.cpuinfo)
     machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.peak)), "machine.txt"))
-    counts = sorted(set(t for r in runs for t in r["thread_counts"]))
+    counts = sorted(set(nearest_row(r, args.at)["threads"] for r in runs))
     panels = []
     for threads in counts:
         bandwidth = level_bandwidth(bandwidth_rows, threads)

@@ -18,24 +18,23 @@ import os
 import sys
 
 import drawing
-from harness_csv import (InputError, best_by_size, best_peak, isa_peak, load_machine, load_peak,
-                         load_run, machine_name, nearest, split_by_threads)
+from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
+                         machine_name, nearest_row)
 
 
 def bars_and_lines(runs, at):
-    """(bars, refs): a bar per step CSV and thread count, in step order, with its GFLOPS at
-    the size nearest `at` and its speed-ups; a line per one-thread reference."""
+    """(bars, refs, first): a bar per step CSV, in step order, with its GFLOPS at the size
+    nearest `at` (on the threads that ran it) and its speed-ups; a line per one-thread
+    reference; the bar of step 01 (or the first) the speed-ups are over."""
     bars, refs = [], []
     for run in runs:
-        for part in split_by_threads(run):
-            measured = best_by_size(part)
-            n = nearest(measured, at)
-            item = {"step": part["step"], "number": part["number"], "threads": part["threads"],
-                    "kernel": part["kernel"], "isa": part["isa"], "n": n, "gflops": measured[n][0]}
-            if part["number"] is not None:
-                bars.append(item)
-            elif part["threads"] == 1:
-                refs.append(item)
+        row = nearest_row(run, at)
+        item = {"step": run["step"], "number": run["number"], "threads": row["threads"],
+                "kernel": run["kernel"], "isa": run["isa"], "n": row["m"], "gflops": row["best"]}
+        if run["number"] is not None:
+            bars.append(item)
+        elif row["threads"] == 1:
+            refs.append(item)
     bars.sort(key=lambda b: (b["number"], b["threads"]))
     first = next((b for b in bars if b["number"] == 1 and b["threads"] == 1), bars[0] if bars else None)
     for i, b in enumerate(bars):

@@ -30,10 +30,19 @@ SIZES = (500, 1000, 1500)
 
 def load_runs(path):
     """One harness CSV as runs, one per thread count in it, each with {size: best GFLOPS},
-    the sizes that failed verification and whether any row went unverified (--no-verify)."""
+    the sizes that failed verification and whether any row went unverified (--no-verify).
+    cells: {table size: the measured size that stands for it}, the size nearest it in the
+    whole CSV, when this thread count ran it (step 09 runs small sizes on fewer threads:
+    their run has no cell at 1000)."""
+    whole = load_run(path)
     runs = []
-    for run in split_by_threads(load_run(path)):
+    for run in split_by_threads(whole):
         run["best"] = {m: best for m, (best, _) in best_by_size(run).items()}
+        run["cells"] = {}
+        for size in SIZES:
+            m = nearest(set(r["m"] for r in whole["rows"]), size)
+            if m in run["best"]:
+                run["cells"][size] = m
         run["failed"] = sorted(set(r["m"] for r in run["rows"] if r["failed"]))
         run["unverified"] = sorted(set(r["m"] for r in run["rows"] if r["unchecked"]))
         runs.append(run)
@@ -88,7 +97,7 @@ def render(runs, peak, machine):
         peak_here = best_peak(peak, run["threads"])
         ref = openblas.get(run["threads"])
         for size in SIZES:
-            m = nearest(run["best"], size)
+            m = run["cells"].get(size)
             if m is None:
                 cells += ["-", "-", "-"]
                 continue
@@ -99,7 +108,8 @@ def render(runs, peak, machine):
                 cells.append(fmt(gflops / ref["best"][m], 2))
             else:
                 cells.append("-")
-        lines.append("| " + " | ".join(cells) + " |")
+        if run["cells"]:
+            lines.append("| " + " | ".join(cells) + " |")
         for sizes, what in ((run["failed"], "FAILED verification"),
                             (run["unverified"], "unverified (run with --no-verify)")):
             if sizes:

@@ -16,9 +16,11 @@ SIZES = (100, 500, 900, 1500)
 
 
 def harness_csv(step, threads, kernel, gflops, failed=()):
+    """threads: a count, or a function of the size (step 09 runs small sizes on fewer)."""
     return HEADER + "".join(
         "{s},{n},{n},{n},{t},{g:.1f},{g:.1f},0.1,1e-7,{v},{k},3,Test CPU 9000\n".format(
-            s=step, n=n, t=threads, g=gflops(n), v=0 if n in failed else 1, k=kernel)
+            s=step, n=n, t=threads(n) if callable(threads) else threads, g=gflops(n),
+            v=0 if n in failed else 1, k=kernel)
         for n in SIZES)
 
 
@@ -47,7 +49,9 @@ def main():
 
         write("step01_baseline.csv", harness_csv("01_baseline", 1, "scalar", lambda n: 1.0))
         write("step05_simd_4x4.csv", harness_csv("05_simd_4x4", 1, "sse", lambda n: 20.0))
-        write("step09_openmp.csv", harness_csv("09_openmp", 2, "avx512", lambda n: 150.0, failed=(1500,)))
+        # Step 09 runs n = 100 on one thread, the rest on two.
+        write("step09_openmp.csv", harness_csv("09_openmp", lambda n: 1 if n == 100 else 2, "avx512",
+                                               lambda n: 40.0 if n == 100 else 150.0, failed=(1500,)))
         write("ref_openblas.csv", harness_csv("ref_openblas", 1, "", lambda n: 80.0))
         write("ref_openblas_mt.csv", harness_csv("ref_openblas", 2, "", lambda n: 160.0))
         write("ref_blis.csv", harness_csv("ref_blis", 1, "", lambda n: 70.0))
@@ -78,6 +82,8 @@ def main():
 
         r = run([make_figures, "--results", results, "--docs", docs])
         expect(r.returncode == 0, "make_figures.py: exit {}: {}".format(r.returncode, r.stderr))
+        expect(r.stdout.count("step09_openmp.png") == 1,
+               "make_figures.py: step 09's CSV (1 and 2 threads) should make one figure:\n" + r.stdout)
         figures = ["step01_baseline.png", "step05_simd_4x4.png", "step09_openmp.png",
                    "overlay.png", "overlay_log.png", "overlay_mt.png", "staircase.png", "roofline.png",
                    "bandwidth.png", "scaling.png", "blockmap_step08_avx512_14x32.png"]
@@ -101,6 +107,8 @@ def main():
         # 09 on 2 threads: against the 2-thread peak (200) and the 2-thread OpenBLAS (160).
         expect("| 09_openmp | avx512 | 2 | 150.0 | 75% | 0.94 |" in text,
                "summary.md: wrong row for step 09:\n" + text)
+        expect("| 09_openmp | avx512 | 1 |" not in text,
+               "summary.md: step 09's one-thread row (n = 100 only) stands for none of 500, 1000, 1500:\n" + text)
         expect("| ref_openblas | - | 1 | 80.0 | 80% | 1.00 |" in text, "summary.md: no OpenBLAS row")
         expect("| ref_blis | - | 2 | 140.0 | 70% | 0.88 |" in text, "summary.md: no 2-thread BLIS row")
         expect("FAILED verification at n = 1500" in text, "summary.md: step 09's failed size not noted")
