@@ -247,11 +247,13 @@ if [ "$mt_threads" -gt 1 ]; then
 fi
 
 # Block-size maps (blockmap_*.png) of steps 06 and 08: GFLOPS over kc x mc at n = 1000, a
-# coarse 4 x 4 grid around each step's own choice (tools/block_map.py --fine: 7 x 7).
+# coarse 4 x 4 grid around each step's own choice (tools/block_map.py --fine: 7 x 7), each
+# cell the best of 2 rounds (of --rounds, when more): one noisy spell makes no false optimum.
+map_rounds=$(( rounds > 2 ? rounds : 2 ))
 for exe in step06_blocking step08_avx512_14x32; do
   [[ " ${selected[*]} " == *" $exe "* && "$skipped" != *" $exe "* ]] || continue
-  say "block-size map of $exe (kc x mc at n = $figure_size)"
-  "${python:-python3}" tools/block_map.py "$bin/$exe" --size "$figure_size" \
+  say "block-size map of $exe (kc x mc at n = $figure_size, $map_rounds rounds)"
+  "${python:-python3}" tools/block_map.py "$bin/$exe" --size "$figure_size" --rounds "$map_rounds" \
     --csv "$results/blockmap_$exe.csv" | tail -n 1 || failed=1
 done
 

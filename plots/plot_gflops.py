@@ -162,11 +162,14 @@ def render(args):
         ax.set_ylim(0, top * 1.12 if top > 0 else 1)
     ax.set_xlim(left=0)
     ax.grid(True, which="both" if args.log else "major", alpha=0.3)
-    handles = ax.get_legend_handles_labels()[0]
+    handles, texts = ax.get_legend_handles_labels()
     if len(handles) > 5:
-        # Many curves: a legend inside would hide some of them, so it goes below the axes.
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False)
-        fig.set_size_inches(9, 5.5 + 0.3 * ((len(handles) + 2) // 3))
+        # Many curves: a legend inside would hide some of them, so it goes below the axes, in
+        # as many columns as the longest label leaves room for (a library's names its kernels).
+        longest = max(len(t) for t in texts)
+        columns = 3 if longest <= 30 else 2 if longest <= 48 else 1
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=columns, frameon=False)
+        fig.set_size_inches(9, 5.5 + 0.3 * ((len(handles) + columns - 1) // columns))
     else:
         ax.legend(loc="best")
     fig.tight_layout()
