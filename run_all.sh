@@ -3,7 +3,7 @@
 #
 #   ./run_all.sh                 install what is missing, build, measure the peak, run every
 #                                step and the references, draw the figures and summary.md
-#                                (results/: peak.csv, step*.png, overlay.png, overlay_mt.png)
+#                                (results/: the CSVs and every figure of docs/reading-plots.md)
 #   ./run_all.sh --quick         the same on a small sweep (under a minute)
 #   ./run_all.sh --test          the same set-up, then the test suite in the normal build
 #                                and in a Debug build with AddressSanitizer and UBSan
@@ -159,6 +159,14 @@ if [ -x "$bin/peak" ]; then
   "$bin/peak" "${peak_opts[@]}" --threads "$mt_threads" --csv "$results/peak.csv" || failed=1
   "$bin/cpuinfo" > "$results/cpuinfo.txt" && sed -n '/^Steps built/,$p' "$results/cpuinfo.txt"
 fi
+# The memory roofs of the roofline: bandwidth from L1 to DRAM (tools/bandwidth), at each
+# level's point and, for bandwidth.png, at 4 KiB, 16 KiB ... between (~20 s; --quick: the points).
+if [ -x "$bin/bandwidth" ]; then
+  say "measuring the memory bandwidth, L1 to DRAM (1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads"))"
+  bandwidth_opts=(--sweep)
+  [ "$quick" = 1 ] && bandwidth_opts=(--seconds 0.02)
+  "$bin/bandwidth" "${bandwidth_opts[@]}" --threads "$mt_threads" --csv "$results/bandwidth.csv" || failed=1
+fi
 
 # One-thread runs are pinned to the last CPU, so the scheduler cannot move them between
 # cores (and their caches) mid-run. Parallel runs are left to OpenMP and the BLAS libraries:
@@ -212,10 +220,50 @@ for ((round = 1; round <= rounds; ++round)); do
   done
 done
 
+# Thread scaling (scaling.png): the parallel steps and the libraries at 1, 2, 4 .. threads and
+# at all of them, at the figures' one size (n = 1000; --quick: 384). Coarse on purpose: one
+# size, powers of two only, so that the default run stays short.
+figure_size=1000
+[ "$quick" = 1 ] && figure_size=384
+rm -rf "$results/scaling"
+if [ "$mt_threads" -gt 1 ]; then
+  counts=() t=1
+  while [ "$t" -lt "$mt_threads" ]; do counts+=("$t"); t=$((t * 2)); done
+  counts+=("$mt_threads")
+  scaled=()
+  for exe in "${selected[@]}"; do
+    [[ "$parallel" == *" $exe "* && "$skipped" != *" $exe "* ]] && scaled+=("$exe")
+  done
+  for ref in ref_openblas ref_blis; do [ -x "$bin/$ref" ] && scaled+=("$ref"); done
+  if [ ${#scaled[@]} -gt 0 ]; then
+    say "thread scaling at n = $figure_size: ${scaled[*]} on ${counts[*]} threads"
+    mkdir -p "$results/scaling"
+    for exe in "${scaled[@]}"; do
+      for t in "${counts[@]}"; do
+        "$bin/$exe" --sizes "$figure_size" --reps 5 --threads "$t" --csv "$results/scaling/$exe.t$t.csv" \
+          > /dev/null || failed=1
+      done
+    done
+  fi
+fi
+
+# Block-size maps (blockmap_*.png) of steps 06 and 08: GFLOPS over kc x mc at n = 1000, a
+# coarse 4 x 4 grid around each step's own choice (tools/block_map.py --fine: 7 x 7), each
+# cell the best of 2 rounds (of --rounds, when more): one noisy spell makes no false optimum.
+map_rounds=$(( rounds > 2 ? rounds : 2 ))
+for exe in step06_blocking step08_avx512_14x32; do
+  [[ " ${selected[*]} " == *" $exe "* && "$skipped" != *" $exe "* ]] || continue
+  say "block-size map of $exe (kc x mc at n = $figure_size, $map_rounds rounds)"
+  "${python:-python3}" tools/block_map.py "$bin/$exe" --size "$figure_size" --rounds "$map_rounds" \
+    --csv "$results/blockmap_$exe.csv" | tail -n 1 || failed=1
+done
+
 # --- 4. Figures and summary.md ----------------------------------------------------------------
-# plots/make_figures.py: one figure per step (against the step before it and the peak),
-# overlay.png (every one-thread step, OpenBLAS, BLIS, peak), overlay_mt.png (the parallel
-# runs against the all-core peak) and summary.md. --docs copies them to docs/figures/<cpu>/.
+# plots/make_figures.py: one figure per step (against the step before it, its own ISA's peak
+# and the best), overlay.png and overlay_log.png (every one-thread step, OpenBLAS, BLIS),
+# overlay_mt.png (the parallel runs against the all-core peak), staircase.png, roofline.png,
+# bandwidth.png, scaling.png, blockmap_*.png and summary.md. --docs copies the figures to
+# docs/figures/<microarchitecture>/ (one folder per machine).
 figure_opts=(--results "$results")
 [ -n "$steps_wanted" ] && figure_opts+=(--steps "$steps_wanted")
 if [ -n "$python" ]; then
@@ -223,7 +271,7 @@ if [ -n "$python" ]; then
   # One folder per machine, named after its microarchitecture: "Zen 4" -> zen4.
   docs_dir="$root/docs/figures/$("$build/bin/cpuinfo" --uarch | tr 'A-Z' 'a-z' | sed -E 's/ ([0-9])/\1/g; s/[^a-z0-9]+/-/g; s/^-|-$//g')"
   [ "$docs" = 1 ] && figure_opts+=(--docs "$docs_dir")
-  "$python" plots/make_figures.py "${figure_opts[@]}" || failed=1
+  "$python" plots/make_figures.py "${figure_opts[@]}" --at "$figure_size" || failed=1
   [ "$docs" = 1 ] && [ -f "$results/summary.md" ] && cp "$results/summary.md" "$docs_dir/"
 else
   python3 plots/summary.py "${figure_opts[@]}" > /dev/null || failed=1   # standard library only

@@ -1,14 +1,23 @@
-"""Reading the harness's CSVs, shared by plot_gflops.py, summary.py and make_figures.py.
+"""Reading what the harness and the meters write, shared by every script in plots/.
 
 Standard library only (Python 3.7+), so summary.py runs where matplotlib does not.
 Every problem is an InputError whose text names the file and the problem, on one line.
 """
 import csv
+import math
+import os
+import re
 
 # The columns docs/contracts.md fixes, in order (more may follow).
 REQUIRED = ["step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
             "max_rel_err", "verified"]
 PEAK_REQUIRED = ["isa", "precision", "threads", "gflops"]
+BANDWIDTH_REQUIRED = ["kind", "bytes", "threads", "gbps"]
+
+# The instruction sets a kernel column or peak.csv can name, narrowest first.
+ISAS = ("scalar", "sse", "avx", "avx2", "avx512", "neon")
+LEVELS = ("L1", "L2", "L3", "DRAM")
+MACHINE_KEYS = ("cpu", "uarch", "cores", "compiler", "flags", "date", "rounds")
 
 
 class InputError(Exception):
@@ -48,9 +57,186 @@ def shown(text, limit=40):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def number(path, line, row, column, kind=float):
-    """row[column] as a number, or an InputError naming the file, the line and the column."""
+def number(path, line, row, column, kind=float, minimum=None, positive=False):
+    """row[column] as a finite number, or an InputError naming the file, the line and the column.
+
+    minimum: the smallest value allowed; positive: above zero."""
+    text = row[column]
     try:
-        return kind(row[column])
+        value = kind(text)
     except (TypeError, ValueError):
-        raise InputError("{}: line {}: column {} is '{}', not a number".format(path, line, column, shown(row[column])))
+        raise InputError("{}: line {}: column {} is '{}', not a number".format(path, line, column, shown(text)))
+    if kind is float and not math.isfinite(value):   # nan, inf, and 1e309 (which reads as inf)
+        raise InputError("{}: line {}: column {} is '{}', not a finite number".format(path, line, column, shown(text)))
+    if positive and value <= 0:
+        raise InputError("{}: line {}: column {} is '{}', not above 0".format(path, line, column, shown(text)))
+    if minimum is not None and value < minimum:
+        raise InputError("{}: line {}: column {} is '{}', below {}".format(path, line, column, shown(text), minimum))
+    return value
+
+
+def step_number(slug):
+    """5 for '05_simd_4x4', None for a reference such as 'ref_openblas'."""
+    match = re.match(r"^(\d+)_", slug)
+    return int(match.group(1)) if match else None
+
+
+def isa_of(kernel):
+    """The instruction set a kernel column names ('sse', 'avx512' ...), or None (a library)."""
+    word = (kernel or "").strip().lower()
+    return word if word in ISAS else None
+
+
+def load_run(path):
+    """One harness CSV: its rows (sorted by size, then thread count) and what describes the run.
+
+    A row whose verified is 0 with max_rel_err nan was not checked (--no-verify): 'unchecked',
+    not 'failed'."""
+    rows = read_rows(path, REQUIRED)
+    run = {"path": path, "step": rows[0]["step"].strip(), "rows": [], "kernels": [], "cpu": "",
+           "uarch": ""}
+    for line, row in enumerate(rows, start=2):
+        unchecked = row["max_rel_err"].strip().lower() == "nan" and row["verified"].strip() != "1"
+        run["rows"].append({
+            "m": number(path, line, row, "m", int, minimum=1),
+            "threads": number(path, line, row, "threads", int, minimum=1),
+            "best": number(path, line, row, "gflops_best", minimum=0),
+            "median": number(path, line, row, "gflops_median", minimum=0),
+            "failed": row["verified"].strip() != "1" and not unchecked,
+            "unchecked": unchecked,
+        })
+        kernel = (row.get("kernel") or "").strip()
+        if kernel and kernel not in run["kernels"]:
+            run["kernels"].append(kernel)
+        run["cpu"] = run["cpu"] or (row.get("cpu") or "").strip()
+        run["uarch"] = run["uarch"] or (row.get("uarch") or "").strip()
+    run["rows"].sort(key=lambda r: (r["m"], r["threads"]))
+    run["number"] = step_number(run["step"])
+    run["kernel"] = run["kernels"][0] if run["kernels"] else ""
+    run["isa"] = isa_of(run["kernel"])
+    run["thread_counts"] = sorted(set(r["threads"] for r in run["rows"]))
+    return run
+
+
+def split_by_threads(run):
+    """One run per thread count in it (a CSV may hold several): each a copy with only its rows."""
+    parts = []
+    for threads in run["thread_counts"]:
+        part = dict(run)
+        part["rows"] = [r for r in run["rows"] if r["threads"] == threads]
+        part["threads"] = threads
+        parts.append(part)
+    return parts
+
+
+def best_by_size(run):
+    """{size: (best GFLOPS, median GFLOPS)}, the best row where a size was measured twice."""
+    out = {}
+    for r in run["rows"]:
+        if r["m"] not in out or r["best"] > out[r["m"]][0]:
+            out[r["m"]] = (r["best"], r["median"])
+    return out
+
+
+def nearest(sizes, size):
+    """The measured size nearest to `size` (the smaller one on a tie), or None."""
+    sizes = list(sizes)
+    if not sizes:
+        return None
+    return min(sizes, key=lambda m: (abs(m - size), m))
+
+
+def nearest_row(run, size):
+    """The row a figure at one size shows for a CSV: at the measured size nearest `size` (the
+    smaller on a tie), and of the rows there the one on the most threads, then the fastest.
+    (A parallel step may run small sizes on fewer threads: the size decides the count.)"""
+    m = nearest(set(r["m"] for r in run["rows"]), size)
+    if m is None:
+        return None
+    return max((r for r in run["rows"] if r["m"] == m), key=lambda r: (r["threads"], r["best"]))
+
+
+def load_peak(path):
+    """{(isa, threads): best fp32 GFLOPS} from peak.csv."""
+    peaks = {}
+    for line, row in enumerate(read_rows(path, PEAK_REQUIRED), start=2):
+        if row["precision"].strip() != "fp32":
+            continue
+        threads = number(path, line, row, "threads", int, minimum=1)
+        gflops = number(path, line, row, "gflops", positive=True)
+        key = (row["isa"].strip(), threads)
+        peaks[key] = max(gflops, peaks.get(key, 0.0))
+    return peaks
+
+
+def best_peak(peaks, threads):
+    """(isa, GFLOPS) of the fastest fp32 ISA at `threads`, or None."""
+    here = [(g, isa) for (isa, t), g in peaks.items() if t == threads]
+    if not here:
+        return None
+    g, isa = max(here)
+    return isa, g
+
+
+def isa_peak(peaks, isa, threads):
+    """(GFLOPS, note) of `isa` at `threads`. When peak.csv has no scalar row (older meters),
+    a scalar ceiling is estimated as a quarter of the 4-lane SIMD one (the same pipes, one
+    lane), and the note says so. (None, note) when nothing fits."""
+    if (isa, threads) in peaks:
+        return peaks[(isa, threads)], ""
+    if isa == "scalar":
+        for simd in ("sse", "neon"):
+            if (simd, threads) in peaks:
+                return peaks[(simd, threads)] / 4, "estimated as {} / 4: peak.csv has no scalar row".format(simd)
+    return None, "peak.csv has no {} row for {} thread(s)".format(isa, threads)
+
+
+def load_machine(path):
+    """results/machine.txt ('key: value' lines) as a dict; {} when there is none."""
+    info = {}
+    if not path or not os.path.exists(path):
+        return info
+    try:
+        with open(path) as f:
+            for line in f:
+                key, sep, value = line.partition(":")
+                if sep and key.strip().lower() in MACHINE_KEYS:
+                    info[key.strip().lower()] = value.strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError("{}: cannot read ({})".format(path, e))
+    return info
+
+
+def machine_name(runs, machine):
+    """What a title calls the CPU: the microarchitecture (the CSVs' uarch column, else
+    machine.txt's uarch line), else the CPU's name, else 'this CPU'."""
+    for value in [r.get("uarch", "") for r in runs] + [machine.get("uarch", "")]:
+        if value:
+            return value
+    for value in [r.get("cpu", "") for r in runs] + [machine.get("cpu", "")]:
+        if value:
+            return value
+    return "this CPU"
+
+
+def load_bandwidth(path):
+    """bandwidth.csv rows: kind, bytes (per thread), threads, gbps, level ('' between levels)."""
+    rows = []
+    for line, row in enumerate(read_rows(path, BANDWIDTH_REQUIRED), start=2):
+        kind = row["kind"].strip()
+        if kind not in ("read", "triad"):
+            raise InputError("{}: line {}: kind is '{}', not read or triad".format(path, line, kind))
+        level = (row.get("level") or "").strip()
+        if level and level not in LEVELS:
+            raise InputError("{}: line {}: level is '{}', not one of {}".format(path, line, level, ", ".join(LEVELS)))
+        rows.append({"kind": kind, "level": level,
+                     "bytes": number(path, line, row, "bytes", int, minimum=1),
+                     "threads": number(path, line, row, "threads", int, minimum=1),
+                     "gbps": number(path, line, row, "gbps", positive=True)})
+    return rows
+
+
+def level_bandwidth(rows, threads, kind="read"):
+    """{level: GB/s} at `threads` from the rows that are a level's point."""
+    return {r["level"]: r["gbps"] for r in rows
+            if r["level"] and r["threads"] == threads and r["kind"] == kind}

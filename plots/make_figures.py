@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
 """Draw the tutorial's whole figure set from the CSVs in results/ (run_all.sh calls this).
 
-    make_figures.py [--results DIR] [--steps 5,7] [--docs DIR] [--compiler TEXT] [--flags TEXT]
+    make_figures.py [--results DIR] [--steps 5,7] [--at N] [--docs DIR] [--compiler TEXT]
+                    [--flags TEXT]
 
-Makes, in DIR (default results/ at the checkout's root):
-  step<slug>.png   each step against the step before it (when that CSV is there) and the peak
-  overlay.png      every one-thread step with ref_openblas and ref_blis and the one-thread peak
-  overlay_mt.png   the multi-threaded runs (step 09 and ref_*_mt) against the all-core peak
-  summary.md       plots/summary.py's table
---docs DIR also copies the figures there (the tutorial's docs/figures/). Peak lines come from
-DIR/peak.csv when it has a row for the figure's thread count. Needs matplotlib (through
-plot_gflops.py); exit 1 when a figure failed, 2 on a usage error.
+Makes, in DIR (default results/ at the checkout's root), each from the files it needs:
+  step<slug>.png     each step against the step before it, the peak of its own ISA and the best
+  overlay.png        every one-thread step with ref_openblas and ref_blis (linear axis)
+  overlay_log.png    the same on a log axis, where the scalar steps are readable too
+  overlay_mt.png     the multi-threaded runs (step 09 and ref_*_mt) against the all-core peak
+  staircase.png      one bar per step at n = --at (1000), speed-ups, libraries and peaks
+  roofline.png       every step on the roofline (peak.csv, bandwidth.csv, cpuinfo.txt)
+  bandwidth.png      bandwidth by working set (bandwidth.csv)
+  scaling.png        step 09 and the libraries at 1..N threads (scaling/*.csv, peak.csv)
+  blockmap_<step>.png  GFLOPS over kc x mc (blockmap_<step>.csv, from tools/block_map.py)
+  summary.md         plots/summary.py's table
+--docs DIR also copies the figures there (the tutorial's docs/figures/). A figure whose
+inputs are not there is left out, with a line saying so. Titles name the microarchitecture
+from the CSVs or DIR/machine.txt. Needs matplotlib (through the plot_*.py scripts); exit 1
+when a figure failed, 2 on a usage error or bad input.
 """
 import argparse
+import glob
 import os
 import shutil
 import subprocess
@@ -21,28 +30,19 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import summary  # noqa: E402  (plots/summary.py, next to this file)
+from harness_csv import InputError, best_peak, load_bandwidth, load_peak, load_run, step_number  # noqa: E402
 
-PLOT = os.path.join(HERE, "plot_gflops.py")
+
+def script(name):
+    return os.path.join(HERE, name)
 
 
-def plot(out, csvs, peak_path, peak, threads, title=None):
-    """One plot_gflops.py call; the peak line only when peak.csv covers `threads`."""
-    args = [sys.executable, PLOT] + csvs
-    if peak_path and threads in peak:
-        args += ["--peak", peak_path]
-    elif peak_path:
-        print("make_figures.py: {}: no fp32 peak for {} thread(s) in peak.csv: drawn without "
-              "the peak line".format(os.path.basename(out), threads))
-    if title:
-        args += ["--title", title]
-    args += ["-o", out]
-    result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            universal_newlines=True)
-    if result.returncode != 0:
-        print("make_figures.py: {}: plot_gflops.py exited {}: {}".format(
-            out, result.returncode, result.stderr.strip()), file=sys.stderr)
-        return None
-    print("   figure: " + out)
+def paths_of(runs):
+    """The CSV files of these runs, each once, in order (a CSV with two thread counts is two runs)."""
+    out = []
+    for r in runs:
+        if r["path"] not in out:
+            out.append(r["path"])
     return out
 
 
@@ -50,62 +50,125 @@ def main(argv):
     parser = argparse.ArgumentParser(description="The figure set and summary.md from results/.")
     parser.add_argument("--results", default=os.path.join(os.path.dirname(HERE), "results"))
     parser.add_argument("--steps", help="only these step numbers, e.g. 5,7")
+    parser.add_argument("--at", type=int, default=1000,
+                        help="matrix size of the staircase, roofline and scaling figures (default 1000)")
     parser.add_argument("--docs", help="also copy the figures to this folder")
     parser.add_argument("--compiler", help="for summary.md")
     parser.add_argument("--flags", help="for summary.md")
     args = parser.parse_args(argv)
+    results = args.results
+
+    def path(name):
+        return os.path.join(results, name)
 
     try:
         wanted = summary.parse_steps(args.steps)
-        if not os.path.isdir(args.results):
-            raise summary.InputError("{}: no such folder".format(args.results))
-        every_step = [r for r in summary.collect(args.results) if r["number"] is not None]
-        refs = [r for r in summary.collect(args.results, steps=set()) if r["number"] is None]
-        peak_path = os.path.join(args.results, "peak.csv")
-        if os.path.exists(peak_path):
-            peak = summary.load_peak(peak_path)
-        else:
-            peak_path, peak = None, {}
-    except summary.InputError as e:
+        if args.at < 1:
+            raise InputError("--at '{}': a size must be at least 1".format(args.at))
+        if not os.path.isdir(results):
+            raise InputError("{}: no such folder".format(results))
+        every_step = [r for r in summary.collect(results) if r["number"] is not None]
+        refs = [r for r in summary.collect(results, steps=set()) if r["number"] is None]
+        peak = load_peak(path("peak.csv")) if os.path.exists(path("peak.csv")) else None
+        if os.path.exists(path("bandwidth.csv")):
+            load_bandwidth(path("bandwidth.csv"))
+        scaling = sorted(glob.glob(os.path.join(results, "scaling", "*.csv")))
+        for csv in scaling:
+            load_run(csv)
+    except InputError as e:
         print("make_figures.py: {}".format(e), file=sys.stderr)
         return 2
     steps = [r for r in every_step if wanted is None or r["number"] in wanted]
     if not steps and not refs:
-        print("make_figures.py: {}: no step or reference CSV to draw".format(args.results),
-              file=sys.stderr)
+        print("make_figures.py: {}: no step or reference CSV to draw".format(results), file=sys.stderr)
         return 2
 
     made, failed = [], 0
+    machine = ["--machine", path("machine.txt")] if os.path.exists(path("machine.txt")) else []
 
-    def draw(out, runs, threads, title=None):
+    def draw(out, name, inputs, *options):
+        """One plot script; the figure is counted as made or failed."""
         nonlocal failed
-        path = plot(os.path.join(args.results, out), [r["path"] for r in runs], peak_path, peak,
-                    threads, title)
-        if path:
-            made.append(path)
-        else:
+        target = path(out)
+        result = subprocess.run([sys.executable, script(name)] + list(inputs) + list(options) + machine +
+                                ["-o", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                universal_newlines=True)
+        if result.returncode != 0:
+            print("make_figures.py: {}: {} exited {}: {}".format(target, name, result.returncode,
+                                                                 result.stderr.strip()), file=sys.stderr)
             failed += 1
+            return
+        print("   figure: " + target)
+        made.append(target)
+
+    def leave_out(out, why):
+        print("make_figures.py: no {}: {}".format(out, why))
+
+    def peak_for(out, threads):
+        """--peak when peak.csv has a row for `threads`; else say the line is left out."""
+        if peak is None:
+            return []
+        if best_peak(peak, threads) is None:
+            print("make_figures.py: {}: no fp32 peak for {} thread(s) in peak.csv: drawn without the "
+                  "peak line".format(out, threads))
+            return []
+        return ["--peak", path("peak.csv")]
+
+    # A CSV holds one run, whose thread count may vary with the size (step 09 runs small
+    # products on fewer threads): figures take whole CSVs, by the most threads they ran.
+    most = {}
+    for r in every_step + refs:
+        most[r["path"]] = max(most.get(r["path"], 0), r["threads"])
+    number_of = {r["path"]: r["number"] for r in every_step}
+    step_paths = paths_of(steps)
+    every_path = paths_of(every_step)
 
     # One figure per step, against the step numbered just before it when its CSV is there.
-    for run in steps:
-        before = [r for r in every_step if r["number"] < run["number"]]
-        runs = ([before[-1]] if before else []) + [run]
-        name = os.path.splitext(os.path.basename(run["path"]))[0] + ".png"
-        draw(name, runs, max(r["threads"] for r in runs))
+    for csv in step_paths:
+        before = [p for p in every_path if number_of[p] < number_of[csv]]
+        csvs = ([before[-1]] if before else []) + [csv]
+        name = os.path.splitext(os.path.basename(csv))[0] + ".png"
+        draw(name, "plot_gflops.py", csvs, *peak_for(name, max(most[p] for p in csvs)))
 
-    one = [r for r in steps + refs if r["threads"] == 1]
+    one = [p for p in step_paths + paths_of(refs) if most[p] == 1]
     if one:
-        draw("overlay.png", one, 1, "Every step and the BLAS libraries, one thread")
-    multi = [r for r in steps + refs if r["threads"] > 1]
+        title = ["--title", "Every step and the BLAS libraries"]
+        draw("overlay.png", "plot_gflops.py", one, *peak_for("overlay.png", 1), *title)
+        draw("overlay_log.png", "plot_gflops.py", one, *peak_for("overlay_log.png", 1), "--log", *title)
+    multi = [p for p in step_paths + paths_of(refs) if most[p] > 1]
     if multi:
-        threads = max(r["threads"] for r in multi)
-        same = [r for r in multi if r["threads"] == threads]
-        draw("overlay_mt.png", same, threads,
-             "Multi-threaded, {} threads, against the all-core peak".format(threads))
+        threads = max(most[p] for p in multi)
+        same = [p for p in multi if most[p] == threads]
+        draw("overlay_mt.png", "plot_gflops.py", same, *peak_for("overlay_mt.png", threads),
+             "--title", "Multi-threaded, against the all-core peak")
     else:
-        print("make_figures.py: no multi-threaded CSV (step 09, ref_*_mt): no overlay_mt.png")
+        leave_out("overlay_mt.png", "no multi-threaded CSV (step 09, ref_*_mt)")
 
-    summary_args = ["--results", args.results]
+    if steps:
+        draw("staircase.png", "plot_staircase.py", paths_of(steps + refs), "--at", str(args.at),
+             *(["--peak", path("peak.csv")] if peak else []))
+        missing = [f for f in ("peak.csv", "bandwidth.csv", "cpuinfo.txt") if not os.path.exists(path(f))]
+        if missing:
+            leave_out("roofline.png", "no " + " or ".join(missing) + " in " + results)
+        else:
+            draw("roofline.png", "plot_roofline.py", paths_of(steps), "--at", str(args.at),
+                 "--peak", path("peak.csv"), "--bandwidth", path("bandwidth.csv"), "--cpuinfo", path("cpuinfo.txt"))
+    if os.path.exists(path("bandwidth.csv")):
+        draw("bandwidth.png", "plot_bandwidth.py", [path("bandwidth.csv")],
+             *(["--cpuinfo", path("cpuinfo.txt")] if os.path.exists(path("cpuinfo.txt")) else []))
+    else:
+        leave_out("bandwidth.png", "no bandwidth.csv (build/bin/bandwidth --csv results/bandwidth.csv)")
+    if scaling and peak:
+        draw("scaling.png", "plot_scaling.py", scaling, "--at", str(args.at), "--peak", path("peak.csv"))
+    else:
+        leave_out("scaling.png", "no scaling/*.csv" if not scaling else "no peak.csv")
+    for csv in sorted(glob.glob(path("blockmap_*.csv"))):
+        slug = os.path.basename(csv)[len("blockmap_"):-len(".csv")]
+        number = step_number(slug[len("step"):]) if slug.startswith("step") else None
+        if wanted is None or number in wanted:
+            draw("blockmap_{}.png".format(slug), "plot_blockmap.py", [csv])
+
+    summary_args = ["--results", results]
     for key in ("steps", "compiler", "flags"):
         if getattr(args, key):
             summary_args += ["--" + key, getattr(args, key)]
@@ -118,12 +181,12 @@ def main(argv):
     if rc != 0:
         failed += 1
     else:
-        print("   summary: " + os.path.join(args.results, "summary.md"))
+        print("   summary: " + path("summary.md"))
 
     if args.docs and made:
         os.makedirs(args.docs, exist_ok=True)
-        for path in made:
-            shutil.copy2(path, args.docs)
+        for figure in made:
+            shutil.copy2(figure, args.docs)
         print("   copied {} figure(s) to {}".format(len(made), args.docs))
     return 1 if failed else 0
 

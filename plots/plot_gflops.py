@@ -1,131 +1,203 @@
 #!/usr/bin/env python3
-"""Draw GFLOPS against matrix size, one curve per CSV, against the measured peak.
+"""Draw GFLOPS against matrix size, one curve per CSV and thread count, against the peaks.
 
-    plot_gflops.py CSV [CSV ...] [--peak PEAK_CSV] [--peak-isa ISA] [--title TEXT] -o OUT.png
+    plot_gflops.py CSV [CSV ...] [--peak PEAK_CSV] [--peak-isa ISA] [--log] [--machine FILE]
+                   [--title TEXT] -o OUT.png
 
-Each CSV is a harness CSV (step,m,n,k,threads,gflops_best,...); its curve is labelled by its
-`step` column. With --peak, a horizontal line marks the measured fp32 peak at the data's
-thread count (the best ISA, or --peak-isa), and a right-hand axis reads in % of it.
-Malformed or empty input: exit 2 with one line naming the file and the problem.
+Each CSV is a harness CSV (step,m,n,k,threads,gflops_best,gflops_median,...); its curve is
+labelled by its `step` column, one curve per thread count it holds, sorted by size. The
+line is the best of the repetitions, the band below it reaches down to the median: the
+width of the band is the noise. With --peak, a dashed line marks the measured fp32 peak of
+the instruction set the last CSV's kernel ran (its `kernel` column: scalar, sse, avx2,
+avx512, neon; --peak-isa chooses another), the right-hand axis reads in % of it, and the
+machine's best peak is drawn too (or named, when it is far above the axis). --log draws
+the GFLOPS axis in log scale, so that a scalar step and an AVX-512 one are both readable.
+The title names the step, the thread count and the microarchitecture (the CSV's `uarch`
+column, else the `uarch:` line of --machine, by default the machine.txt beside the first
+CSV, else the CPU's name); --title replaces its first part.
+Bad input (a malformed CSV, a GFLOPS that is negative or not finite, a peak that is not
+above 0, an image format matplotlib cannot write): exit 2 with one line naming the file.
 """
 import argparse
+import os
 import sys
 
-from harness_csv import PEAK_REQUIRED, REQUIRED, InputError, number, read_rows
+import drawing
+from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
+                         machine_name, split_by_threads)
 
-def load_series(path):
-    rows = read_rows(path, REQUIRED)
-    series = {"path": path, "step": rows[0]["step"], "sizes": [], "gflops": [], "failed": [],
-              "threads": set(), "kernel": rows[0].get("kernel") or "", "cpu": rows[0].get("cpu") or ""}
-    for line, row in enumerate(rows, start=2):
-        m = number(path, line, row, "m", int)
-        series["sizes"].append(m)
-        series["gflops"].append(number(path, line, row, "gflops_best"))
-        # verified=0 with max_rel_err=nan means "not checked" (--no-verify), not "wrong".
-        unchecked = row["max_rel_err"].strip().lower() == "nan"
-        series["failed"].append(row["verified"].strip() != "1" and not unchecked)
-        series["unchecked"] = series.get("unchecked", False) or unchecked
-        series["threads"].add(number(path, line, row, "threads", int))
-    return series
+# A best-peak line more than this far above everything else would squash the curves.
+FAR_ABOVE = 1.6
 
 
-def load_peak(path, threads, isa):
-    rows = read_rows(path, PEAK_REQUIRED)
-    best = None
-    for line, row in enumerate(rows, start=2):
-        if row["precision"] != "fp32" or number(path, line, row, "threads", int) != threads:
-            continue
-        if isa and row["isa"] != isa:
-            continue
-        gflops = number(path, line, row, "gflops")
-        if best is None or gflops > best[1]:
-            best = (row["isa"], gflops)
+def curves(runs):
+    """The curves to draw: one per CSV and thread count, rows sorted by size, and its label."""
+    out = []
+    steps = [r["step"] for r in runs]
+    for run in runs:
+        for part in split_by_threads(run):
+            extra = []
+            if part["threads"] > 1 or len(run["thread_counts"]) > 1:
+                extra.append(drawing.threads_text([part["threads"]]))
+            library = run["step"].startswith("ref_") and run["kernel"]
+            if steps.count(run["step"]) > 1 and run["kernel"] and not library:
+                extra.append(run["kernel"])
+            if any(r["unchecked"] for r in part["rows"]):
+                extra.append("unverified")
+            part["label"] = run["step"] + (" ({})".format(", ".join(extra)) if extra else "")
+            if library:
+                part["label"] += ": " + run["kernel"]   # which kernels the library ran, and what it detected
+            out.append(part)
+    return out
+
+
+def default_what(runs):
+    main = runs[-1]
+    if main["number"] is None and len(runs) > 1:
+        return "SGEMM"
+    what = ("Step " if main["number"] is not None else "") + main["step"]
+    if main["kernel"] and main["number"] is not None:
+        what += " ({})".format(main["kernel"])
+    if len(runs) == 2:
+        what += " against " + runs[0]["step"]
+    elif len(runs) > 2:
+        what = "SGEMM"
+    return what
+
+
+def ceilings(peaks, threads, main, wanted_isa, peak_path):
+    """(own, best): own = (label ISA, GFLOPS, note) the % axis reads against, best = the
+    machine's (ISA, GFLOPS) at `threads`."""
+    best = best_peak(peaks, threads)
     if best is None:
-        wanted = f"isa {isa}, " if isa else ""
-        raise InputError(f"{path}: no fp32 row for {wanted}{threads} thread(s)")
-    return best
+        raise InputError("{}: no fp32 row for {} thread(s)".format(peak_path, threads))
+    isa = wanted_isa or main["isa"]
+    if isa is None:   # a library: its kernel set is not an ISA of ours, so the best
+        return (best[0], best[1], ""), best
+    value, note = isa_peak(peaks, isa, threads)
+    if value is None:
+        if wanted_isa:
+            raise InputError("{}: no fp32 row for isa {}, {} thread(s)".format(peak_path, isa, threads))
+        return (best[0], best[1], note + ": against the best instead"), best
+    return (isa, value, note), best
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description="GFLOPS against size, one curve per CSV.")
-    parser.add_argument("csv", nargs="+", help="harness CSV files")
-    parser.add_argument("--peak", help="peak CSV (isa,precision,threads,gflops)")
-    parser.add_argument("--peak-isa", help="use this ISA's peak (default: the best measured)")
-    parser.add_argument("--title", help="figure title (default: the CPU and thread count)")
-    parser.add_argument("-o", "--output", required=True, help="PNG file to write")
-    args = parser.parse_args(argv)
+def render(args):
+    """The figure for parsed arguments (tests call this to look inside it)."""
+    runs = [load_run(p) for p in args.csv]
+    drawn = curves(runs)
+    threads = max(c["threads"] for c in drawn)
+    own = best = None
+    peaks = load_peak(args.peak) if args.peak else {}
+    if args.peak:
+        own, best = ceilings(peaks, threads, runs[-1], args.peak_isa, args.peak)
+    machine_file = args.machine or os.path.join(os.path.dirname(os.path.abspath(args.csv[0])), "machine.txt")
+    machine = load_machine(machine_file)
 
-    try:
-        series = [load_series(p) for p in args.csv]
-        threads = max(max(s["threads"]) for s in series)
-        peak = load_peak(args.peak, threads, args.peak_isa) if args.peak else None
-    except InputError as e:
-        print(f"plot_gflops.py: {e}", file=sys.stderr)
-        return 2
-
-    try:
-        import matplotlib
-    except ImportError:
-        print(f"plot_gflops.py: {sys.executable} cannot import matplotlib "
-              "(Debian/Ubuntu: apt-get install python3-matplotlib, and run /usr/bin/python3)",
-              file=sys.stderr)
-        return 3
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({"font.size": 12, "axes.titlesize": 14, "legend.fontsize": 10})
+    plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(9, 5.5), dpi=130)
-
-    labels = [s["step"] for s in series]
-    for s in series:
-        label = s["step"]
-        if labels.count(label) > 1 or len(s["threads"]) > 1 or max(s["threads"]) > 1:
-            extra = [f"{max(s['threads'])} threads" if max(s["threads"]) > 1 else "",
-                     s["kernel"] if labels.count(label) > 1 else ""]
-            label += " (" + ", ".join(e for e in extra if e) + ")" if any(extra) else ""
-        if s["step"].startswith("ref_") and s["kernel"]:
-            label += ": " + s["kernel"]   # which kernels the library ran, and what it detected
-        if s.get("unchecked"):
-            label += " (unverified)"
-        ax.plot(s["sizes"], s["gflops"], marker="o", markersize=4, linewidth=2, label=label)
-        bad = [(x, y) for x, y, f in zip(s["sizes"], s["gflops"], s["failed"]) if f]
+    if args.log:
+        ax.set_yscale("log")   # before the secondary axis, which takes the scale it finds
+        drawing.plain_numbers(ax.yaxis)
+    top = 0.0
+    low = float("inf")
+    colours = []
+    for c in drawn:
+        sizes = [r["m"] for r in c["rows"]]
+        best_values = [r["best"] for r in c["rows"]]
+        medians = [min(r["median"], r["best"]) for r in c["rows"]]
+        line, = ax.plot(sizes, best_values, marker="o", markersize=4, linewidth=2, label=c["label"])
+        colours.append(line.get_color())
+        ax.fill_between(sizes, medians, best_values, color=line.get_color(), alpha=0.2, linewidth=0)
+        bad = [(r["m"], r["best"]) for r in c["rows"] if r["failed"]]
         if bad:
             ax.plot([x for x, _ in bad], [y for _, y in bad], linestyle="none", marker="X",
-                    markersize=11, color="red", label=f"{s['step']}: FAILED verification")
+                    markersize=11, color="red", label="{}: FAILED verification".format(c["label"]))
+        top = max([top] + best_values)
+        low = min([low] + [v for v in medians if v > 0])
 
-    top = max(max(s["gflops"]) for s in series)
-    if peak:
-        isa, value = peak
+    if own:
+        isa, value, note = own
+        label = "{} {} peak, {}: {:.1f} GFLOPS".format("estimated" if note else "measured", isa,
+                                                      drawing.threads_text([threads]), value)
         ax.axhline(value, color="black", linestyle="--", linewidth=1.5,
-                   label=f"measured peak, {isa} fp32, {threads} thread{'s' if threads > 1 else ''}: "
-                         f"{value:.1f} GFLOPS")
+                   label=label + (" ({})".format(note) if note else ""))
         top = max(top, value)
+        if best[0] != isa:
+            if args.log or best[1] <= FAR_ABOVE * top:
+                ax.axhline(best[1], color="dimgray", linestyle=":", linewidth=1.5,
+                           label="machine's best, {}: {:.1f} GFLOPS".format(best[0], best[1]))
+                top = max(top, best[1])
+            else:
+                ax.plot([], [], linestyle="none",
+                        label="machine's best, {}: {:.1f} GFLOPS (far above this axis)".format(*best))
+        # The other curves' own ceilings, when their ISA or thread count differs (step 05's
+        # figure: the scalar peak that bounds step 04; step 09's: step 08's one-thread peak):
+        # dotted, in the curve's colour when it is the only one.
+        others = {}
+        for c, colour in zip(drawn, colours):
+            if c["isa"] and (c["isa"], c["threads"]) not in ((isa, threads), (best[0], threads)):
+                others.setdefault((c["isa"], c["threads"]), []).append((c, colour))
+        for (other_isa, other_threads), users in sorted(others.items()):
+            other, other_note = isa_peak(peaks, other_isa, other_threads)
+            if other and (args.log or other <= FAR_ABOVE * top):
+                whose = users[0][0]["step"] + "'s " if len(users) == 1 else ""
+                on = ", " + drawing.threads_text([other_threads]) if other_threads != threads else ""
+                ax.axhline(other, color=users[0][1] if len(users) == 1 else "dimgray", linestyle=":",
+                           linewidth=1.3, label="{}{} peak{}: {:.1f}{}".format(
+                               whose, other_isa, on, other, " (estimated)" if other_note else ""))
         right = ax.secondary_yaxis("right", functions=(lambda g: 100.0 * g / value,
                                                        lambda p: p * value / 100.0))
-        right.set_ylabel("% of measured peak")
+        right.set_ylabel("% of the {} peak".format(isa))
+        if args.log:
+            drawing.plain_numbers(right.yaxis)
 
-    cpu = next((s["cpu"] for s in series if s["cpu"]), "")
-    title = args.title or (f"SGEMM on {cpu or 'this CPU'}, {threads} thread{'s' if threads > 1 else ''}")
-    ax.set_title(title)
+    what = args.title or default_what(runs)
+    ax.set_title(drawing.title(what, [c["threads"] for c in drawn], machine_name(runs, machine)))
     ax.set_xlabel("matrix size (m = n = k)")
-    ax.set_ylabel("GFLOPS (best of repetitions)")
-    ax.set_ylim(0, top * 1.12)
+    ax.set_ylabel("GFLOPS (line: best; band: down to the median)")
+    if args.log:
+        ax.set_ylim(low / 1.5 if low < float("inf") else 0.1, top * 1.6)
+    else:
+        ax.set_ylim(0, top * 1.12 if top > 0 else 1)
     ax.set_xlim(left=0)
-    ax.grid(True, alpha=0.3)
-    handles = ax.get_legend_handles_labels()[0]
+    ax.grid(True, which="both" if args.log else "major", alpha=0.3)
+    handles, texts = ax.get_legend_handles_labels()
     if len(handles) > 5:
-        # Many curves: a legend inside would hide some of them, so it goes below the axes.
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, frameon=False)
-        fig.set_size_inches(9, 5.5 + 0.3 * ((len(handles) + 2) // 3))
+        # Many curves: a legend inside would hide some of them, so it goes below the axes, in
+        # as many columns as the longest label leaves room for (a library's names its kernels).
+        longest = max(len(t) for t in texts)
+        columns = 3 if longest <= 30 else 2 if longest <= 48 else 1
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=columns, frameon=False)
+        fig.set_size_inches(9, 5.5 + 0.3 * ((len(handles) + columns - 1) // columns))
     else:
         ax.legend(loc="best")
     fig.tight_layout()
-    try:
-        fig.savefig(args.output)
-    except OSError as e:
-        print(f"plot_gflops.py: {args.output}: cannot write ({e.strerror})", file=sys.stderr)
-        return 2
-    return 0
+    return fig
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description="GFLOPS against size, one curve per CSV.")
+    parser.add_argument("csv", nargs="+", help="harness CSV files")
+    parser.add_argument("--peak", help="peak CSV (isa,precision,threads,gflops)")
+    parser.add_argument("--peak-isa", help="read the %% axis against this ISA's peak "
+                                           "(default: the one the last CSV's kernel ran)")
+    parser.add_argument("--log", action="store_true", help="GFLOPS axis in log scale")
+    parser.add_argument("--machine", help="machine.txt for the title's microarchitecture "
+                                          "(default: the one beside the first CSV)")
+    parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
+    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    args = parse(argv)
+
+    def body():
+        drawing.check_output(args.output)
+        drawing.save(render(args), args.output)
+        return 0
+    return drawing.run("plot_gflops.py", body)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,14 @@ measured peak and OpenBLAS, with the kernel variant used and the machine it ran 
                [--cores N] [--date TEXT]
 
 Reads DIR/step*.csv and DIR/ref_*.csv (harness CSVs: step,m,n,k,threads,gflops_best,...,
-kernel,reps,cpu), DIR/peak.csv (isa,precision,threads,gflops) and DIR/machine.txt, if the
-caller wrote one ("key: value" lines for cpu, cores, compiler, flags, date; the options
-override it). For each size the row measured nearest to it is used. % of peak: against the
-best fp32 figure in peak.csv at the run's thread count. x OpenBLAS: against ref_openblas at
-the same size and thread count. Standard library only; Python 3.7 or later.
-Malformed input: exit 2 with one line naming the file and the problem.
+kernel,reps,cpu[,uarch]), DIR/peak.csv (isa,precision,threads,gflops) and DIR/machine.txt, if
+the caller wrote one ("key: value" lines for cpu, uarch, cores, compiler, flags, date; the
+options override it). A CSV with several thread counts gives a row per count. For each size
+the row measured nearest to it is used. % of peak: against the best fp32 figure in peak.csv
+at the run's thread count. x OpenBLAS: against ref_openblas at the same size and thread
+count. Rows run with --no-verify are noted as unverified, not as failed. Standard library
+only; Python 3.7 or later. Malformed input (a GFLOPS that is negative or not finite, a peak
+that is not above 0 ...): exit 2 with one line naming the file and the problem.
 """
 import argparse
 import datetime
@@ -20,84 +22,40 @@ import os
 import re
 import sys
 
-from harness_csv import PEAK_REQUIRED, REQUIRED, InputError, number, read_rows
+from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
+                         nearest, split_by_threads)
 
 SIZES = (500, 1000, 1500)
-MACHINE_KEYS = ("cpu", "uarch", "cores", "compiler", "flags", "date", "rounds")
 
 
-def step_number(slug):
-    """05 for '05_simd_4x4', None for a reference such as 'ref_openblas'."""
-    match = re.match(r"^(\d+)_", slug)
-    return int(match.group(1)) if match else None
-
-
-def load_run(path):
-    """One harness CSV: {size: best GFLOPS} and what describes the run."""
-    rows = read_rows(path, REQUIRED)
-    run = {"path": path, "step": rows[0]["step"], "best": {}, "failed": [], "threads": 0,
-           "kernels": [], "cpu": ""}
-    for line, row in enumerate(rows, start=2):
-        m = number(path, line, row, "m", int)
-        gflops = number(path, line, row, "gflops_best")
-        run["best"][m] = max(gflops, run["best"].get(m, 0.0))
-        run["threads"] = max(run["threads"], number(path, line, row, "threads", int))
-        if row["verified"].strip() != "1":
-            run["failed"].append(m)
-        kernel = (row.get("kernel") or "").strip()
-        if kernel and kernel not in run["kernels"]:
-            run["kernels"].append(kernel)
-        run["cpu"] = run["cpu"] or (row.get("cpu") or "").strip()
-        run["uarch"] = run.get("uarch") or (row.get("uarch") or "").strip()
-    run["number"] = step_number(run["step"])
-    return run
-
-
-def load_peak(path):
-    """{threads: (isa, best fp32 GFLOPS)}"""
-    best = {}
-    for line, row in enumerate(read_rows(path, PEAK_REQUIRED), start=2):
-        if row["precision"].strip() != "fp32":
-            continue
-        threads = number(path, line, row, "threads", int)
-        gflops = number(path, line, row, "gflops")
-        if threads not in best or gflops > best[threads][1]:
-            best[threads] = (row["isa"].strip(), gflops)
-    return best
-
-
-def load_machine(path):
-    info = {}
-    if not os.path.exists(path):
-        return info
-    try:
-        with open(path) as f:
-            for line in f:
-                key, sep, value = line.partition(":")
-                if sep and key.strip().lower() in MACHINE_KEYS:
-                    info[key.strip().lower()] = value.strip()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError("{}: cannot read ({})".format(path, e))
-    return info
-
-
-def nearest(best, size):
-    """The measured size nearest to `size` (the smaller one on a tie), or None."""
-    if not best:
-        return None
-    return min(best, key=lambda m: (abs(m - size), m))
+def load_runs(path):
+    """One harness CSV as runs, one per thread count in it, each with {size: best GFLOPS},
+    the sizes that failed verification and whether any row went unverified (--no-verify).
+    cells: {table size: the measured size that stands for it}, the size nearest it in the
+    whole CSV, when this thread count ran it (step 09 runs small sizes on fewer threads:
+    their run has no cell at 1000)."""
+    whole = load_run(path)
+    runs = []
+    for run in split_by_threads(whole):
+        run["best"] = {m: best for m, (best, _) in best_by_size(run).items()}
+        run["cells"] = {}
+        for size in SIZES:
+            m = nearest(set(r["m"] for r in whole["rows"]), size)
+            if m in run["best"]:
+                run["cells"][size] = m
+        run["failed"] = sorted(set(r["m"] for r in run["rows"] if r["failed"]))
+        run["unverified"] = sorted(set(r["m"] for r in run["rows"] if r["unchecked"]))
+        runs.append(run)
+    return runs
 
 
 def collect(results, steps=None):
     """The runs in `results`: steps (only those numbered in `steps`, when given), then references."""
     runs = []
     for path in sorted(glob.glob(os.path.join(results, "step*.csv"))):
-        run = load_run(path)
-        if steps is not None and run["number"] not in steps:
-            continue
-        runs.append(run)
+        runs += [r for r in load_runs(path) if steps is None or r["number"] in steps]
     runs.sort(key=lambda r: (r["number"] if r["number"] is not None else 1 << 30, r["threads"]))
-    refs = [load_run(p) for p in sorted(glob.glob(os.path.join(results, "ref_*.csv")))]
+    refs = [r for p in sorted(glob.glob(os.path.join(results, "ref_*.csv"))) for r in load_runs(p)]
     refs.sort(key=lambda r: (r["step"] != "ref_openblas", r["step"], r["threads"]))
     return runs + refs
 
@@ -111,16 +69,16 @@ def render(runs, peak, machine):
     lines = ["# SGEMM: where each step stands", ""]
     lines += ["| machine | |", "|---|---|"]
     for key, label in (("cpu", "CPU"), ("uarch", "microarchitecture"), ("cores", "cores"),
-                       ("compiler", "compiler"),
-                       ("flags", "flags"), ("date", "date")):
+                       ("compiler", "compiler"), ("flags", "flags"), ("date", "date")):
         lines.append("| {} | {} |".format(label, machine.get(key) or "unknown"))
     if machine.get("rounds", "1") != "1":
         lines.append("| rounds | {}: each size's best of {} sweeps, run one after the other |".format(
             machine["rounds"], machine["rounds"]))
     if peak:
+        counts = sorted(set(t for _, t in peak))
         lines.append("| measured fp32 peak | {} |".format("; ".join(
             "{} thread{}: {} GFLOPS ({})".format(t, "s" if t > 1 else "", fmt(g), isa)
-            for t, (isa, g) in sorted(peak.items()))))
+            for t, (isa, g) in ((t, best_peak(peak, t)) for t in counts))))
     else:
         lines.append("| measured fp32 peak | no peak.csv (run build/bin/peak --csv results/peak.csv) |")
     lines.append("")
@@ -136,10 +94,10 @@ def render(runs, peak, machine):
     notes = []
     for run in runs:
         cells = [run["step"], ", ".join(run["kernels"]) or "-", str(run["threads"])]
-        peak_here = peak.get(run["threads"])
+        peak_here = best_peak(peak, run["threads"])
         ref = openblas.get(run["threads"])
         for size in SIZES:
-            m = nearest(run["best"], size)
+            m = run["cells"].get(size)
             if m is None:
                 cells += ["-", "-", "-"]
                 continue
@@ -150,11 +108,14 @@ def render(runs, peak, machine):
                 cells.append(fmt(gflops / ref["best"][m], 2))
             else:
                 cells.append("-")
-        lines.append("| " + " | ".join(cells) + " |")
-        if run["failed"]:
-            notes.append("- **{}** ({} thread{}): FAILED verification at n = {}.".format(
-                run["step"], run["threads"], "s" if run["threads"] > 1 else "",
-                ", ".join(str(m) for m in sorted(run["failed"]))))
+        if run["cells"]:
+            lines.append("| " + " | ".join(cells) + " |")
+        for sizes, what in ((run["failed"], "FAILED verification"),
+                            (run["unverified"], "unverified (run with --no-verify)")):
+            if sizes:
+                notes.append("- **{}** ({} thread{}): {} at n = {}.".format(
+                    run["step"], run["threads"], "s" if run["threads"] > 1 else "", what,
+                    ", ".join(str(m) for m in sizes)))
     if notes:
         lines += ["", "Verification:"] + notes
     return "\n".join(lines) + "\n"
@@ -198,7 +159,7 @@ def main(argv):
         if getattr(args, key):
             machine[key] = getattr(args, key)
     machine.setdefault("cpu", next((r["cpu"] for r in runs if r["cpu"]), ""))
-    machine.setdefault("uarch", next((r["uarch"] for r in runs if r.get("uarch")), ""))
+    machine.setdefault("uarch", next((r["uarch"] for r in runs if r["uarch"]), ""))
     machine.setdefault("cores", str(os.cpu_count() or "unknown"))
     machine.setdefault("date", datetime.date.today().isoformat())
 

@@ -1,6 +1,8 @@
 """The figure set: plots/make_figures.py (run by run_all.sh) on small generated CSVs makes every
-expected file, summary.md holds the right figures, --steps and --docs do what they say, and
-summary.py refuses malformed input with exit 2 and one line.
+expected file (step figures, overlays, staircase, roofline, bandwidth, scaling, block-size map),
+summary.md holds the right figures, --steps and --docs do what they say, and summary.py and
+make_figures.py refuse malformed input (NaN or negative GFLOPS, a zero peak ...) with exit 2
+and one line naming the file. What is inside each figure is tests/test_plot.py's part.
 
     test_figures.py PATH/TO/plots     (run by ctest with the interpreter that has matplotlib)
 """
@@ -14,9 +16,11 @@ SIZES = (100, 500, 900, 1500)
 
 
 def harness_csv(step, threads, kernel, gflops, failed=()):
+    """threads: a count, or a function of the size (step 09 runs small sizes on fewer)."""
     return HEADER + "".join(
         "{s},{n},{n},{n},{t},{g:.1f},{g:.1f},0.1,1e-7,{v},{k},3,Test CPU 9000\n".format(
-            s=step, n=n, t=threads, g=gflops(n), v=0 if n in failed else 1, k=kernel)
+            s=step, n=n, t=threads(n) if callable(threads) else threads, g=gflops(n),
+            v=0 if n in failed else 1, k=kernel)
         for n in SIZES)
 
 
@@ -45,19 +49,44 @@ def main():
 
         write("step01_baseline.csv", harness_csv("01_baseline", 1, "scalar", lambda n: 1.0))
         write("step05_simd_4x4.csv", harness_csv("05_simd_4x4", 1, "sse", lambda n: 20.0))
-        write("step09_openmp.csv", harness_csv("09_openmp", 2, "avx512", lambda n: 150.0, failed=(1500,)))
+        # Step 09 runs n = 100 on one thread, the rest on two.
+        write("step09_openmp.csv", harness_csv("09_openmp", lambda n: 1 if n == 100 else 2, "avx512",
+                                               lambda n: 40.0 if n == 100 else 150.0, failed=(1500,)))
         write("ref_openblas.csv", harness_csv("ref_openblas", 1, "", lambda n: 80.0))
         write("ref_openblas_mt.csv", harness_csv("ref_openblas", 2, "", lambda n: 160.0))
         write("ref_blis.csv", harness_csv("ref_blis", 1, "", lambda n: 70.0))
         write("ref_blis_mt.csv", harness_csv("ref_blis", 2, "", lambda n: 140.0))
         write("peak.csv", "isa,precision,threads,gflops\nsse,fp32,1,40.0\navx512,fp32,1,100.0\n"
                           "avx512,fp64,1,50.0\navx512,fp32,2,200.0\navx512,fp64,2,100.0\n")
-        write("machine.txt", "compiler: g++ 12.2.0\nflags: -O3 (test)\ndate: 2024-01-02\nrounds: 3\n")
+        write("machine.txt", "compiler: g++ 12.2.0\nflags: -O3 (test)\ndate: 2024-01-02\nrounds: 3\n"
+                             "uarch: Test Lake\n")
+        write("bandwidth.csv", "kind,bytes,threads,gbps,level,isa\nread,24576,1,300.0,L1,avx512\n"
+                               "read,1048576,1,120.0,L2,avx512\nread,23068672,1,30.0,L3,avx512\n"
+                               "read,1090519040,1,12.0,DRAM,avx512\nread,24576,2,600.0,L1,avx512\n"
+                               "read,1048576,2,240.0,L2,avx512\nread,545259520,2,14.0,DRAM,avx512\n")
+        write("cpuinfo.txt", "caches     L1d 48 KiB, L2 2 MiB per core, L3 64 MiB shared  [sysfs]\n\n"
+                             "Steps built, the variant each runs here, and the block sizes it uses here:\n"
+                             "  01_baseline           scalar   (no block sizes)\n"
+                             "  09_openmp             avx512   mc = 112   rows\n"
+                             "                                 kc = 1056   depth\n")
+        os.makedirs(os.path.join(results, "scaling"))
+        for threads, gflops in ((1, 80.0), (2, 150.0)):
+            write(os.path.join("scaling", "step09_openmp.t{}.csv".format(threads)),
+                  harness_csv("09_openmp", threads, "avx512", lambda n: gflops))
+        write("blockmap_step08_avx512_14x32.csv",
+              "step,n,kc,mc,default,gflops_best,gflops_median,verified,kernel,cpu,uarch\n"
+              "08_avx512_14x32,1000,528,56,0,90.0,89.0,1,avx512,Test CPU 9000,\n"
+              "08_avx512_14x32,1000,1056,56,0,95.0,94.0,1,avx512,Test CPU 9000,\n"
+              "08_avx512_14x32,1000,528,112,0,92.0,91.0,1,avx512,Test CPU 9000,\n"
+              "08_avx512_14x32,1000,1056,112,1,97.0,96.0,1,avx512,Test CPU 9000,\n")
 
         r = run([make_figures, "--results", results, "--docs", docs])
         expect(r.returncode == 0, "make_figures.py: exit {}: {}".format(r.returncode, r.stderr))
+        expect(r.stdout.count("step09_openmp.png") == 1,
+               "make_figures.py: step 09's CSV (1 and 2 threads) should make one figure:\n" + r.stdout)
         figures = ["step01_baseline.png", "step05_simd_4x4.png", "step09_openmp.png",
-                   "overlay.png", "overlay_mt.png"]
+                   "overlay.png", "overlay_log.png", "overlay_mt.png", "staircase.png", "roofline.png",
+                   "bandwidth.png", "scaling.png", "blockmap_step08_avx512_14x32.png"]
         for name in figures + ["summary.md"]:
             path = os.path.join(results, name)
             expect(os.path.isfile(path) and os.path.getsize(path) > 0, "missing or empty: " + name)
@@ -78,6 +107,8 @@ def main():
         # 09 on 2 threads: against the 2-thread peak (200) and the 2-thread OpenBLAS (160).
         expect("| 09_openmp | avx512 | 2 | 150.0 | 75% | 0.94 |" in text,
                "summary.md: wrong row for step 09:\n" + text)
+        expect("| 09_openmp | avx512 | 1 |" not in text,
+               "summary.md: step 09's one-thread row (n = 100 only) stands for none of 500, 1000, 1500:\n" + text)
         expect("| ref_openblas | - | 1 | 80.0 | 80% | 1.00 |" in text, "summary.md: no OpenBLAS row")
         expect("| ref_blis | - | 2 | 140.0 | 70% | 0.88 |" in text, "summary.md: no 2-thread BLIS row")
         expect("FAILED verification at n = 1500" in text, "summary.md: step 09's failed size not noted")
@@ -89,26 +120,74 @@ def main():
         expect(text.find("| 01_baseline") < text.find("| 05_simd_4x4") < text.find("| 09_openmp")
                < text.find("| ref_openblas"), "summary.md: rows out of order")
 
-        # --steps 5: that step's figure (against step 01, the one before it), the overlays, no others.
+        expect("Test Lake" in text, "summary.md: no microarchitecture")
+
+        # --steps 5: that step's figure (against step 01, the one before it), the overlays, the
+        # staircase and roofline of step 05, the machine's figures; no other step's.
         for name in figures + ["summary.md"]:
             if os.path.exists(os.path.join(results, name)):
                 os.remove(os.path.join(results, name))
         r = run([make_figures, "--results", results, "--steps", "5"])
         expect(r.returncode == 0, "--steps 5: exit {}: {}".format(r.returncode, r.stderr))
         made = sorted(n for n in os.listdir(results) if n.endswith(".png"))
-        expect(made == ["overlay.png", "overlay_mt.png", "step05_simd_4x4.png"],
+        expect(made == ["bandwidth.png", "overlay.png", "overlay_log.png", "overlay_mt.png", "roofline.png",
+                        "scaling.png", "staircase.png", "step05_simd_4x4.png"],
                "--steps 5 made {}".format(made))
         with open(os.path.join(results, "summary.md")) as f:
             text = f.read()
         expect("05_simd_4x4" in text and "01_baseline" not in text and "09_openmp" not in text,
                "--steps 5: summary.md should list step 05 only")
 
-        # Without peak.csv the figures are drawn without the peak line; summary says so.
-        os.remove(os.path.join(results, "peak.csv"))
+        # Without peak.csv the figures are drawn without the peak line, the roofline and the
+        # scaling figure are left out (saying so); summary says so.
+        os.rename(os.path.join(results, "peak.csv"), os.path.join(d, "peak.csv"))
         r = run([make_figures, "--results", results, "--steps", "1"])
         expect(r.returncode == 0, "no peak.csv: exit {}: {}".format(r.returncode, r.stderr))
+        expect("no roofline.png" in r.stdout and "no scaling.png" in r.stdout,
+               "no peak.csv: the roofline and scaling figures should be said to be left out: " + r.stdout)
         with open(os.path.join(results, "summary.md")) as f:
             expect("no peak.csv" in f.read(), "summary.md without peak.csv should say so")
+        os.rename(os.path.join(d, "peak.csv"), os.path.join(results, "peak.csv"))
+
+        # Issue 12.16: a --no-verify CSV (verified=0, max_rel_err=nan) is unverified, not failed.
+        write("step07_packing.csv", HEADER + "07_packing,500,500,500,1,30.0,29.0,0.1,nan,0,sse,3,Test CPU 9000\n")
+        r = run([summary, "--results", results])
+        with open(os.path.join(results, "summary.md")) as f:
+            text = f.read()
+        expect(r.returncode == 0 and "**07_packing** (1 thread): unverified" in text
+               and "07_packing** (1 thread): FAILED" not in text,
+               "summary.md: a --no-verify run should be 'unverified', not FAILED:\n" + text)
+        # A CSV holding two thread counts: a row for each.
+        write("step07_packing.csv", HEADER + "07_packing,500,500,500,1,30.0,29.0,0.1,1e-7,1,sse,3,x\n"
+                                             "07_packing,500,500,500,2,55.0,54.0,0.1,1e-7,1,sse,3,x\n")
+        r = run([summary, "--results", results])
+        with open(os.path.join(results, "summary.md")) as f:
+            text = f.read()
+        expect("| 07_packing | sse | 1 | 30.0 |" in text and "| 07_packing | sse | 2 | 55.0 |" in text,
+               "summary.md: one row per thread count:\n" + text)
+        os.remove(os.path.join(results, "step07_packing.csv"))
+
+        # Issue 12.15: NaN, inf, 1e309 or negative GFLOPS, a zero or NaN peak: exit 2 and one line
+        # naming the file, from summary.py and make_figures.py alike.
+        good05 = harness_csv("05_simd_4x4", 1, "sse", lambda n: 20.0)
+        for value in ("nan", "inf", "1e309", "-5"):
+            write("step05_simd_4x4.csv", HEADER + "05_simd_4x4,100,100,100,1,{},3,0.1,1e-7,1,sse,3,x\n".format(value))
+            for script in (summary, make_figures):
+                r = run([script, "--results", results])
+                lines = r.stderr.strip().splitlines()
+                expect(r.returncode == 2 and len(lines) == 1 and "step05_simd_4x4.csv" in lines[0],
+                       "{} on GFLOPS {}: exit {}, stderr {!r}".format(os.path.basename(script), value,
+                                                                      r.returncode, r.stderr))
+        write("step05_simd_4x4.csv", good05)
+        for value in ("0", "nan"):
+            write("peak.csv", "isa,precision,threads,gflops\navx512,fp32,1,{}\n".format(value))
+            for script in (summary, make_figures):
+                r = run([script, "--results", results])
+                lines = r.stderr.strip().splitlines()
+                expect(r.returncode == 2 and len(lines) == 1 and "peak.csv" in lines[0],
+                       "{} on a peak of {}: exit {}, stderr {!r}".format(os.path.basename(script), value,
+                                                                         r.returncode, r.stderr))
+        write("peak.csv", "isa,precision,threads,gflops\navx512,fp32,1,100.0\n")
 
         # Malformed input: exit 2, one line naming the file.
         write("step02_unroll_1x4.csv", "size,gflops\n100,3\n")

@@ -1,26 +1,80 @@
-"""The plotting script draws a PNG from small CSVs and exits 2, with one line, on bad input.
+"""The plotting scripts draw the right figure from small CSVs and exit 2, with one line naming
+the file, on bad input. Each figure is looked inside (the matplotlib objects render() returns):
+the curves, bars, points and lines it holds and the title it carries, not just that a PNG
+appeared.
 
-    test_plot.py PATH/TO/plot_gflops.py      (run by ctest with the interpreter that has matplotlib)
+    test_plot.py PATH/TO/plots/plot_gflops.py   (run by ctest with the interpreter that has matplotlib)
 """
+import math
 import os
 import subprocess
 import sys
 import tempfile
 
 HEADER = "step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,kernel,reps,cpu\n"
+HEADER_UARCH = HEADER.rstrip("\n") + ",uarch\n"
+PEAK = ("isa,precision,threads,gflops\nscalar,fp32,1,8.0\nsse,fp32,1,32.0\navx2,fp32,1,96.0\n"
+        "avx512,fp32,1,160.0\navx512,fp64,1,80.0\nsse,fp32,2,64.0\navx512,fp32,2,320.0\n")
+CPUINFO = """CPU        Test CPU (x86_64)
+caches     L1d 48 KiB, L2 2 MiB per core, L3 64 MiB shared  [sysfs]
+
+Steps built, the variant each runs here, and the block sizes it uses here:
+  01_baseline           scalar   (no block sizes)
+  05_simd_4x4           sse      (no block sizes)
+  06_blocking           sse      kc = 384   depth of a block
+                                 mc = 680   rows of A in a block
+  08_avx512_14x32       avx512   mc = 112   rows of the packed A block, kept in L2
+                                 kc = 1056   depth of the packed A and B blocks
+                                 nc = 8192   columns of the packed B panel
+  09_openmp             avx512   mc = 112   rows
+                                 kc = 1056   depth
+"""
+BANDWIDTH = ("kind,bytes,threads,gbps,level,isa\n"
+             "read,24576,1,300.0,L1,avx512\nread,1048576,1,120.0,L2,avx512\n"
+             "read,23068672,1,30.0,L3,avx512\nread,1090519040,1,12.0,DRAM,avx512\n"
+             "read,4194304,1,60.0,,avx512\n"
+             "triad,24576,1,400.0,L1,avx512\ntriad,1048576,1,100.0,L2,avx512\n"
+             "read,24576,2,600.0,L1,avx512\nread,1048576,2,240.0,L2,avx512\n"
+             "read,16777216,2,55.0,L3,avx512\nread,545259520,2,14.0,DRAM,avx512\n")
 
 
-def run(script, args):
-    return subprocess.run([sys.executable, script] + args, capture_output=True, text=True)
+def harness(step, kernel, values, threads=1, header=HEADER, uarch=None, verified=None, err="1e-7"):
+    """A harness CSV: values is [(n, best, median)]."""
+    lines = [header]
+    for n, best, median in values:
+        v = verified(n) if verified else 1
+        row = "{},{n},{n},{n},{},{},{},0.1,{},{},{},3,Test CPU".format(step, threads, best, median, err, v, kernel, n=n)
+        lines.append(row + ("," + uarch if uarch is not None else "") + "\n")
+    return "".join(lines)
 
 
 def main():
-    script = sys.argv[1]
+    plots = os.path.dirname(os.path.abspath(sys.argv[1]))
+    sys.path.insert(0, plots)
+    import plot_bandwidth
+    import plot_blockmap
+    import plot_gflops
+    import plot_roofline
+    import plot_scaling
+    import plot_staircase
+    import roofline_model
     failures = []
 
     def expect(condition, what):
         if not condition:
             failures.append(what)
+
+    def run(script, args):
+        return subprocess.run([sys.executable, os.path.join(plots, script)] + args, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True)
+
+    def refused(script, args, name, what):
+        """exit 2 and one line on stderr naming `name`."""
+        r = run(script, args)
+        lines = r.stderr.strip().splitlines()
+        expect(r.returncode == 2 and len(lines) == 1 and name in lines[0],
+               "{} {}: exit {}, stderr {!r} (wanted 2 and one line naming {})".format(script, what, r.returncode,
+                                                                                       r.stderr, name))
 
     with tempfile.TemporaryDirectory() as d:
         def write(name, text):
@@ -29,48 +83,244 @@ def main():
                 f.write(text)
             return path
 
-        a = write("a.csv", HEADER + "".join(
-            f"04_unroll_4x4,{n},{n},{n},1,{3 + n / 500:.2f},3.0,0.1,1e-7,1,scalar,3,Test CPU\n"
-            for n in (100, 200, 300)))
-        b = write("b.csv", HEADER + "".join(
-            f"05_simd_4x4,{n},{n},{n},1,{9 + n / 300:.2f},9.0,0.1,1e-7,{0 if n == 300 else 1},sse,3,Test CPU\n"
-            for n in (100, 200, 300)))
-        peak = write("peak.csv", "isa,precision,threads,gflops\nsse,fp32,1,29.5\navx512,fp32,1,117.2\n"
-                                 "avx512,fp64,1,58.6\navx512,fp32,2,230.0\n")
+        def is_png(path, what):
+            ok = os.path.isfile(path) and os.path.getsize(path) > 10000
+            if ok:
+                with open(path, "rb") as f:
+                    ok = f.read(8) == b"\x89PNG\r\n\x1a\n"
+            expect(ok, what + ": no PNG (or a suspiciously small one) at " + path)
+
         out = os.path.join(d, "out.png")
-        r = run(script, [a, b, "--peak", peak, "--title", "test", "-o", out])
-        expect(r.returncode == 0, f"good input: exit {r.returncode}: {r.stderr}")
-        with open(out, "rb") as f:
-            expect(f.read(8) == b"\x89PNG\r\n\x1a\n", "the output is not a PNG")
-        expect(os.path.getsize(out) > 10000, "the PNG is suspiciously small")
+        peak = write("peak.csv", PEAK)
+        s04 = write("s04.csv", harness("04_unroll_4x4", "scalar", [(n, 3 + n / 500, 2.5) for n in (100, 200, 300)]))
+        s05 = write("s05.csv", harness("05_simd_4x4", "sse", [(n, 9 + n / 300, 8.0) for n in (100, 200, 300)],
+                                       verified=lambda n: 0 if n == 300 else 1))
+        s08 = write("s08.csv", harness("08_avx512_14x32", "avx512", [(n, 100.0 + n / 100, 90.0) for n in (500, 1000)],
+                                       header=HEADER_UARCH, uarch="Test Lake"))
 
-        unchecked = write("unchecked.csv", HEADER + "04_unroll_4x4,100,100,100,1,3.0,3.0,0.1,nan,0,scalar,3,x\n")
-        r = run(script, [unchecked, "-o", os.path.join(d, "unchecked.png")])
-        expect(r.returncode == 0, f"an unverified CSV (--no-verify) still plots: exit {r.returncode}: {r.stderr}")
+        # ---- plot_gflops.py: a PNG, and what is in it ------------------------------------------
+        r = run("plot_gflops.py", [s04, s05, "--peak", peak, "--title", "test", "-o", out])
+        expect(r.returncode == 0, "plot_gflops.py good input: exit {}: {}".format(r.returncode, r.stderr))
+        is_png(out, "plot_gflops.py")
 
-        r = run(script, [a, "--peak", peak, "--peak-isa", "sse", "-o", os.path.join(d, "sse.png")])
-        expect(r.returncode == 0, f"--peak-isa sse: exit {r.returncode}: {r.stderr}")
+        fig = plot_gflops.render(plot_gflops.parse([s04, s05, "--peak", peak, "-o", out]))
+        ax = fig.axes[0]
+        title = ax.get_title()
+        expect("05_simd_4x4" in title and "1 thread" in title and "Test CPU" in title,
+               "plot_gflops.py: the title should name the step, the threads and the CPU: " + title)
+        labels = ax.get_legend_handles_labels()[1]
+        # Step 05 runs SSE: the dashed line and the % axis are the SSE peak; the best (AVX-512)
+        # is far above, so it is named, not drawn; step 04's scalar ceiling is drawn.
+        expect(any("sse peak" in l and "32.0" in l for l in labels), "plot_gflops.py: no SSE peak line: {}".format(labels))
+        expect(any("avx512" in l and "far above" in l for l in labels),
+               "plot_gflops.py: the machine's best peak is not named: {}".format(labels))
+        expect(any("scalar peak" in l and "8.0" in l for l in labels),
+               "plot_gflops.py: step 04's scalar ceiling is not drawn: {}".format(labels))
+        right = ax.child_axes   # the secondary (%) axis
+        expect(right and "sse" in right[0].get_ylabel(), "plot_gflops.py: the % axis should read against SSE")
+        expect(any("FAILED" in l for l in labels), "plot_gflops.py: step 05's failed size is not marked")
+        # Best and median: a band under each curve (one PolyCollection per curve).
+        expect(len(ax.collections) >= 2, "plot_gflops.py: no best-to-median band")
 
+        # The microarchitecture: the uarch column first, else machine.txt's line, else the CPU.
+        fig = plot_gflops.render(plot_gflops.parse([s08, "--peak", peak, "-o", out]))
+        expect("Test Lake" in fig.axes[0].get_title(), "plot_gflops.py: the uarch column is not in the title")
+        machine = write("machine.txt", "cpu: Test CPU\nuarch: Test Bridge\n")
+        fig = plot_gflops.render(plot_gflops.parse([s04, "--machine", machine, "-o", out]))
+        expect("Test Bridge" in fig.axes[0].get_title(), "plot_gflops.py: machine.txt's uarch is not in the title")
+
+        # Issue 12.17: repeated sizes are sorted, not a zigzag; one curve per thread count.
+        zigzag = write("zigzag.csv", harness("05_simd_4x4", "sse", [(300, 12, 11), (100, 10, 9), (200, 11, 10),
+                                                                     (100, 10.5, 9)]))
+        fig = plot_gflops.render(plot_gflops.parse([zigzag, "-o", out]))
+        xs = list(fig.axes[0].lines[0].get_xdata())
+        expect(xs == sorted(xs), "plot_gflops.py: sizes drawn out of order (a zigzag): {}".format(xs))
+        mixed = write("mixed.csv", harness("09_openmp", "avx512", [(100, 50, 40), (200, 60, 50)], threads=1) +
+                      harness("09_openmp", "avx512", [(100, 90, 80), (200, 110, 100)], threads=2)[len(HEADER):])
+        fig = plot_gflops.render(plot_gflops.parse([mixed, "--peak", peak, "-o", out]))
+        curves = [l for l in fig.axes[0].lines if l.get_label().startswith("09_openmp") and l.get_marker() == "o"]
+        expect(len(curves) == 2 and any("1 thread" in c.get_label() for c in curves)
+               and any("2 threads" in c.get_label() for c in curves),
+               "plot_gflops.py: mixed thread counts should be one curve each: {}".format([c.get_label() for c in curves]))
+
+        # --log: a log axis; an unverified CSV plots and says so.
+        fig = plot_gflops.render(plot_gflops.parse([s04, s05, s08, "--log", "--peak", peak, "-o", out]))
+        expect(fig.axes[0].get_yscale() == "log", "plot_gflops.py --log: the axis is not logarithmic")
+        unchecked = write("unchecked.csv", harness("04_unroll_4x4", "scalar", [(100, 3.0, 3.0)], err="nan",
+                                                   verified=lambda n: 0))
+        r = run("plot_gflops.py", [unchecked, "-o", os.path.join(d, "unchecked.png")])
+        expect(r.returncode == 0, "an unverified CSV (--no-verify) still plots: exit {}: {}".format(r.returncode, r.stderr))
+        fig = plot_gflops.render(plot_gflops.parse([unchecked, "-o", out]))
+        expect(any("unverified" in l for l in fig.axes[0].get_legend_handles_labels()[1]),
+               "plot_gflops.py: an unverified curve should say so")
+        r = run("plot_gflops.py", [s04, "--peak", peak, "--peak-isa", "sse", "-o", os.path.join(d, "sse.png")])
+        expect(r.returncode == 0, "--peak-isa sse: exit {}: {}".format(r.returncode, r.stderr))
+
+        # No scalar row in peak.csv (an older meter): a quarter of the SSE peak, and it says so.
+        no_scalar = write("peak_noscalar.csv", PEAK.replace("scalar,fp32,1,8.0\n", ""))
+        fig = plot_gflops.render(plot_gflops.parse([s04, "--peak", no_scalar, "-o", out]))
+        expect(any("scalar peak" in l and "8.0" in l and "estimated" in l
+                   for l in fig.axes[0].get_legend_handles_labels()[1]),
+               "plot_gflops.py: without a scalar row, the scalar ceiling should be SSE / 4, said to be estimated")
+
+        # ---- Bad input: exit 2, one line naming the file (issue 12.15) ---------------------------
         bad_inputs = {
             "empty.csv": "",
             "header_only.csv": HEADER,
             "wrong_columns.csv": "size,gflops\n100,3\n",
             "not_a_number.csv": HEADER + "04_unroll_4x4,100,100,100,1,fast,3,0.1,1e-7,1,scalar,3,x\n",
+            "nan.csv": HEADER + "04_unroll_4x4,100,100,100,1,nan,3,0.1,1e-7,1,scalar,3,x\n",
+            "inf.csv": HEADER + "04_unroll_4x4,100,100,100,1,inf,3,0.1,1e-7,1,scalar,3,x\n",
+            "huge.csv": HEADER + "04_unroll_4x4,100,100,100,1,1e309,3,0.1,1e-7,1,scalar,3,x\n",
+            "negative.csv": HEADER + "04_unroll_4x4,100,100,100,1,-5,3,0.1,1e-7,1,scalar,3,x\n",
+            "median_nan.csv": HEADER + "04_unroll_4x4,100,100,100,1,3,nan,0.1,1e-7,1,scalar,3,x\n",
         }
         for name, text in bad_inputs.items():
-            path = write(name, text)
-            r = run(script, [path, "-o", os.path.join(d, "bad.png")])
-            expect(r.returncode == 2, f"{name}: exit {r.returncode}, wanted 2")
-            lines = r.stderr.strip().splitlines()
-            expect(len(lines) == 1 and name in lines[0], f"{name}: stderr should be one line naming it: {r.stderr!r}")
-        r = run(script, [os.path.join(d, "missing.csv"), "-o", out])
-        expect(r.returncode == 2 and "missing.csv" in r.stderr, f"missing file: exit {r.returncode}")
-        r = run(script, [a, "--peak", write("p2.csv", "isa,precision,threads,gflops\nsse,fp64,1,10\n"), "-o", out])
-        expect(r.returncode == 2 and "fp32" in r.stderr, f"peak without fp32 row: exit {r.returncode}")
+            refused("plot_gflops.py", [write(name, text), "-o", os.path.join(d, "bad.png")], name, name)
+        refused("plot_gflops.py", [os.path.join(d, "missing.csv"), "-o", out], "missing.csv", "missing file")
+        refused("plot_gflops.py", [s04, "--peak", write("p_fp64.csv", "isa,precision,threads,gflops\nsse,fp64,1,10\n"),
+                                   "-o", out], "p_fp64.csv", "peak without an fp32 row")
+        for name, value in (("p_zero.csv", "0"), ("p_nan.csv", "nan"), ("p_neg.csv", "-3")):
+            refused("plot_gflops.py", [s04, "--peak", write(name, "isa,precision,threads,gflops\nsse,fp32,1,{}\n".format(value)),
+                                       "-o", out], name, "peak " + value)
+        refused("plot_gflops.py", [s04, "-o", os.path.join(d, "out.xyz")], "out.xyz", "-o out.xyz")
+        refused("plot_gflops.py", [s04, "-o", os.path.join(d, "no-such-folder", "out.png")], "out.png",
+                "an output in a missing folder")
+
+        # ---- plot_staircase.py ---------------------------------------------------------------
+        s01 = write("s01.csv", harness("01_baseline", "scalar", [(500, 1.0, 0.9), (1000, 1.0, 0.9)]))
+        s05b = write("s05b.csv", harness("05_simd_4x4", "sse", [(500, 16.0, 15.0), (1000, 12.0, 11.0)]))
+        # Step 09 as it runs: a small size on one thread, n = 1000 on two. The figures at one
+        # size take the row at that size, on the threads that ran it.
+        s09 = write("s09.csv", harness("09_openmp", "avx512", [(100, 50.0, 45.0)], threads=1) +
+                    harness("09_openmp", "avx512", [(1000, 200.0, 190.0)], threads=2)[len(HEADER):])
+        ref = write("ref_openblas.csv", harness("ref_openblas", "openblas 0.3.21", [(1000, 140.0, 130.0)]))
+        r = run("plot_staircase.py", [s01, s05b, s08, s09, ref, "--peak", peak, "-o", out])
+        expect(r.returncode == 0, "plot_staircase.py: exit {}: {}".format(r.returncode, r.stderr))
+        is_png(out, "plot_staircase.py")
+        fig = plot_staircase.render(plot_staircase.parse([s01, s05b, s08, s09, ref, "--peak", peak, "-o", out]))
+        ax = fig.axes[0]
+        heights = [round(p.get_height(), 3) for p in ax.patches]
+        expect(heights == [1.0, 12.0, 110.0, 200.0],
+               "plot_staircase.py: the bars should be 01, 05, 08, 09 at n = 1000: {}".format(heights))
+        texts = [t.get_text() for t in ax.texts]
+        expect(any("12.0" in t and "\u00d712.0 prev" in t and "\u00d712 vs 01" in t for t in texts),
+               "plot_staircase.py: step 05's label should give 12.0 and x12 over step 01: {}".format(texts))
+        expect(any("\u00d79.2 prev" in t for t in texts), "plot_staircase.py: 08 over 05 is x9.2: {}".format(texts))
+        labels = ax.get_legend_handles_labels()[1]
+        expect(any("ref_openblas" in l and "140.0" in l for l in labels), "plot_staircase.py: no OpenBLAS line")
+        expect(any("2 threads" in l and "320.0" in l for l in labels), "plot_staircase.py: no all-core peak line")
+        expect(ax.get_yscale() == "log", "plot_staircase.py: the axis should be logarithmic")
+        expect("2 threads" in ax.get_title() or "1 and 2 threads" in ax.get_title(),
+               "plot_staircase.py: the title should give the thread counts: " + ax.get_title())
+        fig = plot_staircase.render(plot_staircase.parse([s01, s05b, "--at", "500", "-o", out]))
+        expect([round(p.get_height(), 3) for p in fig.axes[0].patches] == [1.0, 16.0],
+               "plot_staircase.py --at 500: the bars should be at n = 500")
+        refused("plot_staircase.py", [ref, "-o", out], "ref_openblas.csv", "only a reference CSV")
+        refused("plot_staircase.py", [write("neg2.csv", bad_inputs["negative.csv"]), "-o", out], "neg2.csv", "negative")
+
+        # ---- The roofline model, and plot_roofline.py ----------------------------------------
+        caches = {"L1": 48 * 1024, "L2": 2 << 20, "L3": 64 << 20}
+        traffic = roofline_model.bytes_per_fma(1, "scalar", 1000, caches)
+        # Step 01: A and B from L1 (4 + 4 bytes), C loaded and stored (4 + 4): 16 bytes per
+        # multiply-add, 2/16 flop/B. Its B column (1000 lines, 64 KB) misses L1: a line per
+        # multiply-add from L2, plus A's 4 bytes.
+        expect(abs(traffic["L1"] - 16) < 1e-9 and abs(traffic["L2"] - 68) < 1e-9,
+               "roofline model, step 01: {}".format(traffic))
+        tile = roofline_model.intensity(roofline_model.bytes_per_fma(8, "avx512", 1000, caches,
+                                                                     {"kc": 1056, "mc": 112, "nc": 8192}))
+        # 14 x 32 tile: 448 multiply-adds per 46 floats loaded, 2 * 448 / 184 = 4.87 flop/B,
+        # a little less for the C tile (8 bytes per element, once per kc = 1000).
+        expect(abs(tile["L1"] - 896 / (184 + 448 * 8 / 1000)) < 1e-6, "roofline model, step 08 L1: {}".format(tile))
+        refused("plot_roofline.py", [s01, "--peak", peak, "--bandwidth", write("bw0.csv", BANDWIDTH),
+                                     "--cpuinfo", write("noinfo.txt", "nothing here\n"), "-o", out],
+                "noinfo.txt", "a cpuinfo without cache sizes")
+        bandwidth = write("bandwidth.csv", BANDWIDTH)
+        cpuinfo = write("cpuinfo.txt", CPUINFO)
+        s06 = write("s06.csv", harness("06_blocking", "sse", [(1000, 13.0, 12.0)]))
+        args = [s01, s05b, s06, s08, s09, "--peak", peak, "--bandwidth", bandwidth, "--cpuinfo", cpuinfo, "-o", out]
+        r = run("plot_roofline.py", args)
+        expect(r.returncode == 0, "plot_roofline.py: exit {}: {}".format(r.returncode, r.stderr))
+        is_png(out, "plot_roofline.py")
+        fig = plot_roofline.render(plot_roofline.parse(args))
+        expect(len(fig.axes) == 2, "plot_roofline.py: one panel per thread count (1 and 2): {}".format(len(fig.axes)))
+        one = fig.axes[0]
+        points = [(l.get_xdata()[0], l.get_ydata()[0]) for l in one.lines if l.get_marker() == "o"]
+        # Step 01 at 1.0 GFLOPS, bounded by L2: 2/68 flop/B.
+        expect(any(abs(x - 2 / 68) < 1e-6 and abs(y - 1.0) < 1e-9 for x, y in points),
+               "plot_roofline.py: no point for step 01 at (2/68 flop/B, 1.0 GFLOPS): {}".format(points))
+        expect(len(points) == 4, "plot_roofline.py: 4 one-thread steps, {} points".format(len(points)))
+        roofs = [l for l in one.lines if l.get_marker() != "o" and len(l.get_xdata()) == 2
+                 and l.get_ydata()[0] == l.get_ydata()[1]]
+        expect(sorted(round(l.get_ydata()[0], 1) for l in roofs) == [8.0, 32.0, 96.0, 160.0],
+               "plot_roofline.py: compute roofs should be scalar, sse, avx2, avx512")
+        memory = [l.get_label() for l in one.lines if "GB/s" in l.get_label()]
+        expect(len(memory) == 4 and "L1 read: 300 GB/s" in memory, "plot_roofline.py: memory roofs {}".format(memory))
+        expect(len([l for l in fig.axes[1].lines if l.get_marker() == "o"]) == 1,
+               "plot_roofline.py: the 2-thread panel should hold step 09")
+        expect("Roofline" in fig._suptitle.get_text(), "plot_roofline.py: no title")
+
+        # ---- plot_scaling.py ------------------------------------------------------------------
+        t1 = write("t1.csv", harness("09_openmp", "avx512", [(1000, 150.0, 140.0)], threads=1))
+        t2 = write("t2.csv", harness("09_openmp", "avx512", [(1000, 240.0, 230.0)], threads=2))
+        r = run("plot_scaling.py", [t1, t2, "--peak", peak, "-o", out])
+        expect(r.returncode == 0, "plot_scaling.py: exit {}: {}".format(r.returncode, r.stderr))
+        is_png(out, "plot_scaling.py")
+        fig = plot_scaling.render(plot_scaling.parse([t1, t2, "--peak", peak, "-o", out]))
+        left, right = fig.axes[0], fig.axes[1]
+        step = [l for l in left.lines if l.get_label() == "09_openmp"]
+        expect(step and list(step[0].get_ydata()) == [150.0, 240.0], "plot_scaling.py: GFLOPS against threads")
+        of_peak = [l for l in right.lines if "% of the peak" in l.get_label()]
+        scaling = [l for l in right.lines if "GFLOPS(1)" in l.get_label()]
+        # 150/160 and 240/320 of the peak; 240 / (2 x 150) = 80% scaling.
+        expect(of_peak and [round(v, 2) for v in of_peak[0].get_ydata()] == [93.75, 75.0],
+               "plot_scaling.py: % of the peak at t threads")
+        expect(scaling and [round(v, 2) for v in scaling[0].get_ydata()] == [100.0, 80.0],
+               "plot_scaling.py: GFLOPS(t) / (t x GFLOPS(1))")
+        refused("plot_scaling.py", [t1, "--peak", write("p1.csv", "isa,precision,threads,gflops\nsse,fp64,1,1\n"),
+                                    "-o", out], "p1.csv", "a peak.csv without fp32 rows")
+
+        # ---- plot_bandwidth.py ----------------------------------------------------------------
+        r = run("plot_bandwidth.py", [bandwidth, "--cpuinfo", cpuinfo, "-o", out])
+        expect(r.returncode == 0, "plot_bandwidth.py: exit {}: {}".format(r.returncode, r.stderr))
+        is_png(out, "plot_bandwidth.py")
+        fig = plot_bandwidth.render(plot_bandwidth.parse([bandwidth, "-o", out]))
+        curves = sorted(l.get_label() for l in fig.axes[0].lines if not l.get_label().startswith("_"))
+        expect(curves == ["read, 1 thread", "read, 2 threads", "triad, 1 thread"],
+               "plot_bandwidth.py: curves {}".format(curves))
+        read1 = [l for l in fig.axes[0].lines if l.get_label() == "read, 1 thread"][0]
+        expect(list(read1.get_xdata()) == sorted(read1.get_xdata()), "plot_bandwidth.py: sizes out of order")
+        refused("plot_bandwidth.py", [write("bwbad.csv", "kind,bytes,threads,gbps\nwrite,100,1,3\n"), "-o", out],
+                "bwbad.csv", "an unknown kind")
+        refused("plot_bandwidth.py", [write("bwnan.csv", "kind,bytes,threads,gbps\nread,100,1,nan\n"), "-o", out],
+                "bwnan.csv", "a NaN bandwidth")
+
+        # ---- plot_blockmap.py -----------------------------------------------------------------
+        cells = ["step,n,kc,mc,default,gflops_best,gflops_median,verified,kernel,cpu,uarch"]
+        for kc in (128, 256):
+            for mc in (56, 112, 224):
+                g = 100 + kc / 16 - abs(mc - 112) / 4
+                cells.append("08_avx512_14x32,1000,{},{},{},{},{},1,avx512,Test CPU,".format(
+                    kc, mc, int(kc == 256 and mc == 112), g, g - 1))
+        bm = write("bm.csv", "\n".join(cells) + "\n")
+        r = run("plot_blockmap.py", [bm, "-o", out])
+        expect(r.returncode == 0, "plot_blockmap.py: exit {}: {}".format(r.returncode, r.stderr))
+        is_png(out, "plot_blockmap.py")
+        fig = plot_blockmap.render(plot_blockmap.parse([bm, "-o", out]))
+        ax = fig.axes[0]
+        image = ax.images[0].get_array()
+        expect(image.shape == (3, 2) and abs(image[1][1] - 116.0) < 1e-9,
+               "plot_blockmap.py: the map should be mc (3 rows) x kc (2 columns), 116 at kc 256, mc 112")
+        boxes = [(p.get_x(), p.get_y()) for p in ax.patches]
+        expect(boxes == [(0.5, 0.5)], "plot_blockmap.py: the default (kc 256, mc 112) should be outlined: {}".format(boxes))
+        expect(any("best" in t.get_text() and "116.0" in t.get_text() for t in ax.texts),
+               "plot_blockmap.py: the best cell should be marked")
+        refused("plot_blockmap.py", [write("bm2.csv", "\n".join(cells + [cells[1]]) + "\n"), "-o", out], "bm2.csv",
+                "a cell twice")
 
     for f in failures:
         print("FAIL:", f)
-    print(f"plot tests: {len(failures)} failed")
+    print("plot tests: {} failed".format(len(failures)))
     return 1 if failures else 0
 
 

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Memory bandwidth against working-set size: the staircase of the memory hierarchy.
+
+    plot_bandwidth.py BANDWIDTH_CSV [--cpuinfo CPUINFO] [--machine FILE] -o OUT.png
+
+One curve per kind (read, triad) and thread count from build/bin/bandwidth's CSV
+(kind,bytes,threads,gbps,level,isa; bytes per thread), the level points marked and named;
+with --cpuinfo (build/bin/cpuinfo's report), dotted lines at the cache sizes. Both axes are
+logarithmic. Bad input: exit 2 with one line naming the file.
+"""
+import argparse
+import os
+import sys
+
+import drawing
+from harness_csv import InputError, load_bandwidth, load_machine, machine_name
+
+
+def render(args):
+    rows = load_bandwidth(args.csv)
+    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.csv)), "machine.txt"))
+    caches = {}
+    if args.cpuinfo:
+        import plot_roofline
+        caches, _ = plot_roofline.read_cpuinfo(args.cpuinfo)
+
+    plt = drawing.pyplot()
+    fig, ax = plt.subplots(figsize=(9.5, 5.5), dpi=130)
+    counts = sorted(set(r["threads"] for r in rows))
+    styles = {"read": "-", "triad": "--"}
+    colours = {t: c for t, c in zip(counts, ["tab:blue", "tab:red", "tab:green", "tab:purple"])}
+    for threads in counts:
+        for kind in ("read", "triad"):
+            here = sorted((r for r in rows if r["threads"] == threads and r["kind"] == kind), key=lambda r: r["bytes"])
+            if not here:
+                continue
+            ax.plot([r["bytes"] for r in here], [r["gbps"] for r in here], linestyle=styles[kind],
+                    color=colours.get(threads, "gray"), marker=".", linewidth=1.8,
+                    label="{}, {}".format(kind, drawing.threads_text([threads])))
+            for r in here:
+                if r["level"]:
+                    ax.plot(r["bytes"], r["gbps"], marker="o", markersize=7, color=colours.get(threads, "gray"),
+                            markeredgecolor="black", linestyle="none")
+                    if kind == "read":
+                        ax.annotate("{} {:.0f}".format(r["level"], r["gbps"]), (r["bytes"], r["gbps"]),
+                                    textcoords="offset points", xytext=(4, 6), fontsize=8.5)
+    for level, size in sorted(caches.items(), key=lambda kv: kv[1]):
+        if size > 0:
+            ax.axvline(size, color="gray", linestyle=":", linewidth=1)
+            ax.text(size, 0.02, " {} size".format(level), transform=ax.get_xaxis_transform(), fontsize=8,
+                    color="gray", rotation=90, va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    drawing.plain_numbers(ax.yaxis)
+    ticks = [2 ** e for e in range(10, 41, 2) if min(r["bytes"] for r in rows) / 2 <= 2 ** e <= max(r["bytes"] for r in rows) * 2]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([("{} KiB".format(t >> 10) if t < 1 << 20 else "{} MiB".format(t >> 20) if t < 1 << 30
+                         else "{} GiB".format(t >> 30)) for t in ticks], fontsize=9)
+    ax.set_xlabel("working set per thread (each thread its own arrays)")
+    ax.set_ylabel("GB/s (10\u2079 bytes/s; triad counts 12 bytes per element)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="upper right", fontsize=9)
+    ax.set_title(drawing.title("Memory bandwidth by working set", counts, machine_name([], machine)))
+    fig.tight_layout()
+    return fig
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description="Bandwidth against working-set size.")
+    parser.add_argument("csv", help="bandwidth.csv (build/bin/bandwidth)")
+    parser.add_argument("--cpuinfo", help="build/bin/cpuinfo's report, for the cache sizes")
+    parser.add_argument("--machine", help="machine.txt (default: the one beside the CSV)")
+    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    args = parse(argv)
+
+    def body():
+        drawing.check_output(args.output)
+        drawing.save(render(args), args.output)
+        return 0
+    return drawing.run("plot_bandwidth.py", body)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

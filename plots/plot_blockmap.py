@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The block-size map: a heatmap of a step's GFLOPS over kc x mc, its own choice outlined.
+
+    plot_blockmap.py CSV [--machine FILE] [--title TEXT] -o OUT.png
+
+CSV: what tools/block_map.py writes (step,n,kc,mc,default,gflops_best,gflops_median,verified,
+kernel,cpu,uarch). Each cell is labelled with its best GFLOPS; the step's own kc x mc (the
+row with default = 1) is outlined in black, the best cell marked with a star; a cell whose
+run failed verification is crossed out. Bad input: exit 2 with one line naming the file.
+"""
+import argparse
+import math
+import os
+import sys
+
+import drawing
+from harness_csv import InputError, load_machine, machine_name, number, read_rows
+
+REQUIRED = ["step", "n", "kc", "mc", "default", "gflops_best", "verified"]
+
+
+def load(path):
+    rows = read_rows(path, REQUIRED)
+    cells = []
+    for line, row in enumerate(rows, start=2):
+        verified = row["verified"].strip() == "1"
+        gflops = float("nan")
+        if verified:
+            gflops = number(path, line, row, "gflops_best", minimum=0)
+        cells.append({"kc": number(path, line, row, "kc", int, minimum=1),
+                      "mc": number(path, line, row, "mc", int, minimum=1),
+                      "n": number(path, line, row, "n", int, minimum=1),
+                      "default": row["default"].strip() == "1", "verified": verified, "gflops": gflops,
+                      "step": row["step"].strip(), "kernel": (row.get("kernel") or "").strip(),
+                      "cpu": (row.get("cpu") or "").strip(), "uarch": (row.get("uarch") or "").strip()})
+    if len(set(c["step"] for c in cells)) > 1 or len(set(c["n"] for c in cells)) > 1:
+        raise InputError("{}: more than one step or size in one map".format(path))
+    if len(set((c["kc"], c["mc"]) for c in cells)) != len(cells):
+        raise InputError("{}: a kc, mc cell appears twice".format(path))
+    if not any(c["verified"] for c in cells):
+        raise InputError("{}: no cell was verified".format(path))
+    return cells
+
+
+def render(args):
+    cells = load(args.csv)
+    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.csv)), "machine.txt"))
+    kcs = sorted(set(c["kc"] for c in cells))
+    mcs = sorted(set(c["mc"] for c in cells))
+    grid = [[float("nan")] * len(kcs) for _ in mcs]
+    for c in cells:
+        grid[mcs.index(c["mc"])][kcs.index(c["kc"])] = c["gflops"]
+    good = [c for c in cells if c["verified"]]
+    best = max(good, key=lambda c: c["gflops"])
+    own = next((c for c in cells if c["default"]), None)
+
+    plt = drawing.pyplot()
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.25 * len(kcs) + 3), max(4.8, 0.75 * len(mcs) + 2.5)), dpi=130)
+    lo, hi = min(c["gflops"] for c in good), max(c["gflops"] for c in good)
+    # The colours span at least half the best figure: a few % of noise stays one colour.
+    image = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto", vmin=min(lo, 0.5 * hi), vmax=hi)
+    fig.colorbar(image, ax=ax, label="GFLOPS (best of the repetitions)")
+    lo = min(lo, 0.5 * hi)
+    for c in cells:
+        x, y = kcs.index(c["kc"]), mcs.index(c["mc"])
+        if not c["verified"]:
+            ax.text(x, y, "failed", ha="center", va="center", color="red", fontsize=9, fontweight="bold")
+            continue
+        light = (c["gflops"] - lo) / (hi - lo) > 0.6 if hi > lo else False
+        ax.text(x, y, "{:.1f}".format(c["gflops"]) + ("\n\u2605 best" if c is best else ""),
+                ha="center", va="center", fontsize=9, color="black" if light else "white")
+    if own:
+        x, y = kcs.index(own["kc"]), mcs.index(own["mc"])
+        ax.add_patch(plt.Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=3))
+        ax.annotate("the step's own", (x, y - 0.5), textcoords="offset points", xytext=(0, 2), ha="center",
+                    va="bottom", fontsize=8, color="black",
+                    bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none", "pad": 1})
+    ax.set_xticks(range(len(kcs)))
+    ax.set_xticklabels([str(v) for v in kcs])
+    ax.set_yticks(range(len(mcs)))
+    ax.set_yticklabels([str(v) for v in mcs])
+    ax.set_xlabel("kc (depth of the blocks)")
+    ax.set_ylabel("mc (rows of the A block)")
+    first = cells[0]
+    what = args.title or "Step {} ({}), n = {}: GFLOPS by kc \u00d7 mc".format(
+        first["step"], first["kernel"] or "?", first["n"])
+    if own and not math.isnan(own["gflops"]):
+        what += "\nits own choice: {:.0f}% of the best cell".format(100 * own["gflops"] / best["gflops"])
+    ax.set_title(drawing.title(what, [1], machine_name(cells, machine), wrap=True), fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description="Heatmap of GFLOPS over kc x mc.")
+    parser.add_argument("csv", help="CSV from tools/block_map.py")
+    parser.add_argument("--machine", help="machine.txt (default: the one beside the CSV)")
+    parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
+    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    args = parse(argv)
+
+    def body():
+        drawing.check_output(args.output)
+        drawing.save(render(args), args.output)
+        return 0
+    return drawing.run("plot_blockmap.py", body)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Thread scaling: GFLOPS of the parallel step and the libraries at 1..N threads, and their
+parallel efficiency.
+
+    plot_scaling.py CSV [CSV ...] --peak PEAK_CSV [--at N] [--machine FILE] -o OUT.png
+
+The CSVs are harness CSVs of the same code at several thread counts (one run per count, or
+one CSV holding several); they are grouped by their step column. Left: GFLOPS at the size
+nearest to --at (1000) against the thread count, with the peak: measured by peak.csv at 1
+and at all cores, and in proportion to the all-core peak (t/N of it) at the counts between.
+Right: efficiency, two ways: solid, GFLOPS over that peak at t threads (how much of the
+machine t threads use); dashed, GFLOPS(t) / (t x GFLOPS(1)) (how well the code itself
+scales). Bad input: exit 2 with one line naming the file.
+"""
+import argparse
+import os
+import sys
+
+import drawing
+from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
+                         machine_name, nearest, split_by_threads)
+
+
+def series(runs, at):
+    """{name: {threads: (GFLOPS, size)}}, name being the step column (and kernel, if two runs
+    of one step differ in it)."""
+    out = {}
+    for run in runs:
+        for part in split_by_threads(run):
+            measured = best_by_size(part)
+            n = nearest(measured, at)
+            name = part["step"]
+            previous = out.setdefault(name, {}).get(part["threads"])
+            if previous is None or measured[n][0] > previous[0]:
+                out[name][part["threads"]] = (measured[n][0], n)
+    return out
+
+
+def peak_at(peaks, threads, most):
+    """(GFLOPS, measured?) of the best ISA at `threads`: measured when peak.csv has that
+    count, else the all-core peak in proportion, t/N of it."""
+    best = best_peak(peaks, threads)
+    if best:
+        return best[1], True
+    full = best_peak(peaks, most)
+    return (full[1] * threads / most, False) if full else (None, False)
+
+
+def render(args):
+    runs = [load_run(p) for p in args.csv]
+    data = series(runs, args.at)
+    counts = sorted(set(t for s in data.values() for t in s))
+    peaks = load_peak(args.peak)
+    if not peaks or best_peak(peaks, 1) is None:
+        raise InputError("{}: needs fp32 rows for 1 thread and for all cores".format(args.peak))
+    most = max(t for _, t in peaks)
+    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.peak)), "machine.txt"))
+
+    plt = drawing.pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.5), dpi=120)
+    ticks = sorted(set(counts + [1, most]))
+    peak_line = [(t, peak_at(peaks, t, most)[0]) for t in ticks]
+    left.plot([t for t, _ in peak_line], [g for _, g in peak_line], color="black", linestyle="--",
+              marker="s", markersize=4,
+              label="peak ({}; measured at {})".format(best_peak(peaks, most)[0],
+                                                       " and ".join(str(t) for t in ticks if peak_at(peaks, t, most)[1])))
+    for name, points in sorted(data.items(), key=lambda kv: (not kv[0][0].isdigit(), kv[0])):
+        ts = sorted(points)
+        gflops = [points[t][0] for t in ts]
+        sizes = set(points[t][1] for t in ts)
+        label = name + ("" if sizes == {args.at} else " (n = {})".format(", ".join(str(s) for s in sorted(sizes))))
+        line, = left.plot(ts, gflops, marker="o", linewidth=2, label=label)
+        of_peak = [100.0 * g / peak_at(peaks, t, most)[0] for t, g in zip(ts, gflops)]
+        right.plot(ts, of_peak, marker="o", linewidth=2, color=line.get_color(), label=name + ": % of the peak at t")
+        if 1 in points:
+            scaling = [100.0 * g / (t * points[1][0]) for t, g in zip(ts, gflops)]
+            right.plot(ts, scaling, marker="^", linewidth=1.5, linestyle="--", color=line.get_color(),
+                       label=name + ": GFLOPS(t) / (t \u00d7 GFLOPS(1))")
+    for ax in (left, right):
+        ax.set_xticks(ticks)
+        ax.set_xlabel("threads")
+        ax.grid(True, alpha=0.3)
+    left.set_ylabel("GFLOPS at n = {} (best of the repetitions)".format(args.at))
+    left.set_ylim(0, max(g for _, g in peak_line) * 1.1)
+    left.legend(loc="upper left", fontsize=9)
+    right.set_ylabel("efficiency (%)")
+    right.set_ylim(0, 115)
+    right.axhline(100, color="black", linewidth=0.8)
+    right.legend(loc="lower left", fontsize=8.5)
+    fig.suptitle(drawing.title("Thread scaling at n = {}".format(args.at), counts, machine_name(runs, machine)))
+    fig.tight_layout()
+    return fig
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description="GFLOPS and parallel efficiency against thread count.")
+    parser.add_argument("csv", nargs="+", help="harness CSVs at several thread counts")
+    parser.add_argument("--peak", required=True, help="peak.csv (build/bin/peak)")
+    parser.add_argument("--at", type=int, default=1000, help="matrix size (default 1000; the nearest measured)")
+    parser.add_argument("--machine", help="machine.txt (default: the one beside peak.csv)")
+    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
+    args = parser.parse_args(argv)
+    if args.at < 1:
+        parser.error("--at: a size must be at least 1")
+    return args
+
+
+def main(argv):
+    args = parse(argv)
+
+    def body():
+        drawing.check_output(args.output)
+        drawing.save(render(args), args.output)
+        return 0
+    return drawing.run("plot_scaling.py", body)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

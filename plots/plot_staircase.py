@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""The staircase: one bar per step at one size, labelled with its GFLOPS and its speed-up
+over the step before and over step 01, the libraries and the peaks as horizontal lines.
+
+    plot_staircase.py CSV [CSV ...] [--peak PEAK_CSV] [--at N] [--machine FILE] [--title TEXT]
+                      -o OUT.png
+
+Step CSVs (step column NN_slug) become bars, at the size nearest to --at (1000; the bar
+says @n when another size was nearest); a parallel step's bar is hatched and says its
+thread count. Reference CSVs (ref_openblas, ref_blis) become horizontal lines, at one
+thread. With --peak: a short black mark above each bar at the peak of the ISA that step
+ran, and the machine's best one-thread peak (and all-core peak, when a bar is parallel) as
+lines. The GFLOPS axis is logarithmic: a factor of 100 between step 01 and step 08 is the
+point. Bad input: exit 2 with one line naming the file.
+"""
+import argparse
+import os
+import sys
+
+import drawing
+from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
+                         machine_name, nearest_row)
+
+
+def bars_and_lines(runs, at):
+    """(bars, refs, first): a bar per step CSV, in step order, with its GFLOPS at the size
+    nearest `at` (on the threads that ran it) and its speed-ups; a line per one-thread
+    reference; the bar of step 01 (or the first) the speed-ups are over."""
+    bars, refs = [], []
+    for run in runs:
+        row = nearest_row(run, at)
+        item = {"step": run["step"], "number": run["number"], "threads": row["threads"],
+                "kernel": run["kernel"], "isa": run["isa"], "n": row["m"], "gflops": row["best"]}
+        if run["number"] is not None:
+            bars.append(item)
+        elif row["threads"] == 1:
+            refs.append(item)
+    bars.sort(key=lambda b: (b["number"], b["threads"]))
+    first = next((b for b in bars if b["number"] == 1 and b["threads"] == 1), bars[0] if bars else None)
+    for i, b in enumerate(bars):
+        b["over_previous"] = b["gflops"] / bars[i - 1]["gflops"] if i > 0 and bars[i - 1]["gflops"] > 0 else None
+        b["over_first"] = b["gflops"] / first["gflops"] if first is not b and first["gflops"] > 0 else None
+    return bars, refs, first
+
+
+def render(args):
+    runs = [load_run(p) for p in args.csv]
+    bars, refs, first = bars_and_lines(runs, args.at)
+    if not bars:
+        raise InputError("{}: no step CSV (step column NN_slug) to draw a bar for".format(args.csv[0]))
+    peaks = load_peak(args.peak) if args.peak else {}
+    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.csv[0])), "machine.txt"))
+
+    plt = drawing.pyplot()
+    fig, ax = plt.subplots(figsize=(max(9, 1.15 * len(bars) + 2), 6.5), dpi=130)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    xs = list(range(len(bars)))
+    values = [b["gflops"] for b in bars]
+    top = max(values)
+    low = min(v for v in values if v > 0) if any(v > 0 for v in values) else 0.1
+    estimated = ""
+    for x, b in zip(xs, bars):
+        ax.bar(x, b["gflops"], width=0.7, color=colours[x % len(colours)], edgecolor="black",
+               hatch="//" if b["threads"] > 1 else None, zorder=2)
+        label_at = b["gflops"]
+        if peaks and b["isa"]:
+            own, note = isa_peak(peaks, b["isa"], b["threads"])
+            if own:
+                ax.plot([x - 0.35, x + 0.35], [own, own], color="black", linewidth=2.5, zorder=3)
+                top, label_at = max(top, own), max(label_at, own)
+                estimated = estimated or (note and "{}: {}".format(b["isa"], note.split(":")[0]))
+        text = "{:.1f}".format(b["gflops"]) + ("" if b["n"] == args.at else " @{}".format(b["n"]))
+        if b["over_previous"] is not None:
+            text += "\n\u00d7{:.1f} prev".format(b["over_previous"])
+        if b["over_first"] is not None:
+            text += "\n\u00d7{:.{}f} vs {}".format(b["over_first"], 0 if b["over_first"] >= 10 else 1,
+                                                   first["step"][:2])
+        ax.annotate(text, (x, label_at), textcoords="offset points", xytext=(0, 4), ha="center",
+                    va="bottom", fontsize=8.5, zorder=4,
+                    bbox={"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 1})
+    if any(b["isa"] for b in bars) and peaks:
+        ax.plot([], [], color="black", linewidth=2.5,
+                label="peak of the ISA each step ran" + (" ({})".format(estimated) if estimated else ""))
+    styles = ["-.", "--", ":"]
+    for i, r in enumerate(refs):
+        ax.axhline(r["gflops"], color="tab:gray" if i else "tab:purple", linestyle=styles[i % len(styles)],
+                   linewidth=1.5, zorder=1,
+                   label="{}, 1 thread: {:.1f}".format(r["step"], r["gflops"]) +
+                         ("" if r["n"] == args.at else " @{}".format(r["n"])))
+    for threads in sorted(set(b["threads"] for b in bars)):
+        best = best_peak(peaks, threads) if peaks else None
+        if best:
+            ax.axhline(best[1], color="black", linestyle="--" if threads == 1 else ":", linewidth=1.2, zorder=1,
+                       label="measured {} peak, {}: {:.1f}".format(best[0], drawing.threads_text([threads]), best[1]))
+            top = max(top, best[1])
+    ax.set_yscale("log")
+    drawing.plain_numbers(ax.yaxis)
+    ax.set_ylim(low / 2, top * 4)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(["{:02d} {}\n{}{}".format(b["number"], b["step"].split("_", 1)[-1], b["kernel"] or "-",
+                                                ", {} thr".format(b["threads"]) if b["threads"] > 1 else "")
+                        for b in bars], fontsize=8.5)
+    ax.set_ylabel("GFLOPS at n = {} (best of the repetitions, log scale)".format(args.at))
+    ax.grid(True, axis="y", which="major", alpha=0.3)
+    if ax.get_legend_handles_labels()[1]:
+        ax.legend(loc="upper left", fontsize=8.5)
+    what = args.title or "SGEMM, one step at a time, n = {}".format(args.at)
+    ax.set_title(drawing.title(what, [b["threads"] for b in bars], machine_name(runs, machine)))
+    fig.tight_layout()
+    return fig
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description="One bar per step at one size.")
+    parser.add_argument("csv", nargs="+", help="step and reference CSVs (harness CSVs)")
+    parser.add_argument("--peak", help="peak.csv (build/bin/peak)")
+    parser.add_argument("--at", type=int, default=1000, help="matrix size (default 1000; the nearest measured)")
+    parser.add_argument("--machine", help="machine.txt (default: the one beside the first CSV)")
+    parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
+    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
+    args = parser.parse_args(argv)
+    if args.at < 1:
+        parser.error("--at: a size must be at least 1")
+    return args
+
+
+def main(argv):
+    args = parse(argv)
+
+    def body():
+        drawing.check_output(args.output)
+        drawing.save(render(args), args.output)
+        return 0
+    return drawing.run("plot_staircase.py", body)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

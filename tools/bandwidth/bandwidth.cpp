@@ -1,0 +1,422 @@
+#include "bandwidth.hpp"
+
+#include "loops.hpp"
+
+#include <gemm/affinity.hpp>
+#include <gemm/cpu.hpp>
+#include <gemm/harness.hpp>
+
+#include <algorithm>
+#include <barrier>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <new>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace gemm::bandwidth {
+
+std::string_view to_string(Kind kind) { return kind == Kind::read ? "read" : "triad"; }
+
+// ---- The loops this CPU runs -----------------------------------------------------------------
+
+namespace {
+
+// The length of one timed window. Short, so that a shared machine leaves many windows
+// untouched by other processes (the best is kept); long next to the clock's resolution.
+constexpr double kWindow = 0.002;
+
+struct Loops {
+    std::string_view isa;
+    float (*read)(const float*, long, long);
+    void (*triad)(float*, const float*, const float*, float, long, long);
+};
+
+const Loops& best_loops() {
+#if defined(__x86_64__) || defined(_M_X64)
+    static const Loops avx512{"avx512", loops::avx512::read, loops::avx512::triad};
+    static const Loops avx{"avx", loops::avx::read, loops::avx::triad};
+    static const Loops sse{"sse", loops::sse::read, loops::sse::triad};
+    return cpu::has_avx512f() ? avx512 : cpu::has_avx() ? avx : sse;
+#elif defined(__aarch64__)
+    static const Loops neon{"neon", loops::neon::read, loops::neon::triad};
+    return neon;
+#else
+    static const Loops generic{"generic", loops::generic::read, loops::generic::triad};
+    return generic;
+#endif
+}
+
+constexpr long KiB = 1024, MiB = 1024 * KiB;
+
+struct FreeDeleter {
+    void operator()(float* p) const { std::free(p); }
+};
+using Array = std::unique_ptr<float[], FreeDeleter>;
+
+Array allocate(long floats) {
+    void* p = std::aligned_alloc(64, static_cast<std::size_t>(floats) * sizeof(float));
+    if (p == nullptr) throw std::bad_alloc();
+    return Array(static_cast<float*>(p));
+}
+
+// Each thread's working set, kept from one measurement to the next and grown when a larger
+// one is asked for: mapping a fresh DRAM-sized set (a page fault every 4 KiB) takes longer
+// than measuring it. Thread t of every measurement, pinned to the same CPU, uses region t.
+struct Region {
+    Array data;
+    long floats = 0;
+};
+std::vector<Region>& regions() {
+    static std::vector<Region> kept;
+    return kept;
+}
+
+}  // namespace
+
+std::string_view isa() { return best_loops().isa; }
+
+// ---- Working-set sizes -------------------------------------------------------------------------
+
+Levels level_points(int threads) {
+    const cpu::Caches& c = cpu::caches();
+    Levels out;
+    if (c.l1d > 0) out.levels.push_back({"L1", c.l1d / 2});
+    if (c.l2 > 0) out.levels.push_back({"L2", std::max(c.l2 / 2, 4 * c.l1d)});
+    // L3: halfway between L2 and this thread's share of L3 on a log scale (at least 4 x L2).
+    // A quarter of a large L3 can already spill: a virtual machine, or a core far from
+    // most of the L3's slices, gets less of it than the size CPUID reports.
+    if (c.l3 > 0) {
+        const double share = static_cast<double>(c.l3) / threads;
+        const long middle = static_cast<long>(std::sqrt(share * static_cast<double>(c.l2)));
+        out.levels.push_back({"L3", std::max(middle / 4096 * 4096, 4 * c.l2)});
+    }
+    // DRAM: four times the last level, so at most a quarter of the working set can hit it.
+    const long last = c.l3 > 0 ? c.l3 : c.l2;
+    const long dram = std::max(4 * last / threads, 64 * MiB);
+    const unsigned long long avail = available_memory();
+    if (avail > 0 && static_cast<unsigned long long>(dram) * threads > avail / 2) {
+        out.why = "DRAM left out: " + std::to_string(threads) + " x " + std::to_string(dram / MiB) +
+                  " MiB is more than half the memory available (" + std::to_string(avail / MiB) + " MiB)";
+    } else {
+        out.levels.push_back({"DRAM", dram});
+    }
+    return out;
+}
+
+std::vector<long> sweep_sizes(int threads) {
+    const Levels points = level_points(threads);
+    std::vector<long> sizes;
+    const long top = points.levels.empty() ? 64 * MiB : points.levels.back().bytes;
+    for (long b = 4 * KiB; b < top; b *= 4) sizes.push_back(b);
+    for (const Level& l : points.levels) sizes.push_back(l.bytes);
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    return sizes;
+}
+
+std::string level_of(long bytes, int threads) {
+    const cpu::Caches& c = cpu::caches();
+    if (c.l1d > 0 && bytes <= c.l1d) return "L1";
+    if (c.l2 > 0 && bytes <= c.l2) return "L2";
+    if (c.l3 > 0 && bytes <= c.l3 / threads) return "L3";
+    return "DRAM";
+}
+
+// ---- The measurement ------------------------------------------------------------------------
+
+Measurement measure(Kind kind, long bytes, int threads, double seconds) {
+    const Loops& loops = best_loops();
+    const long arrays = kind == Kind::read ? 1 : 3;
+    const long n = std::max(loops::kChunk, bytes / (arrays * 4) / loops::kChunk * loops::kChunk);
+    const std::vector<int> cpus = cpu::allowed_cpus();
+    using Clock = std::chrono::steady_clock;
+
+    long passes = 1, windows = 1;                       // set by thread 0's calibration
+    std::vector<std::vector<double>> elapsed;           // [window][thread], seconds
+    std::vector<char> failed(threads, 0);
+    std::barrier sync(threads);
+    std::vector<float> sinks(threads);
+
+    // Each thread's arrays are its region's first arrays * n floats (regions() below).
+    std::vector<Region>& kept = regions();
+    if (kept.size() < static_cast<std::size_t>(threads)) kept.resize(threads);
+
+    auto worker = [&](int t) {
+        cpu::pin_current_thread(cpus[t % cpus.size()]);
+        Region& region = kept[t];
+        try {
+            if (region.floats < arrays * n) {
+                // Touched first by this thread, on its own CPU: the pages then sit near it
+                // on a machine with several memory nodes.
+                region.data.reset();
+                region.data = allocate(arrays * n);
+                region.floats = arrays * n;
+            }
+        } catch (const std::bad_alloc&) {
+            region.floats = 0;
+            failed[t] = 1;
+        }
+        sync.arrive_and_wait();
+        if (std::count(failed.begin(), failed.end(), 1) > 0) return;
+        float* const a = region.data.get();
+        float* const b = a + n;
+        float* const c = b + n;
+        std::fill(a, a + arrays * n, 1.0f);   // finite values, whatever ran before
+
+        float sink = 0;
+        auto run = [&](long count) {
+            if (arrays == 1)
+                sink += loops.read(a, n, count);
+            else
+                loops.triad(a, b, c, 3.0f, n, count);
+        };
+        run(1);   // warm: the pages are mapped and the working set is where it will stay
+        if (t == 0) {
+            // A window is the passes that take about kWindow (at least one pass); as many
+            // windows as fit in `seconds`, at least five.
+            long trial = 1;
+            for (;;) {
+                const auto t0 = Clock::now();
+                run(trial);
+                const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+                if (dt >= kWindow || trial >= (1L << 30)) {
+                    passes = std::max(1L, static_cast<long>(static_cast<double>(trial) * kWindow / dt));
+                    const double window = dt * static_cast<double>(passes) / static_cast<double>(trial);
+                    windows = std::max(5L, static_cast<long>(seconds / window));
+                    break;
+                }
+                trial *= 2;
+            }
+            elapsed.assign(windows, std::vector<double>(threads));
+        }
+        sync.arrive_and_wait();
+        for (long w = 0; w < windows; ++w) {
+            sync.arrive_and_wait();   // all threads start together: they share L3 and DRAM
+            const auto t0 = Clock::now();
+            run(passes);
+            elapsed[w][t] = std::chrono::duration<double>(Clock::now() - t0).count();
+        }
+        sinks[t] = sink;
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
+    if (std::count(failed.begin(), failed.end(), 1) > 0) throw std::bad_alloc();
+
+    Measurement best;
+    best.bytes = n * arrays * 4;
+    best.windows = windows;
+    const double moved = static_cast<double>(best.bytes) * static_cast<double>(passes) * threads;
+    for (const std::vector<double>& window : elapsed) {
+        // The threads ran side by side: all their bytes over the longest time of any.
+        const double longest = *std::max_element(window.begin(), window.end());
+        if (longest > 0) best.gbps = std::max(best.gbps, moved / longest / 1e9);
+    }
+    return best;
+}
+
+// ---- Output ---------------------------------------------------------------------------------
+
+void write_csv(std::ostream& out, const std::vector<Row>& rows) {
+    out << "kind,bytes,threads,gbps,level,isa\n";
+    for (const Row& r : rows) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.1f", r.gbps);
+        out << to_string(r.kind) << ',' << r.bytes << ',' << r.threads << ',' << value << ','
+            << r.level << ',' << isa() << '\n';
+    }
+}
+
+// ---- Command line ---------------------------------------------------------------------------
+
+namespace {
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Options {
+    double seconds = 0.2;
+    int threads = 0;   // 0: every CPU this process may use
+    bool sweep = false;
+    std::vector<std::string> levels;   // empty: all
+    std::string csv;
+    bool help = false;
+};
+
+constexpr const char* kUsage =
+    "usage: bandwidth [--seconds S] [--threads N] [--levels LIST] [--sweep] [--csv FILE]\n"
+    "Measures the sustained read and triad (a = b + s*c) bandwidth of this machine, one thread\n"
+    "and all cores (threads pinned, each with its own arrays), for a working set in each level\n"
+    "of the memory hierarchy: half of L1d, half of L2, between L2 and L3, four times L3 (DRAM).\n"
+    "  --seconds S   time per figure, in windows of ~2 ms (at least one pass over the\n"
+    "                working set, at least 5 windows); the best window is kept (default 0.2)\n"
+    "  --threads N   threads of the multi-threaded runs (default: every CPU this process may use)\n"
+    "  --levels LIST only these, e.g. L1,L2 (default: L1,L2,L3,DRAM, those the CPU has)\n"
+    "  --sweep       also 4 KiB, 16 KiB, 64 KiB ... (x 4) up to the largest level's size: the curve\n"
+    "  --csv FILE    also write kind,bytes,threads,gbps,level,isa to FILE (bytes: per thread)\n"
+    "Exit status: 0, 2 usage error, 3 out of memory or CSV not writable.\n";
+
+std::string quoted(const std::string& option, const std::string& value) {
+    return option + " '" + value + "'";
+}
+
+double parse_seconds(const std::string& option, const std::string& value) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+        throw UsageError(quoted(option, value) + ": not a number");
+    if (v <= 0 || v > 60) throw UsageError(quoted(option, value) + ": must be above 0 and at most 60");
+    return v;
+}
+
+int parse_count(const std::string& option, const std::string& value, int hi) {
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (value.empty() || *end != '\0' || errno == ERANGE || value.find(' ') != std::string::npos)
+        throw UsageError(quoted(option, value) + ": not a whole number");
+    if (v < 1 || v > hi)
+        throw UsageError(quoted(option, value) + ": must be from 1 to " + std::to_string(hi));
+    return static_cast<int>(v);
+}
+
+Options parse(int argc, const char* const* argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw UsageError(arg + ": needs a value");
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            o.help = true;
+        } else if (arg == "--seconds") {
+            o.seconds = parse_seconds(arg, value());
+        } else if (arg == "--threads") {
+            o.threads = parse_count(arg, value(), 1024);
+        } else if (arg == "--sweep") {
+            o.sweep = true;
+        } else if (arg == "--levels") {
+            const std::string list = value();
+            std::stringstream ss(list);
+            for (std::string name; std::getline(ss, name, ',');) {
+                if (name != "L1" && name != "L2" && name != "L3" && name != "DRAM")
+                    throw UsageError("--levels '" + name + "': not one of L1, L2, L3, DRAM");
+                o.levels.push_back(name);
+            }
+            if (o.levels.empty()) throw UsageError("--levels '" + list + "': empty list");
+        } else if (arg == "--csv") {
+            o.csv = value();
+            if (o.csv.empty()) throw UsageError("--csv: needs a file name");
+        } else {
+            throw UsageError("'" + arg + "': unknown option (see --help)");
+        }
+    }
+    return o;
+}
+
+std::string human(long bytes) {
+    std::ostringstream s;
+    if (bytes >= MiB)
+        s << std::fixed << std::setprecision(bytes % MiB == 0 ? 0 : 1) << static_cast<double>(bytes) / MiB << " MiB";
+    else
+        s << std::fixed << std::setprecision(bytes % KiB == 0 ? 0 : 1) << static_cast<double>(bytes) / KiB << " KiB";
+    return s.str();
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    Options o;
+    try {
+        o = parse(argc, argv);
+    } catch (const UsageError& e) {
+        err << "bandwidth: " << e.what() << '\n';
+        return 2;
+    }
+    if (o.help) {
+        out << kUsage;
+        return 0;
+    }
+    std::ofstream csv;
+    if (!o.csv.empty()) {
+        csv.open(o.csv);
+        if (!csv) {
+            err << "bandwidth: --csv '" << o.csv << "': cannot write\n";
+            return 3;
+        }
+    }
+
+    const int all = o.threads > 0 ? o.threads : static_cast<int>(cpu::allowed_cpus().size());
+    std::vector<int> thread_counts = {1};
+    if (all > 1) thread_counts.push_back(all);
+
+    const cpu::Caches& c = cpu::caches();
+    out << "Memory bandwidth of " << cpu::name() << " (" << cpu::arch() << "), " << isa()
+        << " loads and stores, threads pinned, each with its own arrays; each figure the\n"
+        << "best ~2 ms window of " << o.seconds << " s (a shared machine spoils some windows, not the figure)\n"
+        << "caches: L1d " << human(c.l1d) << ", L2 " << human(c.l2) << ", L3 "
+        << (c.l3 > 0 ? human(c.l3) : "none") << " [" << c.source << "]; working set per thread; "
+        << "GB/s = 1e9 bytes/s, triad counts 12 bytes per element (as STREAM)\n\n";
+    out << std::left << std::setw(7) << "kind" << std::setw(7) << "level" << std::right << std::setw(12)
+        << "bytes" << std::setw(9) << "threads" << std::setw(10) << "GB/s" << '\n';
+
+    std::vector<Row> rows;
+    try {
+        for (int threads : thread_counts) {
+            Levels points = level_points(threads);
+            if (!points.why.empty()) out << "(" << points.why << ")\n";
+            if (!o.levels.empty())
+                std::erase_if(points.levels, [&](const Level& l) {
+                    return std::find(o.levels.begin(), o.levels.end(), l.name) == o.levels.end();
+                });
+            std::vector<long> sizes;
+            for (const Level& l : points.levels) sizes.push_back(l.bytes);
+            if (o.sweep && !sizes.empty()) {
+                const long top = sizes.back();
+                for (long b : sweep_sizes(threads))
+                    if (b < top && std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
+                std::sort(sizes.begin(), sizes.end());
+            }
+            for (Kind kind : {Kind::read, Kind::triad}) {
+                for (long bytes : sizes) {
+                    std::string level;
+                    for (const Level& l : points.levels)
+                        if (l.bytes == bytes) level = l.name;
+                    const Measurement m = measure(kind, bytes, threads, o.seconds);
+                    rows.push_back({kind, m.bytes, threads, m.gbps, level});
+                    out << std::left << std::setw(7) << to_string(kind) << std::setw(7)
+                        << (level.empty() ? "(" + level_of(m.bytes, threads) + ")" : level) << std::right
+                        << std::setw(12) << human(m.bytes) << std::setw(9) << threads << std::setw(10)
+                        << std::fixed << std::setprecision(1) << m.gbps << std::endl;
+                }
+            }
+        }
+    } catch (const std::bad_alloc&) {
+        err << "bandwidth: out of memory for the working set\n";
+        return 3;
+    }
+
+    if (csv.is_open()) {
+        write_csv(csv, rows);
+        csv.close();
+        if (!csv) {
+            err << "bandwidth: --csv '" << o.csv << "': write failed\n";
+            return 3;
+        }
+        out << "CSV: " << o.csv << '\n';
+    }
+    return 0;
+}
+
+}  // namespace gemm::bandwidth
