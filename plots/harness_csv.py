@@ -225,10 +225,10 @@ def load_bandwidth(path):
     for line, row in enumerate(read_rows(path, BANDWIDTH_REQUIRED), start=2):
         kind = row["kind"].strip()
         if kind not in ("read", "triad"):
-            raise InputError("{}: line {}: kind is '{}', not read or triad".format(path, line, kind))
+            raise InputError("{}: line {}: kind is '{}', not read or triad".format(path, line, shown(kind)))
         level = (row.get("level") or "").strip()
         if level and level not in LEVELS:
-            raise InputError("{}: line {}: level is '{}', not one of {}".format(path, line, level, ", ".join(LEVELS)))
+            raise InputError("{}: line {}: level is '{}', not one of {}".format(path, line, shown(level), ", ".join(LEVELS)))
         rows.append({"kind": kind, "level": level,
                      "bytes": number(path, line, row, "bytes", int, minimum=1),
                      "threads": number(path, line, row, "threads", int, minimum=1),

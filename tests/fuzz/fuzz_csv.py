@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A deterministic mutation fuzzer for the plot tools' CSV reader (plots/harness_csv.py, and
-plot_gflops.py's loaders on top of it), run for a fixed time.
+its loaders of runs, peaks and bandwidths), run for a fixed time.
 
     fuzz_csv.py PLOTS_DIR [--seconds S] [--seed N]
 
@@ -22,6 +22,8 @@ HARNESS = (b"step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_e
            b"05_simd_4x4,200,200,200,1,13.5,13.1,0.0011,1.3e-07,0,sse,3,Some CPU\n")
 PEAK = (b"isa,precision,threads,gflops\n"
         b"avx512,fp32,1,117.2\navx512,fp64,1,58.1\navx2,fp32,2,150.0\n")
+BANDWIDTH = (b"kind,bytes,threads,gbps,level,isa\n"
+             b"read,24576,1,331.0,L1,avx512\ntriad,24576,1,503.0,L1,avx512\nread,1048576,2,272.0,L2,avx512\n")
 TOKENS = [b"", b"nan", b"-nan", b"inf", b"-1", b"0", b"1e999", b"1e-999", b"0x10", b"1_000",
           "\uff11\uff12".encode(), "\u0661".encode(), b'"', b'""', b'"a,b"', b",", b"\x00", b"\r",
           b"\r\n", b"\n\n", b"\xff\xfe", b"\xc3", b" 12 ", b"12abc", b"9" * 400, b"fp32", b"avx512",
@@ -66,18 +68,16 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     sys.path.insert(0, args.plots)
-    import harness_csv
-    import plot_gflops  # matplotlib is imported only when it draws
+    import harness_csv   # the one reader behind every plot script and summary.py
     readers = [("read_rows", lambda p: harness_csv.read_rows(p, harness_csv.REQUIRED), HARNESS),
-               ("read_rows(peak)", lambda p: harness_csv.read_rows(p, harness_csv.PEAK_REQUIRED), PEAK)]
-    for name, call, seed_data in [("load_series", lambda p: plot_gflops.load_series(p), HARNESS),
-                                  ("load_peak", lambda p: plot_gflops.load_peak(p, 1, None), PEAK)]:
-        if hasattr(plot_gflops, name):
-            readers.append((name, call, seed_data))
+               ("read_rows(peak)", lambda p: harness_csv.read_rows(p, harness_csv.PEAK_REQUIRED), PEAK),
+               ("load_run", harness_csv.load_run, HARNESS),
+               ("load_peak", harness_csv.load_peak, PEAK),
+               ("load_bandwidth", harness_csv.load_bandwidth, BANDWIDTH)]
 
     # Inputs the loop once found, checked first on every run.
     found = [("load_peak", PEAK.replace(b"\navx512,fp64", b'\navx512,fp32,1,",fp64', 1)),
-             ("load_series", HARNESS.replace(b",100,100,1,12.5,12.2,0.00016", b"", 1))]
+             ("load_run", HARNESS.replace(b",100,100,1,12.5,12.2,0.00016", b"", 1))]
     by_name = {r[0]: r for r in readers}
     regressions = [(by_name[name], data) for name, data in found if name in by_name]
 
