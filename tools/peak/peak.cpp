@@ -2,6 +2,7 @@
 
 #include "loops.hpp"
 
+#include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
 #include <gemm/output_file.hpp>
 
@@ -23,11 +24,6 @@
 #include <thread>
 #include <utility>
 
-#if defined(__linux__)
-#include <pthread.h>
-#include <sched.h>
-#endif
-#include <time.h>
 
 namespace gemm::peak {
 
@@ -88,32 +84,11 @@ std::string read_first_line(const std::string& path) {
     return line;
 }
 
-// True when the thread now runs on `cpu` only.
-bool pin_current_thread(int cpu) {
-#if defined(__linux__)
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-#else
-    (void)cpu;
-    return false;
-#endif
-}
-
 using Clock = std::chrono::steady_clock;
-
-// CPU time of the calling thread: on a shared machine the scheduler may take the core away
-// in the middle of a run, and wall-clock time would then count time the loop did not run.
-double thread_seconds() {
-#if defined(__linux__) || defined(__APPLE__)
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-#else
-    return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-#endif
-}
+// Pinning and per-thread CPU time (gemm/affinity.hpp): on a shared machine the scheduler may
+// take the core away in the middle of a run, and wall-clock time would count that too.
+using cpu::pin_current_thread;
+double thread_seconds() { return cpu::thread_cpu_seconds(); }
 
 struct Timed {
     double flops = 0;
