@@ -63,6 +63,18 @@ def title(what, threads, machine, wrap=False):
     return "{}{}{} \u2014 {}".format(what, "\n" if wrap else " \u2014 ", threads_text(threads), machine)
 
 
+def figure_main(name, parse, render, argv):
+    """The main() of a script that draws one figure: parse argv, render, save to
+    args.output, errors as run() turns them into exit codes."""
+    args = parse(argv)
+
+    def body():
+        check_output(args.output)
+        save(render(args), args.output)
+        return 0
+    return run(name, body)
+
+
 def run(name, body):
     """Calls body() and turns its errors into the exit status; body returns 0 or 1."""
     try:

@@ -101,13 +101,7 @@ def parse(argv):
 
 
 def main(argv):
-    args = parse(argv)
-
-    def body():
-        drawing.check_output(args.output)
-        drawing.save(render(args), args.output)
-        return 0
-    return drawing.run("plot_blockmap.py", body)
+    return drawing.figure_main("plot_blockmap.py", parse, render, argv)
 
 
 if __name__ == "__main__":

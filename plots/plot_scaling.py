@@ -106,13 +106,7 @@ def parse(argv):
 
 
 def main(argv):
-    args = parse(argv)
-
-    def body():
-        drawing.check_output(args.output)
-        drawing.save(render(args), args.output)
-        return 0
-    return drawing.run("plot_scaling.py", body)
+    return drawing.figure_main("plot_scaling.py", parse, render, argv)
 
 
 if __name__ == "__main__":
