@@ -5,6 +5,7 @@
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/numbers.hpp>
 
 #include <algorithm>
 #include <barrier>
@@ -265,29 +266,16 @@ constexpr const char* kUsage =
     "  --csv FILE    also write kind,bytes,threads,gbps,level,isa to FILE (bytes: per thread)\n"
     "Exit status: 0, 2 usage error, 3 out of memory or CSV not writable.\n";
 
-std::string quoted(const std::string& option, const std::string& value) {
-    return option + " '" + value + "'";
-}
-
 double parse_seconds(const std::string& option, const std::string& value) {
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-        throw UsageError(quoted(option, value) + ": not a number");
-    if (v <= 0 || v > 60) throw UsageError(quoted(option, value) + ": must be above 0 and at most 60");
+    double v = 0;
+    if (const std::string problem = gemm::parse_positive(option, value, 60, v); !problem.empty()) throw UsageError(problem);
     return v;
 }
 
 int parse_count(const std::string& option, const std::string& value, int hi) {
-    char* end = nullptr;
-    errno = 0;
-    const long v = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || errno == ERANGE || value.find(' ') != std::string::npos)
-        throw UsageError(quoted(option, value) + ": not a whole number");
-    if (v < 1 || v > hi)
-        throw UsageError(quoted(option, value) + ": must be from 1 to " + std::to_string(hi));
-    return static_cast<int>(v);
+    int v = 0;
+    if (const std::string problem = gemm::parse_count(option, value, hi, v); !problem.empty()) throw UsageError(problem);
+    return v;
 }
 
 Options parse(int argc, const char* const* argv) {

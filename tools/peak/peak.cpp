@@ -4,6 +4,7 @@
 
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
+#include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
 
 #include <algorithm>
@@ -324,26 +325,15 @@ constexpr const char* kUsage =
     "  --info        print the CPU report (features, caches, the steps' block sizes) and exit\n";
 
 double parse_positive(const std::string& option, const std::string& value, double hi) {
-    char* end = nullptr;
-    errno = 0;
-    const double v = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-        throw UsageError(option + " '" + value + "': not a number");
-    if (v <= 0 || v > hi)
-        throw UsageError(option + " '" + value + "': must be above 0 and at most " +
-                         std::to_string(static_cast<long>(hi)));
+    double v = 0;
+    if (const std::string problem = gemm::parse_positive(option, value, hi, v); !problem.empty()) throw UsageError(problem);
     return v;
 }
 
 int parse_count(const std::string& option, const std::string& value, int hi) {
-    char* end = nullptr;
-    errno = 0;
-    const long v = std::strtol(value.c_str(), &end, 10);
-    if (value.empty() || *end != '\0' || errno == ERANGE || value.find(' ') != std::string::npos)
-        throw UsageError(option + " '" + value + "': not a whole number");
-    if (v < 1 || v > hi)
-        throw UsageError(option + " '" + value + "': must be from 1 to " + std::to_string(hi));
-    return static_cast<int>(v);
+    int v = 0;
+    if (const std::string problem = gemm::parse_count(option, value, hi, v); !problem.empty()) throw UsageError(problem);
+    return v;
 }
 
 Options parse(int argc, const char* const* argv) {
