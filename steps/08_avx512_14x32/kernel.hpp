@@ -7,12 +7,20 @@
 // row of the B sliver per step of p, both contiguous. Rows and columns past the matrix edge
 // are zero in the packed slivers, so the kernel always computes a whole MR x NR tile in
 // registers; mr <= MR and nr <= NR say how much of it to add into C.
+//
+// b_next points at the part of the packed B that the next calls will read: the kernel asks
+// for one 64-byte line of it every 4 steps of p (4 kc floats in all), into L2, so that the
+// NR / 4 calls on one B sliver together bring in the next sliver (next_sliver_share).
 #pragma once
 
 namespace step08 {
 
 using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, long ldc,
-                             int mr, int nr);
+                             int mr, int nr, const float* b_next);
+// How far into the next B sliver (in floats) call number `call` on the current sliver
+// starts its prefetch: every call covers 4 kc floats, the NR / 4 calls cover NR kc, the
+// whole sliver; later calls start again at its beginning.
+constexpr long next_sliver_share(int call, int nr_tile, int kc) { return (call % (nr_tile / 4)) * 4L * kc; }
 // The same tile read straight from A (lda) and B (ldb), without packing: for small matrices.
 using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, long ldb,
                               float* c, long ldc, int mr, int nr);
@@ -20,17 +28,17 @@ using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, l
 constexpr int kMrAvx512 = 14, kNrAvx512 = 32;   // 28 zmm accumulators
 #if defined(__x86_64__) || defined(_M_X64)
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
-                              int mr, int nr);
+                              int mr, int nr, const float* b_next);
 void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
                                      float* c, long ldc, int mr, int nr);
 // The same two with the micro-kernel switches of `ablation` applied (the ablation study only).
 void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc,
-                                int mr, int nr);
+                                int mr, int nr, const float* b_next);
 void microkernel_avx512_ablated_direct(int k, const float* a, long lda, const float* b, long ldb,
                                        float* c, long ldc, int mr, int nr);
 constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
-                           int mr, int nr);
+                           int mr, int nr, const float* b_next);
 void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* b, long ldb,
                                   float* c, long ldc, int mr, int nr);
 #endif
@@ -55,7 +63,7 @@ extern Ablation ablation;
 #if defined(__aarch64__)
 constexpr int kMrNeon = 8, kNrNeon = 12;        // 24 q-register accumulators
 void microkernel_neon_8x12(int kc, const float* a, const float* b, float* c, long ldc,
-                           int mr, int nr);
+                           int mr, int nr, const float* b_next);
 #endif
 
 }  // namespace step08

@@ -62,7 +62,7 @@ inline __attribute__((always_inline)) void row_madd(__m512 (&acc)[VECS], const _
 // 2 rows or 5 columns left does not pay for 14 rows or 32 columns of FMAs.
 // (OP and PREFETCH: the ablation study's switches; the step itself uses the defaults.)
 template <int ROWS, int VECS, int OP = kFoldedFma, bool PREFETCH = true>
-void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
+void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, const float* b_next) {
     constexpr int MR = kMrAvx512;
     constexpr int NR = kNrAvx512;
 
@@ -84,6 +84,10 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
         for (int v = 0; v < VECS; ++v) acc[i][v] = _mm512_setzero_ps();
 
     for (int p = 0; p < kc; ++p) {
+        // One line of the next B sliver into L2 every 4 steps (kernel.hpp: b_next). Without
+        // it, the first tile on each B sliver waits on L3 (README: "Prefetching the next B
+        // sliver").
+        if (b_next != nullptr && p % 4 == 0) _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
         __m512 bv[VECS];
 #pragma GCC unroll 2
         for (int v = 0; v < VECS; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
@@ -203,13 +207,13 @@ void tile8_direct(int k, const float* a, long lda, const float* b, long ldb, flo
 // An edge tile of ROWS rows and nr columns: whole zmm vectors for the first 16 or 32
 // columns, a ymm strip for a rest of up to 8.
 template <int ROWS>
-void edge(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
-    if (nr > 24) return tile<ROWS, 2>(kc, a, b, c, ldc, nr);
+void edge(int kc, const float* a, const float* b, float* c, long ldc, int nr, const float* b_next) {
+    if (nr > 24) return tile<ROWS, 2>(kc, a, b, c, ldc, nr, b_next);
     if (nr > 16) {
-        tile<ROWS, 1>(kc, a, b, c, ldc, 16);
+        tile<ROWS, 1>(kc, a, b, c, ldc, 16, b_next);
         return tile8<ROWS>(kc, a, b + 16, c + 16, ldc, nr - 16);
     }
-    if (nr > 8) return tile<ROWS, 1>(kc, a, b, c, ldc, nr);
+    if (nr > 8) return tile<ROWS, 1>(kc, a, b, c, ldc, nr, b_next);
     tile8<ROWS>(kc, a, b, c, ldc, nr);
 }
 
@@ -227,11 +231,11 @@ void edge_direct(int k, const float* a, long lda, const float* b, long ldb, floa
 }  // namespace
 
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
-                              int mr, int nr) {
+                              int mr, int nr, const float* b_next) {
     // The common case first; then one instance per row count.
-    if (mr == kMrAvx512 && nr == kNrAvx512) return tile<14, 2>(kc, a, b, c, ldc, nr);
+    if (mr == kMrAvx512 && nr == kNrAvx512) return tile<14, 2>(kc, a, b, c, ldc, nr, b_next);
     switch (mr) {
-#define EDGE_TILE(R) case R: return edge<R>(kc, a, b, c, ldc, nr);
+#define EDGE_TILE(R) case R: return edge<R>(kc, a, b, c, ldc, nr, b_next);
         EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6) EDGE_TILE(7)
         EDGE_TILE(8) EDGE_TILE(9) EDGE_TILE(10) EDGE_TILE(11) EDGE_TILE(12) EDGE_TILE(13) EDGE_TILE(14)
 #undef EDGE_TILE
@@ -265,13 +269,14 @@ namespace step08 {
 namespace {
 
 template <int ROWS, int OP>
-void edge_ablated(int kc, const float* a, const float* b, float* c, long ldc, int nr, bool strips) {
-    if (nr > 24 || (!strips && nr > 16)) return tile<ROWS, 2, OP, false>(kc, a, b, c, ldc, nr);
+void edge_ablated(int kc, const float* a, const float* b, float* c, long ldc, int nr, bool strips,
+                  const float* b_next) {
+    if (nr > 24 || (!strips && nr > 16)) return tile<ROWS, 2, OP, false>(kc, a, b, c, ldc, nr, b_next);
     if (nr > 16) {
-        tile<ROWS, 1, OP, false>(kc, a, b, c, ldc, 16);
+        tile<ROWS, 1, OP, false>(kc, a, b, c, ldc, 16, b_next);
         return tile8<ROWS>(kc, a, b + 16, c + 16, ldc, nr - 16);
     }
-    if (nr > 8 || !strips) return tile<ROWS, 1, OP, false>(kc, a, b, c, ldc, nr);
+    if (nr > 8 || !strips) return tile<ROWS, 1, OP, false>(kc, a, b, c, ldc, nr, b_next);
     tile8<ROWS>(kc, a, b, c, ldc, nr);
 }
 
@@ -289,9 +294,10 @@ void edge_direct_ablated(int k, const float* a, long lda, const float* b, long l
 
 // One instance per row count and multiply-add form.
 template <int OP>
-void sub_tile(int rows, int kc, const float* a, const float* b, float* c, long ldc, int nr, bool strips) {
+void sub_tile(int rows, int kc, const float* a, const float* b, float* c, long ldc, int nr, bool strips,
+              const float* b_next) {
     switch (rows) {
-#define ROWS_CASE(R) case R: return edge_ablated<R, OP>(kc, a, b, c, ldc, nr, strips);
+#define ROWS_CASE(R) case R: return edge_ablated<R, OP>(kc, a, b, c, ldc, nr, strips, b_next);
         ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(3) ROWS_CASE(4) ROWS_CASE(5) ROWS_CASE(6) ROWS_CASE(7)
         ROWS_CASE(8) ROWS_CASE(9) ROWS_CASE(10) ROWS_CASE(11) ROWS_CASE(12) ROWS_CASE(13) ROWS_CASE(14)
 #undef ROWS_CASE
@@ -325,8 +331,10 @@ SubTiles sub_tiles() {
 
 }  // namespace
 
-void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr) {
+void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                                const float* b_next) {
     const SubTiles t = sub_tiles();
+    if (!t.prefetch) b_next = nullptr;
     for (int i0 = 0; i0 < mr; i0 += t.rows) {
         const int rows = mr - i0 < t.rows ? mr - i0 : t.rows;
         for (int j0 = 0; j0 < nr; j0 += t.cols) {
@@ -340,10 +348,10 @@ void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c
             const float* as = a + i0;   // the sub-tile's rows and columns of the packed slivers
             const float* bs = b + j0;
             switch (t.op) {
-                case kFoldedFma: sub_tile<kFoldedFma>(rows, kc, as, bs, ct, ldc, cols, t.strips); break;
-                case kBroadcastFma: sub_tile<kBroadcastFma>(rows, kc, as, bs, ct, ldc, cols, t.strips); break;
-                case kFoldedMulAdd: sub_tile<kFoldedMulAdd>(rows, kc, as, bs, ct, ldc, cols, t.strips); break;
-                default: sub_tile<kBroadcastMulAdd>(rows, kc, as, bs, ct, ldc, cols, t.strips); break;
+                case kFoldedFma: sub_tile<kFoldedFma>(rows, kc, as, bs, ct, ldc, cols, t.strips, b_next); break;
+                case kBroadcastFma: sub_tile<kBroadcastFma>(rows, kc, as, bs, ct, ldc, cols, t.strips, b_next); break;
+                case kFoldedMulAdd: sub_tile<kFoldedMulAdd>(rows, kc, as, bs, ct, ldc, cols, t.strips, b_next); break;
+                default: sub_tile<kBroadcastMulAdd>(rows, kc, as, bs, ct, ldc, cols, t.strips, b_next); break;
             }
         }
     }

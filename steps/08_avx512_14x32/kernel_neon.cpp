@@ -10,7 +10,8 @@
 namespace step08 {
 
 void microkernel_neon_8x12(int kc, const float* a, const float* b, float* c, long ldc,
-                           int mr, int nr) {
+                           int mr, int nr,
+                           const float* /*b_next: not prefetched; unmeasured on AArch64 hardware*/) {
     constexpr int MR = kMrNeon;
     constexpr int NR = kNrNeon;
 

@@ -35,6 +35,7 @@ using PackB = void (*)(int kc, int nc, const float* B, int ldb, int nr, float* p
 struct TileShape {
     MicroKernel kernel;
     int mr, nr;
+    double flops;                    // fp32 FLOPs per cycle of the FMA units it runs on
     DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
     PackA pack_a = step09::pack_a;   // vectorised packing, if the ISA has one
     PackB pack_b = step09::pack_b;
@@ -56,34 +57,54 @@ int even_split(int total, int block) {
     return (total + parts - 1) / parts;
 }
 
-// Block sizes for an MR x NR micro-kernel on this CPU's caches (README: "Block sizes").
-Blocks block_sizes(int mr, int nr) {
+// fp32 FLOPs per core and cycle for a kernel's ISA: the microarchitecture table's figure
+// (gemm/cpu.hpp), or, for a core the table does not know, two full-width FMA units, which
+// asks for the deeper kc.
+double fma_rate(double table, double two_full_units) { return table > 0 ? table : two_full_units; }
+
+// Block sizes for an MR x NR micro-kernel on this CPU's caches and FMA units, `flops` fp32
+// FLOPs per cycle: step 08's rules (its README: "Block sizes"), per core.
+Blocks block_sizes(int mr, int nr, double flops) {
     const gemm::cpu::Caches& caches = gemm::cpu::caches();
     const long l1 = caches.l1d > 0 ? caches.l1d : 32 * 1024;
     const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
-    // KC: long enough that each micro-kernel call's fixed cost, reading and writing its
-    // MR x NR tile of C (28 cache lines that mostly come from L3 for a large C), is spread
-    // over many steps of p. The two slivers a call reads, (MR + NR) x kc floats, then take
-    // about four times L1: they stream in from L2, which the prefetchers keep ahead of the
-    // 28-cycle steps (README: "Block sizes").
-    b.kc = user_kc > 0 ? user_kc : round_down_at_least(4 * l1 / (4L * (mr + nr)), 16);
-    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes a
-    // quarter of L2, leaving room for the B sliver streaming through and the C tiles.
-    b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 4 / (4L * b.kc), mr);
+    // MC, at least: the calls on one B sliver bring the next one into L2 (kernel.hpp: b_next).
+    const int mc_least = mr * (nr / 4);
+    // KC: at least 12.5 x flops, so that a call's C tile costs under 1 % of its time; deeper
+    // while the two slivers stay within about four times L1; and the smallest A block fits
+    // in half of L2.
+    if (user_kc > 0) {
+        b.kc = user_kc;
+    } else {
+        const int kc_fma = round_up(static_cast<int>(12.5 * flops + 0.5), 16);
+        const int kc_stream = round_down_at_least(4 * l1 / (4L * (mr + nr)), 16);
+        const int kc_l2 = round_down_at_least(l2 / 2 / (4L * mc_least), 16);
+        b.kc = kc_stream > kc_fma ? kc_stream : kc_fma;
+        if (b.kc > kc_l2) b.kc = kc_l2;
+    }
+    // MC: the packed A block takes a quarter of L2 of the thread's core, at least mc_least rows.
+    if (user_mc > 0) {
+        b.mc = round_up(user_mc, mr);
+    } else {
+        b.mc = round_down_at_least(l2 / 4 / (4L * b.kc), mr);
+        if (b.mc < mc_least) b.mc = mc_least;
+    }
     // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
     b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
     return b;
 }
 
-// Small matrices skip packing (README: "Small matrices"): every B sliver then reads all of
-// A in place, which pays while A fits in half of L2. Setting any block size asks for the
-// blocked path, whatever the size.
-bool skip_packing(int m, int k) {
+// Small matrices skip packing (step 08's README: "Small matrices"). Unpacked, every B
+// sliver reads all of A in place, so A must fit in half of L2; and each B sliver, k rows of
+// NR floats scattered over B, is read by every A sliver, so it must fit in half of L1.
+// Setting any block size asks for the blocked path, whatever the size.
+bool skip_packing(int m, int k, int nr_tile) {
     if (user_mc > 0 || user_kc > 0 || user_nc > 0) return false;
+    const long l1 = gemm::cpu::caches().l1d > 0 ? gemm::cpu::caches().l1d : 32 * 1024;
     const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
-    return 4L * m * k <= l2 / 2;
+    return 4L * m * k <= l2 / 2 && 4L * k * nr_tile <= l1 / 2;
 }
 
 // A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
@@ -143,7 +164,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         s1 = static_cast<int>(static_cast<long>(slivers) * (g + 1) / grid.cols);
     };
 
-    if (tile.direct != nullptr && skip_packing(m, k)) {
+    if (tile.direct != nullptr && skip_packing(m, k, NR)) {
 #pragma omp parallel num_threads(team)
         {
             const int t = omp_get_thread_num();
@@ -160,7 +181,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         }
         return;
     }
-    Blocks blk = block_sizes(MR, NR);
+    Blocks blk = block_sizes(MR, NR, tile.flops);
     // k in equal slices of at most kc: with kc = 704, k = 1536 as 3 x 512 rather than
     // 2 x 704 + 128, whose thin last slice would pay a whole pass of C-tile updates (and a
     // packing of A and B) for a twelfth of the work.
@@ -216,13 +237,18 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                 for (int ic = row0; ic < row1; ic += blk.mc) {
                     const int mc = row1 - ic < blk.mc ? row1 - ic : blk.mc;
                     tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
-                    for (int jr = s0 * NR; jr < nc && jr < s1 * NR; jr += NR) {
+                    const int j_end = nc < s1 * NR ? nc : s1 * NR;
+                    for (int jr = s0 * NR; jr < j_end; jr += NR) {
                         const int nr = nc - jr < NR ? nc - jr : NR;
                         const float* b_sliver = Bp + static_cast<long>(jr) * kc;
+                        // The next sliver of this thread's share (after its last: its first,
+                        // for its next A block), brought into L2 by the calls below.
+                        const float* next_sliver = Bp + static_cast<long>(jr + NR < j_end ? jr + NR : s0 * NR) * kc;
                         for (int ir = 0; ir < mc; ir += MR) {
                             const int mr = mc - ir < MR ? mc - ir : MR;
                             tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
-                                        C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, mr, nr);
+                                        C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, mr, nr,
+                                        next_sliver + next_sliver_share(ir / MR, NR, kc));
                         }
                     }
                 }
@@ -234,14 +260,15 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
+double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, microkernel_avx512_14x32_direct,
+    blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, avx512_flops(), microkernel_avx512_14x32_direct,
                   pack_a_avx512, pack_b_avx512},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, microkernel_avx2_6x16_direct,
-                  pack_a_avx2, pack_b_avx2},
+    blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32),
+                  microkernel_avx2_6x16_direct, pack_a_avx2, pack_b_avx2},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
@@ -249,23 +276,26 @@ constexpr gemm::Variant variants[] = {
     {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"},
     {"neon", nullptr, nullptr, "NEON (an AArch64 build)"}};
 constexpr int kBestMr = kMrAvx512, kBestNr = kNrAvx512;
+double best_flops() { return avx512_flops(); }
 #elif defined(__aarch64__)
+double neon_flops() { return fma_rate(gemm::cpu::microarch().neon, 16); }
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    blocked_gemm({microkernel_neon_8x12, kMrNeon, kNrNeon}, m, n, k, A, lda, B, ldb, C, ldc);
+    blocked_gemm({microkernel_neon_8x12, kMrNeon, kNrNeon, neon_flops()}, m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"},
                                       {"avx512", nullptr, nullptr, "AVX-512F (an x86-64 build)"},
                                       {"avx2", nullptr, nullptr, "AVX2+FMA (an x86-64 build)"}};
 constexpr int kBestMr = kMrNeon, kBestNr = kNrNeon;
+double best_flops() { return neon_flops(); }
 #else
 #error "step 08 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
 #endif
 
 // The values shown by --help and the progress line are those of the first variant listed;
 // a forced --kernel avx2 derives its own from its 6 x 16 tile (a deeper kc, for one).
-int get_mc() { return block_sizes(kBestMr, kBestNr).mc; }
-int get_kc() { return block_sizes(kBestMr, kBestNr).kc; }
-int get_nc() { return block_sizes(kBestMr, kBestNr).nc; }
+int get_mc() { return block_sizes(kBestMr, kBestNr, best_flops()).mc; }
+int get_kc() { return block_sizes(kBestMr, kBestNr, best_flops()).kc; }
+int get_nc() { return block_sizes(kBestMr, kBestNr, best_flops()).nc; }
 void set_mc(int v) { user_mc = v; }
 void set_kc(int v) { user_kc = v; }
 void set_nc(int v) { user_nc = v; }
@@ -274,7 +304,7 @@ void set_min_kflops(int v) { user_min_kflops = v; }
 
 constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
-    {"kc", "depth of the packed A and B blocks (default: from the L1 size)", get_kc, set_kc},
+    {"kc", "depth of the packed A and B blocks (default: from L1 and the FMA rate)", get_kc, set_kc},
     {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
     {"min-kflops", "least work per thread, in thousands of FLOPs (smaller products use fewer threads)",
      get_min_kflops, set_min_kflops}};

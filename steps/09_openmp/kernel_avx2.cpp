@@ -12,7 +12,7 @@
 namespace step09 {
 
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
-                           int mr, int nr) {
+                           int mr, int nr, const float* b_next) {
     constexpr int MR = kMrAvx2;
     constexpr int NR = kNrAvx2;
 
@@ -27,6 +27,8 @@ void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, lon
     for (int i = 0; i < MR; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
 
     for (int p = 0; p < kc; ++p) {
+        if (b_next != nullptr && p % 4 == 0)   // the next B sliver into L2 (see the AVX-512 kernel)
+            _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
         const __m256 b0 = _mm256_load_ps(b);
         const __m256 b1 = _mm256_load_ps(b + 8);
 #pragma GCC unroll 6

@@ -28,7 +28,7 @@ namespace {
 // The whole tile is tile<14, 2>; the other instances serve edge tiles, so that a tile with
 // 2 rows or 5 columns left does not pay for 14 rows or 32 columns of FMAs.
 template <int ROWS, int VECS>
-void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
+void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, const float* b_next) {
     constexpr int MR = kMrAvx512;
     constexpr int NR = kNrAvx512;
 
@@ -48,6 +48,10 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
         for (int v = 0; v < VECS; ++v) acc[i][v] = _mm512_setzero_ps();
 
     for (int p = 0; p < kc; ++p) {
+        // One line of the next B sliver into L2 every 4 steps (kernel.hpp: b_next). Without
+        // it, the first tile on each B sliver waits on L3 (step 08's README: "Prefetching the
+        // next B sliver").
+        if (b_next != nullptr && p % 4 == 0) _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
         __m512 bv[VECS];
 #pragma GCC unroll 2
         for (int v = 0; v < VECS; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
@@ -175,13 +179,13 @@ void tile8_direct(int k, const float* a, long lda, const float* b, long ldb, flo
 // An edge tile of ROWS rows and nr columns: whole zmm vectors for the first 16 or 32
 // columns, a ymm strip for a rest of up to 8.
 template <int ROWS>
-void edge(int kc, const float* a, const float* b, float* c, long ldc, int nr) {
-    if (nr > 24) return tile<ROWS, 2>(kc, a, b, c, ldc, nr);
+void edge(int kc, const float* a, const float* b, float* c, long ldc, int nr, const float* b_next) {
+    if (nr > 24) return tile<ROWS, 2>(kc, a, b, c, ldc, nr, b_next);
     if (nr > 16) {
-        tile<ROWS, 1>(kc, a, b, c, ldc, 16);
+        tile<ROWS, 1>(kc, a, b, c, ldc, 16, b_next);
         return tile8<ROWS>(kc, a, b + 16, c + 16, ldc, nr - 16);
     }
-    if (nr > 8) return tile<ROWS, 1>(kc, a, b, c, ldc, nr);
+    if (nr > 8) return tile<ROWS, 1>(kc, a, b, c, ldc, nr, b_next);
     tile8<ROWS>(kc, a, b, c, ldc, nr);
 }
 
@@ -199,11 +203,11 @@ void edge_direct(int k, const float* a, long lda, const float* b, long ldb, floa
 }  // namespace
 
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
-                              int mr, int nr) {
+                              int mr, int nr, const float* b_next) {
     // The common case first; then one instance per row count.
-    if (mr == kMrAvx512 && nr == kNrAvx512) return tile<14, 2>(kc, a, b, c, ldc, nr);
+    if (mr == kMrAvx512 && nr == kNrAvx512) return tile<14, 2>(kc, a, b, c, ldc, nr, b_next);
     switch (mr) {
-#define EDGE_TILE(R) case R: return edge<R>(kc, a, b, c, ldc, nr);
+#define EDGE_TILE(R) case R: return edge<R>(kc, a, b, c, ldc, nr, b_next);
         EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6) EDGE_TILE(7)
         EDGE_TILE(8) EDGE_TILE(9) EDGE_TILE(10) EDGE_TILE(11) EDGE_TILE(12) EDGE_TILE(13) EDGE_TILE(14)
 #undef EDGE_TILE
