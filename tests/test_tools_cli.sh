@@ -47,6 +47,11 @@ expect 2 "$bench" --peak "$run_all"                   # a file, but not a peak C
 expect 2 "$bench" --reps "\$(touch $tmp/ran)"         # never evaluated
 [[ ! -e $tmp/ran ]] || { echo "FAIL: --reps ran a command substitution" >&2; failed=$((failed + 1)); }
 expect 0 "$bench" --reps abc --help
+# --rt where real-time priority is not allowed (an unprivileged user): refused up front.
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+if [[ $(id -u) = 0 ]] && command -v setpriv >/dev/null && "${nobody[@]}" test -r "$src/tools/args.sh"; then
+  expect 2 "${nobody[@]}" "$bench" --rt
+fi
 
 # new_step.sh in a scratch copy of steps/ and tools/: refusals change nothing.
 work=$tmp/checkout

@@ -2,7 +2,7 @@
 # Steps 08 and 09 side by side with OpenBLAS and BLIS, each library running its best kernels
 # for this CPU (the runners choose and name them: see `build/bin/ref_openblas --kernels`).
 #
-#   tools/bench_vs_openblas.sh [--build DIR] [--reps N] [--rounds N] [--sizes LIST] [--peak CSV]
+#   tools/bench_vs_openblas.sh [--build DIR] [--reps N] [--rounds N] [--sizes LIST] [--peak CSV] [--rt]
 #
 # Table 1, one thread: OpenBLAS, BLIS, step 08 (its best variant), the ratios, % of the
 # one-core peak; then step 08 --kernel avx2 against OpenBLAS's own AVX2 kernels
@@ -12,14 +12,16 @@
 # microseconds); --rounds repeats everything and keeps each figure's best round. % of peak is
 # against the fp32 peak of the widest ISA that build/bin/peak measures in the same rounds
 # (--peak CSV: a file written by peak --csv instead). Default sizes: 128,256,512,1024,1536,2048.
+# --rt runs every contender at real-time priority (chrt -f 1; root only), so that nothing else
+# on this system preempts it: on a shared VM only the host's own load is left.
 # Exit 2 on a bad option, 1 when a run fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 prog=bench_vs_openblas.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
-build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048"
+if wants_help "$@"; then sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) build=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
@@ -29,6 +31,7 @@ while [[ $# -gt 0 ]]; do
              [[ $sizes =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] ||
                usage_error "--sizes '$sizes': not a list of sizes such as 512,1024" ;;
     --peak) peak_csv=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    --rt) rt=(chrt -f 1); shift ;;
     *) usage_error "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -41,6 +44,9 @@ if [[ -n $peak_csv ]]; then
     usage_error "--peak '$peak_csv': not a peak CSV (isa,precision,threads,gflops)"
 fi
 
+if [[ ${#rt[@]} -gt 0 ]] && ! chrt -f 1 true 2>/dev/null; then
+  usage_error "--rt: chrt -f 1 is not allowed here (real-time priority needs root or CAP_SYS_NICE)"
+fi
 bin="$build/bin"
 for exe in ref_openblas step08_avx512_14x32 step09_openmp peak cpuinfo; do
   [[ -x "$bin/$exe" ]] || usage_error "$bin/$exe not built (cmake --build $build)"
@@ -67,7 +73,7 @@ run() {
   local bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
   [[ $label == openblas* || $label == blis* ]] && bind=()
   env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE "${bind[@]}" "${envs[@]}" \
-    OMP_NUM_THREADS="$threads" taskset -c "$cpus" "$@" --sizes "$size" --reps "$size_reps" --threads "$threads" \
+    OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" "$@" --sizes "$size" --reps "$size_reps" --threads "$threads" \
     --csv "$csv" >/dev/null 2>"$tmp/stderr" || { echo "bench_vs_openblas.sh: $label at $size failed:" >&2
                                                  cat "$tmp/stderr" >&2; exit 1; }
   awk -F, -v label="$label" -v size="$size" '
@@ -77,7 +83,7 @@ run() {
 
 for ((r = 0; r < rounds; ++r)); do
   if [[ -z $peak_csv ]]; then   # the ceiling, measured between the same neighbours
-    "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$r.csv" >/dev/null 2>"$tmp/stderr" ||
+    "${rt[@]}" "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$r.csv" >/dev/null 2>"$tmp/stderr" ||
       { echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
   fi
   for size in "${size_list[@]}"; do
@@ -114,7 +120,7 @@ if [[ -f ${peak_files[0]} ]]; then
           print w, one, all }' "${peak_files[@]}")
 fi
 
-echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $(nproc) CPUs; best of $reps reps (x20 below 512) x $rounds round(s); GFLOPS"
+echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $(nproc) CPUs; best of $reps reps (x20 below 512) x $rounds round(s)${rt:+, at real-time priority}; GFLOPS"
 awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
   { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4 }
   function pct(x, p) { return (p == "-" || p == 0 || x == "") ? "-" : sprintf("%.0f%%", 100 * x / p) }
