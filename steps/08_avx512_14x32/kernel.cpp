@@ -260,7 +260,7 @@ constexpr gemm::Param params[] = {
      set_switch<&Ablation::no_even_k>},
     {"old-blocks", "1: step 07's block rules (B sliver in L1/2)", get_switch<&Ablation::old_blocks>,
      set_switch<&Ablation::old_blocks>},
-    {"no-prefetch", "1: no C prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
+    {"no-prefetch", "1: no C or next-B prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
      set_switch<&Ablation::no_prefetch>},
     {"no-strips", "1: masked zmm, not ymm, edge strips (avx512)", get_switch<&Ablation::no_strips>,
      set_switch<&Ablation::no_strips>},

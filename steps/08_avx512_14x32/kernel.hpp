@@ -51,7 +51,7 @@ struct Ablation {
     int no_vector_pack = 0;  // the plain packing loops of packing.cpp
     int no_even_k = 0;       // k in slices of kc and a thinner last one
     int old_blocks = 0;      // step 07's block rules: B sliver in half of L1, A block in half of L2
-    int no_prefetch = 0;     // no prefetch of the C tile
+    int no_prefetch = 0;     // no prefetch of the C tile or of the next B sliver
     int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
     int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps
     int no_fold = 0;         // a separate vbroadcastss per row instead of the {1to16} operand

@@ -57,13 +57,29 @@ inline __attribute__((always_inline)) void row_madd(__m512 (&acc)[VECS], const _
     }
 }
 
+// One step of p of the tile's outer product: acc += A(0..ROWS-1, p) * B(p, 0..16 VECS-1),
+// then a and b move on to the next column of the A sliver and row of the B sliver.
+template <int OP, int ROWS, int VECS>
+inline __attribute__((always_inline)) void step_of_p(__m512 (&acc)[ROWS][VECS], const float*& a, const float*& b) {
+    __m512 bv[VECS];
+#pragma GCC unroll 2
+    for (int v = 0; v < VECS; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
+    // With intrinsics (acc = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), bv, acc)) GCC 12 emits
+    // a separate vbroadcastss per row; one line of inline assembly per FMA gets the
+    // broadcast folded into the FMA's memory operand instead (objdump -d shows
+    // "vfmadd231ps 0x8(%rax){1to16},%zmm1,%zmm17").
+#pragma GCC unroll 14
+    for (int i = 0; i < ROWS; ++i) row_madd<OP>(acc[i], bv, a + i);
+    a += kMrAvx512;   // the packed slivers keep their full MR x NR layout even for edge tiles
+    b += kNrAvx512;
+}
+
 // The tile loop for the top ROWS rows and the left 16 * VECS columns of the 14 x 32 tile.
 // The whole tile is tile<14, 2>; the other instances serve edge tiles, so that a tile with
 // 2 rows or 5 columns left does not pay for 14 rows or 32 columns of FMAs.
 // (OP and PREFETCH: the ablation study's switches; the step itself uses the defaults.)
 template <int ROWS, int VECS, int OP = kFoldedFma, bool PREFETCH = true>
 void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, const float* b_next) {
-    constexpr int MR = kMrAvx512;
     constexpr int NR = kNrAvx512;
 
     // Ask for the C tile now, into L2; it is needed only after the k loop. Not into L1: with
@@ -83,23 +99,16 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, co
 #pragma GCC unroll 2
         for (int v = 0; v < VECS; ++v) acc[i][v] = _mm512_setzero_ps();
 
-    for (int p = 0; p < kc; ++p) {
-        // One line of the next B sliver into L2 every 4 steps (kernel.hpp: b_next). Without
-        // it, the first tile on each B sliver waits on L3 (README: "Prefetching the next B
-        // sliver").
-        if (b_next != nullptr && p % 4 == 0) _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
-        __m512 bv[VECS];
-#pragma GCC unroll 2
-        for (int v = 0; v < VECS; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
-        // With intrinsics (acc = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), bv, acc)) GCC 12 emits
-        // a separate vbroadcastss per row; one line of inline assembly per FMA gets the
-        // broadcast folded into the FMA's memory operand instead (objdump -d shows
-        // "vfmadd231ps 0x8(%rax){1to16},%zmm1,%zmm17").
-#pragma GCC unroll 14
-        for (int i = 0; i < ROWS; ++i) row_madd<OP>(acc[i], bv, a + i);
-        a += MR;   // the packed slivers keep their full MR x NR layout even for edge tiles
-        b += NR;
+    // Four steps of p per iteration, and with them one line of the next B sliver into L2
+    // (kernel.hpp: b_next). Without it, the first tile on each B sliver waits on L3 (README: "Prefetching the next B
+    // sliver").
+    int p = 0;
+    for (; p + 4 <= kc; p += 4) {
+        if (b_next != nullptr) _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; ++u) step_of_p<OP>(acc, a, b);
     }
+    for (; p < kc; ++p) step_of_p<OP>(acc, a, b);
 
     // C += tile, only the nr columns inside C: a whole tile uses plain loads and stores,
     // an edge tile masks the columns past nr.
