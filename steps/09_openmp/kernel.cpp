@@ -22,7 +22,10 @@
 
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <new>
+
+#include <sched.h>
 
 #include <omp.h>
 
@@ -131,6 +134,24 @@ constexpr double kMinFlopsPerThread = 1.5e6;
 std::atomic<int> last_team{1};
 int threads_used() { return last_team.load(); }
 
+// Work is claimed through atomic counters, each on its own cache line, so that a thread
+// that is not running (another program holds its core) cannot hold up the others for long:
+// whatever it has not claimed yet, the others take over (README: "A busy core").
+struct alignas(64) Counter {
+    std::atomic<int> next{0};
+};
+
+// Wait for `done` while doing something useful: `help()` takes over one unclaimed piece of
+// work and says whether it found one; with none left, spin a little, then give the core up.
+template <typename Help>
+void wait_for(const std::atomic<int>& done, Help help) {
+    for (int spins = 0; done.load(std::memory_order_acquire) == 0;) {
+        if (help()) continue;
+        if (++spins < 1000) continue;
+        sched_yield();   // the thread we wait for may be waiting for this core
+    }
+}
+
 void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, int lda,
                   const float* B, int ldb, float* C, int ldc) {
     if (m <= 0 || n <= 0 || k <= 0) return;
@@ -149,35 +170,41 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         team = grid.rows * grid.cols;
     }
 
-    // Thread t's rectangle of C: rows [row0, row1) and, of every panel's NR-column slivers,
-    // its column group's share. The grid is made again inside the parallel region from the
-    // team OpenMP actually gave (OMP_THREAD_LIMIT, OMP_DYNAMIC may give fewer); a thread
-    // outside the grid computes nothing.
-    auto rows_of = [&](const Grid& grid, int t, int& row0, int& row1) {
-        const bool in_grid = t < grid.rows * grid.cols;
-        row0 = in_grid ? first_row(t / grid.cols, grid.rows, m, MR, C, ldc) : m;
-        row1 = in_grid ? first_row(t / grid.cols + 1, grid.rows, m, MR, C, ldc) : m;
+    // Rows of C: row group g (of the grid made inside the region) owns rows [first_row(g),
+    // first_row(g + 1)), handed out from its counter in steps of at most `most` rows (a
+    // quarter of the group's rows when that is less, so that there is something left to take
+    // over). A thread works through its own group's rows, then through the other groups'.
+    auto claim_rows = [&](Counter* next, const Grid& grid, int group, int cols_group, int most, int& row0, int& row1) {
+        const int first = first_row(group, grid.rows, m, MR, C, ldc);
+        const int end = first_row(group + 1, grid.rows, m, MR, C, ldc);
+        const int quarter = round_up((end - first + 3) / 4, MR);
+        const int step = quarter < most ? quarter : most;
+        row0 = first + next[group * grid.cols + cols_group].next.fetch_add(step, std::memory_order_relaxed);
+        row1 = row0 + step < end ? row0 + step : end;
+        return row0 < end;
     };
-    auto slivers_of = [&](const Grid& grid, int t, int slivers, int& s0, int& s1) {
-        const int g = t % grid.cols;
-        s0 = static_cast<int>(static_cast<long>(slivers) * g / grid.cols);
-        s1 = static_cast<int>(static_cast<long>(slivers) * (g + 1) / grid.cols);
+    auto slivers_of = [&](const Grid& grid, int cols_group, int slivers, int& s0, int& s1) {
+        s0 = static_cast<int>(static_cast<long>(slivers) * cols_group / grid.cols);
+        s1 = static_cast<int>(static_cast<long>(slivers) * (cols_group + 1) / grid.cols);
     };
 
     if (tile.direct != nullptr && skip_packing(m, k, NR)) {
+        const std::unique_ptr<Counter[]> row_claims(new Counter[team]);
 #pragma omp parallel num_threads(team)
         {
             const int t = omp_get_thread_num();
             const Grid grid = split_team(omp_get_num_threads(), row_tiles, col_slivers);
             if (t == 0) last_team = omp_get_num_threads();
-            int row0, row1, s0, s1;
-            rows_of(grid, t, row0, row1);
-            slivers_of(grid, t, col_slivers, s0, s1);
-            for (int jr = s0 * NR; jr < n && jr < s1 * NR; jr += NR)
-                for (int ir = row0; ir < row1; ir += MR)
-                    tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
-                                C + static_cast<long>(ir) * ldc + jr, ldc,
-                                row1 - ir < MR ? row1 - ir : MR, n - jr < NR ? n - jr : NR);
+            int s0, s1;
+            slivers_of(grid, t % grid.cols, col_slivers, s0, s1);
+            for (int g = 0; g < grid.rows && t < grid.rows * grid.cols; ++g)
+                for (int row0, row1; claim_rows(row_claims.get(), grid, (t / grid.cols + g) % grid.rows, t % grid.cols, m,
+                                                row0, row1);)
+                    for (int jr = s0 * NR; jr < n && jr < s1 * NR; jr += NR)
+                        for (int ir = row0; ir < row1; ir += MR)
+                            tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
+                                        C + static_cast<long>(ir) * ldc + jr, ldc,
+                                        row1 - ir < MR ? row1 - ir : MR, n - jr < NR ? n - jr : NR);
         }
         return;
     }
@@ -193,6 +220,15 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     thread_local PackBuffer b_buffer;
     float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
 
+    // The bookkeeping of every panel (jc, pc), zeroed here, so that nothing is reset while
+    // another thread may still read it: per thread, the next chunk of its share of B to pack
+    // and the next rows of its share of C; per chunk of B, whether it is packed.
+    const int panels = (n + blk.nc - 1) / blk.nc * ((k + blk.kc - 1) / blk.kc);
+    const int chunks_max = (nc_max + NR - 1) / NR;   // a chunk has at least one sliver
+    const std::unique_ptr<Counter[]> b_claims(new Counter[static_cast<std::size_t>(panels) * team]);
+    const std::unique_ptr<Counter[]> row_claims(new Counter[static_cast<std::size_t>(panels) * team]);
+    const std::unique_ptr<std::atomic<int>[]> packed(new std::atomic<int>[static_cast<std::size_t>(panels) * chunks_max]());
+
     // An exception must not leave a parallel region (it would end the program), and a thread
     // that returns early would leave the others waiting at a barrier: each thread allocates
     // first, they all see together whether one failed, and bad_alloc is thrown out here.
@@ -201,10 +237,14 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     {
         const int t = omp_get_thread_num(), threads = omp_get_num_threads();
         if (t == 0) last_team = threads;
+        // Thread t's rectangle of C: the rows of row group t / cols and, of every panel's
+        // NR-column slivers, those of column group t % cols. The grid is made here, from the
+        // team OpenMP actually gave (OMP_THREAD_LIMIT, OMP_DYNAMIC may give fewer); a thread
+        // outside the grid only packs.
         const Grid grid = split_team(threads, row_tiles, col_slivers);
-        int row0, row1;
-        rows_of(grid, t, row0, row1);
-        // Each thread packs its own A block, in a buffer that lives as long as the thread.
+        const bool in_grid = t < grid.rows * grid.cols;
+        const int my_rows = t / grid.cols, my_cols = t % grid.cols;
+        // Each thread packs its own A blocks, in a buffer that lives as long as the thread.
         thread_local PackBuffer a_buffer;
         float* Ap = nullptr;
         try {
@@ -218,41 +258,73 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 #pragma omp atomic read
         failed = out_of_memory;   // the same for every thread, so they skip the loop together
 
+        int panel = 0;
         for (int jc = 0; jc < n && !failed; jc += blk.nc) {
             const int nc = n - jc < blk.nc ? n - jc : blk.nc;
             const int slivers = (nc + NR - 1) / NR;
-            for (int pc = 0; pc < k; pc += blk.kc) {
+            // B is packed in chunks of slivers, each with a "ready" flag: a chunk is the unit
+            // one thread packs, claims or waits for. About four per thread: wide enough to read
+            // long runs of each row of B, small enough to leave some to take over.
+            const int per_chunk = slivers / (4 * threads) > 1 ? slivers / (4 * threads) : 1;
+            const int chunks = (slivers + per_chunk - 1) / per_chunk;
+            for (int pc = 0; pc < k; pc += blk.kc, ++panel) {
                 const int kc = k - pc < blk.kc ? k - pc : blk.kc;
-                // Every thread packs its share of the panel's NR-column slivers.
-                const int p0 = static_cast<int>(static_cast<long>(slivers) * t / threads);
-                const int p1 = static_cast<int>(static_cast<long>(slivers) * (t + 1) / threads);
-                if (p1 > p0) {
-                    const int cols = (p1 * NR < nc ? p1 * NR : nc) - p0 * NR;
-                    tile.pack_b(kc, cols, B + static_cast<long>(pc) * ldb + jc + p0 * NR, ldb, NR,
-                                Bp + static_cast<long>(p0) * NR * kc);
-                }
-#pragma omp barrier   // the panel is complete before anyone reads it
+                Counter* b_next = &b_claims[static_cast<std::size_t>(panel) * team];
+                Counter* rows_next = &row_claims[static_cast<std::size_t>(panel) * team];
+                std::atomic<int>* ready = &packed[static_cast<std::size_t>(panel) * chunks_max];
+
+                // Packing B: thread `owner` owns chunks [chunks * owner / threads, ...) and
+                // packs them in order; a thread that has to wait for a chunk packs any chunk
+                // nobody has claimed yet, whoever owns it.
+                auto claim_chunk = [&](int owner) {
+                    const int first = static_cast<int>(static_cast<long>(chunks) * owner / threads);
+                    const int end = static_cast<int>(static_cast<long>(chunks) * (owner + 1) / threads);
+                    const int c = first + b_next[owner].next.fetch_add(1, std::memory_order_relaxed);
+                    return c < end ? c : -1;
+                };
+                auto pack_chunk = [&](int c) {
+                    const int j0 = c * per_chunk * NR;
+                    const int j1 = j0 + per_chunk * NR < nc ? j0 + per_chunk * NR : nc;
+                    tile.pack_b(kc, j1 - j0, B + static_cast<long>(pc) * ldb + jc + j0, ldb, NR,
+                                Bp + static_cast<long>(j0) * kc);
+                    ready[c].store(1, std::memory_order_release);
+                };
+                auto help_pack = [&] {
+                    for (int o = 0; o < threads; ++o)
+                        if (const int c = claim_chunk((t + o) % threads); c >= 0) return pack_chunk(c), true;
+                    return false;
+                };
+                for (int c; (c = claim_chunk(t)) >= 0;) pack_chunk(c);
+
                 int s0, s1;
-                slivers_of(grid, t, slivers, s0, s1);
-                for (int ic = row0; ic < row1; ic += blk.mc) {
-                    const int mc = row1 - ic < blk.mc ? row1 - ic : blk.mc;
-                    tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
-                    const int j_end = nc < s1 * NR ? nc : s1 * NR;
-                    for (int jr = s0 * NR; jr < j_end; jr += NR) {
-                        const int nr = nc - jr < NR ? nc - jr : NR;
-                        const float* b_sliver = Bp + static_cast<long>(jr) * kc;
-                        // The next sliver of this thread's share (after its last: its first,
-                        // for its next A block), brought into L2 by the calls below.
-                        const float* next_sliver = Bp + static_cast<long>(jr + NR < j_end ? jr + NR : s0 * NR) * kc;
-                        for (int ir = 0; ir < mc; ir += MR) {
-                            const int mr = mc - ir < MR ? mc - ir : MR;
-                            tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
-                                        C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, mr, nr,
-                                        next_sliver + next_sliver_share(ir / MR, NR, kc));
+                slivers_of(grid, my_cols, slivers, s0, s1);
+                const int j_end = nc < s1 * NR ? nc : s1 * NR;
+                for (int g = 0; g < grid.rows && in_grid; ++g) {
+                    const int group = (my_rows + g) % grid.rows;
+                    for (int row0, row1; claim_rows(rows_next, grid, group, my_cols, blk.mc, row0, row1);) {
+                        const int mc = row1 - row0;
+                        tile.pack_a(mc, kc, A + static_cast<long>(row0) * lda + pc, lda, MR, Ap);
+                        for (int jr = s0 * NR; jr < j_end; jr += NR) {
+                            wait_for(ready[jr / NR / per_chunk], help_pack);
+                            const int nr = nc - jr < NR ? nc - jr : NR;
+                            const float* b_sliver = Bp + static_cast<long>(jr) * kc;
+                            // The next sliver of this thread's share (after its last: its first,
+                            // for its next A block), brought into L2 by the calls below.
+                            const float* next_sliver = Bp + static_cast<long>(jr + NR < j_end ? jr + NR : s0 * NR) * kc;
+                            for (int ir = 0; ir < mc; ir += MR) {
+                                const int mr = mc - ir < MR ? mc - ir : MR;
+                                tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
+                                            C + static_cast<long>(row0 + ir) * ldc + jc + jr, ldc, mr, nr,
+                                            next_sliver + next_sliver_share(ir / MR, NR, kc));
+                            }
                         }
                     }
                 }
-#pragma omp barrier   // everyone is done with this panel before it is repacked
+                // The next panel reuses Bp: nobody may still be reading this one. (One panel,
+                // the common case up to kc and nc: the end of the region is enough.)
+                if (pc + blk.kc < k || jc + blk.nc < n) {
+#pragma omp barrier
+                }
             }
         }
     }
