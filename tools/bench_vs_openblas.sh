@@ -9,7 +9,8 @@
 # (OPENBLAS_CORETYPE=Haswell). Table 2, all usable CPUs: OpenBLAS, BLIS and step 09.
 # Every size is run by each contender one right after the other (a noisy neighbour hurts all
 # alike), pinned with taskset, best of --reps (20 x --reps below 512, where one product takes
-# microseconds); --rounds repeats everything and keeps each figure's best round. % of peak is
+# microseconds); --rounds repeats everything and keeps each figure's best round, and the
+# "median of rounds" columns give the median over the rounds of each round's own ratio. % of peak is
 # against the fp32 peak of the widest ISA that build/bin/peak measures in the same rounds
 # (--peak CSV: a file written by peak --csv instead). Default sizes: 128,256,512,1024,1536,2048.
 # --rt runs every contender at real-time priority (chrt -f 1; root only), so that nothing else
@@ -20,7 +21,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prog=bench_vs_openblas.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -76,9 +77,9 @@ run() {
     OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" "$@" --sizes "$size" --reps "$size_reps" --threads "$threads" \
     --csv "$csv" >/dev/null 2>"$tmp/stderr" || { echo "bench_vs_openblas.sh: $label at $size failed:" >&2
                                                  cat "$tmp/stderr" >&2; exit 1; }
-  awk -F, -v label="$label" -v size="$size" '
+  awk -F, -v label="$label" -v size="$size" -v round="$r" '
     NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    { k = $col["kernel"]; gsub(/ /, "~", k); print label, size, $col["gflops_best"], k }' "$csv" >>"$tmp/results"
+    { k = $col["kernel"]; gsub(/ /, "~", k); print label, size, $col["gflops_best"], k, round }' "$csv" >>"$tmp/results"
 }
 
 for ((r = 0; r < rounds; ++r)); do
@@ -122,18 +123,30 @@ fi
 
 echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $(nproc) CPUs; best of $reps reps (x20 below 512) x $rounds round(s)${rt:+, at real-time priority}; GFLOPS"
 awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
-  { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4 }
+  { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4; per_round[$1, $2, $5] = $3
+    if ($5 + 1 > rounds) rounds = $5 + 1 }
+  # The median over the rounds of the ratio within each round: the two contenders ran one
+  # right after the other, so a noisy spell that hits a whole round cancels out of it.
+  function paired(ours, ref, size,   r, c, x, i, j, t) {
+    c = 0
+    for (r = 0; r < rounds; ++r)
+      if ((ours, size, r) in per_round && (ref, size, r) in per_round && per_round[ref, size, r] > 0)
+        x[++c] = per_round[ours, size, r] / per_round[ref, size, r]
+    if (c == 0) return "-"
+    for (i = 2; i <= c; ++i) for (j = i; j > 1 && x[j - 1] > x[j]; --j) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+    return sprintf("%.2f", c % 2 ? x[(c + 1) / 2] : (x[c / 2] + x[c / 2 + 1]) / 2)
+  }
   function pct(x, p) { return (p == "-" || p == 0 || x == "") ? "-" : sprintf("%.0f%%", 100 * x / p) }
   function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
   function cell(x) { return x == "" ? "-" : sprintf("%.1f", x) }
   function table(title, ob, bl, ours, peak, sizes_,   i, s, k, o, b, a, sum_r, cnt, worst) {
     printf "\n%s\n", title
-    printf "| n | OpenBLAS | BLIS | ours | vs OpenBLAS | vs BLIS | %% of %s peak |\n|---|---|---|---|---|---|---|\n", isa
+    printf "| n | OpenBLAS | BLIS | ours | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS | %% of %s peak |\n|---|---|---|---|---|---|---|---|\n", isa
     k = split(sizes_, s, ",")
     for (i = 1; i <= k; ++i) {
       o = g[ob, s[i]]; b = g[bl, s[i]]; a = g[ours, s[i]]
-      printf "| %d | %s | %s | %s | %s | %s | %s |\n", s[i], cell(o), blis ? cell(b) : "-", cell(a), ratio(a, o),
-             blis ? ratio(a, b) : "-", pct(a, peak)
+      printf "| %d | %s | %s | %s | %s | %s | %s | %s |\n", s[i], cell(o), blis ? cell(b) : "-", cell(a), ratio(a, o),
+             paired(ours, ob, s[i]), blis ? ratio(a, b) : "-", pct(a, peak)
       if (s[i] >= 512 && o > 0) { sum_r += a / o; cnt++ }
       if (o > 0 && (worst == "" || a / o < worst)) worst = a / o
     }
@@ -141,9 +154,9 @@ awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$
   }
   END {
     table("Step 08, 1 thread (peak " peak1 " GFLOPS)", "openblas1", "blis1", "step08", peak1, sizes)
-    printf "\nStep 08 --kernel avx2 against OpenBLAS AVX2 (Haswell) kernels, 1 thread\n| n | OpenBLAS Haswell | step 08 avx2 | ratio |\n|---|---|---|---|\n"
+    printf "\nStep 08 --kernel avx2 against OpenBLAS AVX2 (Haswell) kernels, 1 thread\n| n | OpenBLAS Haswell | step 08 avx2 | ratio | ratio, median of rounds |\n|---|---|---|---|---|\n"
     k = split(sizes, s, ",")
-    for (i = 1; i <= k; ++i) printf "| %d | %s | %s | %s |\n", s[i], cell(g["openblas_avx2", s[i]]), cell(g["step08_avx2", s[i]]), ratio(g["step08_avx2", s[i]], g["openblas_avx2", s[i]])
+    for (i = 1; i <= k; ++i) printf "| %d | %s | %s | %s | %s |\n", s[i], cell(g["openblas_avx2", s[i]]), cell(g["step08_avx2", s[i]]), ratio(g["step08_avx2", s[i]], g["openblas_avx2", s[i]]), paired("step08_avx2", "openblas_avx2", s[i])
     if (("openblasN", s[1]) in g)
       table("Step 09, " n " threads (peak " peakN " GFLOPS)", "openblasN", "blisN", "step09", peakN, sizes)
     printf "\nkernels: OpenBLAS %s; BLIS %s; step 08 %s (avx2 run: %s); step 09 %s; OpenBLAS AVX2 run: %s\n",
