@@ -147,7 +147,14 @@ template <typename Help>
 void wait_for(const std::atomic<int>& done, Help help) {
     for (int spins = 0; done.load(std::memory_order_acquire) == 0;) {
         if (help()) continue;
-        if (++spins < 1000) continue;
+        if (++spins < 1000) {
+#if defined(__x86_64__)
+            __builtin_ia32_pause();   // a spin-wait hint: frees the core's resources for its sibling
+#elif defined(__aarch64__)
+            asm volatile("yield");
+#endif
+            continue;
+        }
         sched_yield();   // the thread we wait for may be waiting for this core
     }
 }
