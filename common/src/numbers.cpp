@@ -29,4 +29,22 @@ std::string parse_positive(const std::string& option, const std::string& value, 
     return "";
 }
 
+int count_option(const std::string& option, const std::string& value, int hi) {
+    int v = 0;
+    if (const std::string problem = parse_count(option, value, hi, v); !problem.empty()) throw UsageError(problem);
+    return v;
+}
+
+double positive_option(const std::string& option, const std::string& value, double hi) {
+    double v = 0;
+    if (const std::string problem = parse_positive(option, value, hi, v); !problem.empty()) throw UsageError(problem);
+    return v;
+}
+
+std::string option_value(int argc, const char* const* argv, int& i) {
+    if (i + 1 >= argc || std::string(argv[i + 1]).rfind("--", 0) == 0)
+        throw UsageError(std::string(argv[i]) + ": needs a value");
+    return argv[++i];
+}
+
 }  // namespace gemm

@@ -240,10 +240,6 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows) {
 
 namespace {
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 struct Options {
     double seconds = 0.2;
     int threads = 0;   // 0: every CPU this process may use
@@ -266,48 +262,32 @@ constexpr const char* kUsage =
     "  --csv FILE    also write kind,bytes,threads,gbps,level,isa to FILE (bytes: per thread)\n"
     "Exit status: 0, 2 usage error, 3 out of memory or CSV not writable.\n";
 
-double parse_seconds(const std::string& option, const std::string& value) {
-    double v = 0;
-    if (const std::string problem = gemm::parse_positive(option, value, 60, v); !problem.empty()) throw UsageError(problem);
-    return v;
-}
-
-int parse_count(const std::string& option, const std::string& value, int hi) {
-    int v = 0;
-    if (const std::string problem = gemm::parse_count(option, value, hi, v); !problem.empty()) throw UsageError(problem);
-    return v;
-}
-
 Options parse(int argc, const char* const* argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) throw UsageError(arg + ": needs a value");
-            return argv[++i];
-        };
         if (arg == "--help" || arg == "-h") {
             o.help = true;
         } else if (arg == "--seconds") {
-            o.seconds = parse_seconds(arg, value());
+            o.seconds = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 60);
         } else if (arg == "--threads") {
-            o.threads = parse_count(arg, value(), 1024);
+            o.threads = gemm::count_option(arg, gemm::option_value(argc, argv, i), 1024);
         } else if (arg == "--sweep") {
             o.sweep = true;
         } else if (arg == "--levels") {
-            const std::string list = value();
+            const std::string list = gemm::option_value(argc, argv, i);
             std::stringstream ss(list);
             for (std::string name; std::getline(ss, name, ',');) {
                 if (name != "L1" && name != "L2" && name != "L3" && name != "DRAM")
-                    throw UsageError("--levels '" + name + "': not one of L1, L2, L3, DRAM");
+                    throw gemm::UsageError("--levels '" + name + "': not one of L1, L2, L3, DRAM");
                 o.levels.push_back(name);
             }
-            if (o.levels.empty()) throw UsageError("--levels '" + list + "': empty list");
+            if (o.levels.empty()) throw gemm::UsageError("--levels '" + list + "': empty list");
         } else if (arg == "--csv") {
-            o.csv = value();
-            if (o.csv.empty()) throw UsageError("--csv: needs a file name");
+            o.csv = gemm::option_value(argc, argv, i);
+            if (o.csv.empty()) throw gemm::UsageError("--csv: needs a file name");
         } else {
-            throw UsageError("'" + arg + "': unknown option (see --help)");
+            throw gemm::UsageError("'" + arg + "': unknown option (see --help)");
         }
     }
     return o;
@@ -328,7 +308,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     Options o;
     try {
         o = parse(argc, argv);
-    } catch (const UsageError& e) {
+    } catch (const gemm::UsageError& e) {
         err << "bandwidth: " << e.what() << '\n';
         return 2;
     }
@@ -383,8 +363,9 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
                         if (l.bytes == bytes) level = l.name;
                     const Measurement m = measure(kind, bytes, threads, o.seconds);
                     rows.push_back({kind, m.bytes, threads, m.gbps, level});
-                    out << std::left << std::setw(7) << to_string(kind) << std::setw(7)
-                        << (level.empty() ? "(" + level_of(m.bytes, threads) + ")" : level) << std::right
+                    // A size between the levels shows where it falls, in brackets.
+                    const std::string shown = level.empty() ? '(' + level_of(m.bytes, threads).append(")") : level;
+                    out << std::left << std::setw(7) << to_string(kind) << std::setw(7) << shown << std::right
                         << std::setw(12) << human(m.bytes) << std::setw(9) << threads << std::setw(10)
                         << std::fixed << std::setprecision(1) << m.gbps << std::endl;
                 }

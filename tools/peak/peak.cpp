@@ -293,10 +293,6 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows) {
 
 namespace {
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
 struct Options {
     double seconds = 0.25;
     int reps = 3;
@@ -324,58 +320,40 @@ constexpr const char* kUsage =
     "                whole at the end; exit 3 when it cannot be written)\n"
     "  --info        print the CPU report (features, caches, the steps' block sizes) and exit\n";
 
-double parse_positive(const std::string& option, const std::string& value, double hi) {
-    double v = 0;
-    if (const std::string problem = gemm::parse_positive(option, value, hi, v); !problem.empty()) throw UsageError(problem);
-    return v;
-}
-
-int parse_count(const std::string& option, const std::string& value, int hi) {
-    int v = 0;
-    if (const std::string problem = gemm::parse_count(option, value, hi, v); !problem.empty()) throw UsageError(problem);
-    return v;
-}
-
 Options parse(int argc, const char* const* argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        auto value = [&]() -> std::string {
-            // A next word that is an option means the value was forgotten (SPEC: one rule).
-            if (i + 1 >= argc || std::string_view(argv[i + 1]).rfind("--", 0) == 0)
-                throw UsageError(arg + ": needs a value");
-            return argv[++i];
-        };
         if (arg == "--info") {
             o.info = true;
         } else if (arg == "--seconds") {
-            o.seconds = parse_positive(arg, value(), 60);
+            o.seconds = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 60);
         } else if (arg == "--reps") {
-            o.reps = parse_count(arg, value(), 100);
+            o.reps = gemm::count_option(arg, gemm::option_value(argc, argv, i), 100);
         } else if (arg == "--threads") {
-            o.threads = parse_count(arg, value(), 1024);
+            o.threads = gemm::count_option(arg, gemm::option_value(argc, argv, i), 1024);
         } else if (arg == "--ghz") {
-            o.ghz = parse_positive(arg, value(), 20);
+            o.ghz = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 20);
         } else if (arg == "--csv") {
-            o.csv = value();
-            if (o.csv.empty()) throw UsageError("--csv: needs a file name");
+            o.csv = gemm::option_value(argc, argv, i);
+            if (o.csv.empty()) throw gemm::UsageError("--csv: needs a file name");
         } else if (arg == "--isa") {
-            const std::string list = value();
-            if (list.empty()) throw UsageError("--isa '': empty list");
+            const std::string list = gemm::option_value(argc, argv, i);
+            if (list.empty()) throw gemm::UsageError("--isa '': empty list");
             std::stringstream ss(list + ',');   // the extra comma makes a trailing empty entry visible
             for (std::string name; std::getline(ss, name, ',');) {
-                if (name.empty()) throw UsageError("--isa '" + list + "': has an empty entry");
+                if (name.empty()) throw gemm::UsageError("--isa '" + list + "': has an empty entry");
                 const Isa* isa = find_isa(name);
                 if (isa == nullptr)
-                    throw UsageError("--isa '" + name + "': not an instruction set this build measures");
+                    throw gemm::UsageError("--isa '" + name + "': not an instruction set this build measures");
                 if (!isa->supported())
-                    throw UsageError("--isa '" + name + "': this CPU does not have it");
+                    throw gemm::UsageError("--isa '" + name + "': this CPU does not have it");
                 if (std::find(o.isas.begin(), o.isas.end(), name) != o.isas.end())
-                    throw UsageError("--isa '" + list + "': lists " + name + " twice");
+                    throw gemm::UsageError("--isa '" + list + "': lists " + name + " twice");
                 o.isas.push_back(name);
             }
         } else {
-            throw UsageError("'" + arg + "': unknown option (see --help)");
+            throw gemm::UsageError("'" + arg + "': unknown option (see --help)");
         }
     }
     return o;
@@ -400,7 +378,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     Options o;
     try {
         o = parse(argc, argv);
-    } catch (const UsageError& e) {
+    } catch (const gemm::UsageError& e) {
         err << "peak: " << e.what() << '\n';
         return 2;
     }
