@@ -2,6 +2,7 @@
 step, the thread count and the microarchitecture, the output file checked before any work,
 and one exit-status convention (0; 2 bad input, one line naming the file; 3 no matplotlib).
 """
+import argparse
 import os
 import sys
 
@@ -61,6 +62,17 @@ def title(what, threads, machine, wrap=False):
     """'<what> - <threads> - <machine>': every figure says what it shows, on how many
     threads, on which microarchitecture (wrap: the last two on a line of their own)."""
     return "{}{}{} \u2014 {}".format(what, "\n" if wrap else " \u2014 ", threads_text(threads), machine)
+
+
+def matrix_size(text):
+    """argparse type of --at: a matrix size, a whole number of at least 1."""
+    try:
+        size = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("'{}': not a whole number".format(text))
+    if size < 1:
+        raise argparse.ArgumentTypeError("a size must be at least 1")
+    return size
 
 
 def figure_main(name, parse, render, argv):

@@ -160,13 +160,10 @@ def parse(argv):
     parser.add_argument("--peak", required=True, help="peak.csv (build/bin/peak)")
     parser.add_argument("--bandwidth", required=True, help="bandwidth.csv (build/bin/bandwidth)")
     parser.add_argument("--cpuinfo", required=True, help="the report of build/bin/cpuinfo")
-    parser.add_argument("--at", type=int, default=1000, help="matrix size of the points (default 1000)")
+    parser.add_argument("--at", type=drawing.matrix_size, default=1000, help="matrix size of the points (default 1000)")
     parser.add_argument("--machine", help="machine.txt (default: the one beside peak.csv)")
     parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    args = parser.parse_args(argv)
-    if args.at < 1:
-        parser.error("--at: a size must be at least 1")
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv):

@@ -96,13 +96,10 @@ def parse(argv):
     parser = argparse.ArgumentParser(description="GFLOPS and parallel efficiency against thread count.")
     parser.add_argument("csv", nargs="+", help="harness CSVs at several thread counts")
     parser.add_argument("--peak", required=True, help="peak.csv (build/bin/peak)")
-    parser.add_argument("--at", type=int, default=1000, help="matrix size (default 1000; the nearest measured)")
+    parser.add_argument("--at", type=drawing.matrix_size, default=1000, help="matrix size (default 1000; the nearest measured)")
     parser.add_argument("--machine", help="machine.txt (default: the one beside peak.csv)")
     parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    args = parser.parse_args(argv)
-    if args.at < 1:
-        parser.error("--at: a size must be at least 1")
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv):

@@ -114,14 +114,11 @@ def parse(argv):
     parser = argparse.ArgumentParser(description="One bar per step at one size.")
     parser.add_argument("csv", nargs="+", help="step and reference CSVs (harness CSVs)")
     parser.add_argument("--peak", help="peak.csv (build/bin/peak)")
-    parser.add_argument("--at", type=int, default=1000, help="matrix size (default 1000; the nearest measured)")
+    parser.add_argument("--at", type=drawing.matrix_size, default=1000, help="matrix size (default 1000; the nearest measured)")
     parser.add_argument("--machine", help="machine.txt (default: the one beside the first CSV)")
     parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
     parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    args = parser.parse_args(argv)
-    if args.at < 1:
-        parser.error("--at: a size must be at least 1")
-    return args
+    return parser.parse_args(argv)
 
 
 def main(argv):
