@@ -276,7 +276,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
             const int chunks = (slivers + per_chunk - 1) / per_chunk;
             for (int pc = 0; pc < k; pc += blk.kc, ++panel) {
                 const int kc = k - pc < blk.kc ? k - pc : blk.kc;
-                Counter* b_next = &b_claims[static_cast<std::size_t>(panel) * team];
+                Counter* chunks_next = &b_claims[static_cast<std::size_t>(panel) * team];
                 Counter* rows_next = &row_claims[static_cast<std::size_t>(panel) * team];
                 std::atomic<int>* ready = &packed[static_cast<std::size_t>(panel) * chunks_max];
 
@@ -286,7 +286,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                 auto claim_chunk = [&](int owner) {
                     const int first = static_cast<int>(static_cast<long>(chunks) * owner / threads);
                     const int end = static_cast<int>(static_cast<long>(chunks) * (owner + 1) / threads);
-                    const int c = first + b_next[owner].next.fetch_add(1, std::memory_order_relaxed);
+                    const int c = first + chunks_next[owner].next.fetch_add(1, std::memory_order_relaxed);
                     return c < end ? c : -1;
                 };
                 auto pack_chunk = [&](int c) {
