@@ -2,18 +2,20 @@
 //
 //   for jc in 0..n step NC:
 //     for pc in 0..k step KC:
-//       thread t packs its share of the slivers of B(pc.., jc..) into the shared Bp
-//       -- barrier: Bp complete --
-//       thread t:  for ic in its own rows [first_row(t), first_row(t+1)) step MC:
-//                    pack A(ic.., pc..) into its own Ap                        (L2 of its core)
-//                    for jr in 0..nc step NR:  for ir in 0..mc step MR:  micro-kernel
-//       -- barrier: nobody reads Bp any more, it may be repacked --
+//       thread t packs its chunks of the slivers of B(pc.., jc..) into the shared Bp,
+//         each chunk flagged "ready" when packed
+//       thread t:  while it can claim rows (its own group's first, then the others'):
+//                    pack A(claimed rows, pc..) into its own Ap                (L2 of its core)
+//                    for jr in the claim's slivers: wait for jr's chunk (packing any
+//                      unclaimed chunk meanwhile);  for ir in 0..mc step MR:  micro-kernel
+//       -- barrier, if another panel follows: nobody reads Bp any more, it may be repacked --
 //
-// One parallel region per call; OpenMP keeps its threads between calls. Each thread writes
-// only its own rows of C, so no two threads write the same element, and first_row keeps the
-// boundaries on cache-line starts where it can, so they don't share lines of C either.
-// Small matrices skip the packing, as in step 08, with the rows of C split the same way.
-// The micro-kernels and the packing are step 08's, unchanged.
+// One parallel region per call; OpenMP keeps its threads between calls. Each claim is a
+// range of rows and slivers of C that one thread computes alone, so no two threads write
+// the same element, and first_row keeps the row groups' boundaries on cache-line starts
+// where it can, so they don't share lines of C either. Small matrices skip the packing, as
+// in step 08, with C shared out the same way. The micro-kernels and the packing are step
+// 08's, unchanged.
 #include "kernel.hpp"
 #include "packing.hpp"
 #include "partition.hpp"
@@ -178,17 +180,40 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     }
 
     // Rows of C: row group g (of the grid made inside the region) owns rows [first_row(g),
-    // first_row(g + 1)), handed out from its counter in steps of at most `most` rows (a
+    // first_row(g + 1)), handed out from its counter in blocks of at most `most` rows (a
     // quarter of the group's rows when that is less, so that there is something left to take
-    // over). A thread works through its own group's rows, then through the other groups'.
-    auto claim_rows = [&](Counter* next, const Grid& grid, int group, int cols_group, int most, int& row0, int& row1) {
+    // over). The last two blocks are handed out in quarters of the group's columns: the thread
+    // that finishes first then waits for a quarter of a block at most, not a whole one (a
+    // block of 112 rows at n = 1024 is a tenth of a thread's work). A thread works through
+    // its own group's claims, then through the other groups'.
+    struct Claim {
+        int row0, row1;   // rows of C
+        int s0, s1;       // NR-column slivers of the panel
+    };
+    auto claim = [&](Counter* next, const Grid& grid, int group, int cols_group, int most, int s0, int s1,
+                     Claim& got) {
         const int first = first_row(group, grid.rows, m, MR, C, ldc);
         const int end = first_row(group + 1, grid.rows, m, MR, C, ldc);
+        if (end <= first) return false;
         const int quarter = round_up((end - first + 3) / 4, MR);
         const int step = quarter < most ? quarter : most;
-        row0 = first + next[group * grid.cols + cols_group].next.fetch_add(step, std::memory_order_relaxed);
-        row1 = row0 + step < end ? row0 + step : end;
-        return row0 < end;
+        const int blocks = (end - first + step - 1) / step;
+        const int tail = blocks < 2 ? blocks : 2;
+        const int parts = s1 - s0 < 4 ? (s1 - s0 > 1 ? s1 - s0 : 1) : 4;
+        const int item = next[group * grid.cols + cols_group].next.fetch_add(1, std::memory_order_relaxed);
+        int block = item, part = 0;
+        if (item >= blocks - tail) {
+            block = blocks - tail + (item - (blocks - tail)) / parts;
+            part = (item - (blocks - tail)) % parts;
+            if (block >= blocks) return false;
+            got.s0 = s0 + static_cast<int>(static_cast<long>(s1 - s0) * part / parts);
+            got.s1 = s0 + static_cast<int>(static_cast<long>(s1 - s0) * (part + 1) / parts);
+        } else {
+            got.s0 = s0, got.s1 = s1;
+        }
+        got.row0 = first + block * step;
+        got.row1 = got.row0 + step < end ? got.row0 + step : end;
+        return true;
     };
     auto slivers_of = [&](const Grid& grid, int cols_group, int slivers, int& s0, int& s1) {
         s0 = static_cast<int>(static_cast<long>(slivers) * cols_group / grid.cols);
@@ -205,13 +230,12 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
             int s0, s1;
             slivers_of(grid, t % grid.cols, col_slivers, s0, s1);
             for (int g = 0; g < grid.rows && t < grid.rows * grid.cols; ++g)
-                for (int row0, row1; claim_rows(row_claims.get(), grid, (t / grid.cols + g) % grid.rows, t % grid.cols, m,
-                                                row0, row1);)
-                    for (int jr = s0 * NR; jr < n && jr < s1 * NR; jr += NR)
-                        for (int ir = row0; ir < row1; ir += MR)
+                for (Claim c; claim(row_claims.get(), grid, (t / grid.cols + g) % grid.rows, t % grid.cols, m, s0, s1, c);)
+                    for (int jr = c.s0 * NR; jr < n && jr < c.s1 * NR; jr += NR)
+                        for (int ir = c.row0; ir < c.row1; ir += MR)
                             tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
                                         C + static_cast<long>(ir) * ldc + jr, ldc,
-                                        row1 - ir < MR ? row1 - ir : MR, n - jr < NR ? n - jr : NR);
+                                        c.row1 - ir < MR ? c.row1 - ir : MR, n - jr < NR ? n - jr : NR);
         }
         return;
     }
@@ -305,23 +329,27 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
                 int s0, s1;
                 slivers_of(grid, my_cols, slivers, s0, s1);
-                const int j_end = nc < s1 * NR ? nc : s1 * NR;
+                int packed_row0 = -1;   // the rows of A in Ap: the quarters of a block reuse it
                 for (int g = 0; g < grid.rows && in_grid; ++g) {
                     const int group = (my_rows + g) % grid.rows;
-                    for (int row0, row1; claim_rows(rows_next, grid, group, my_cols, blk.mc, row0, row1);) {
-                        const int mc = row1 - row0;
-                        tile.pack_a(mc, kc, A + static_cast<long>(row0) * lda + pc, lda, MR, Ap);
-                        for (int jr = s0 * NR; jr < j_end; jr += NR) {
+                    for (Claim c; claim(rows_next, grid, group, my_cols, blk.mc, s0, s1, c);) {
+                        const int mc = c.row1 - c.row0;
+                        if (c.row0 != packed_row0)
+                            tile.pack_a(mc, kc, A + static_cast<long>(c.row0) * lda + pc, lda, MR, Ap);
+                        packed_row0 = c.row0;
+                        const int j_end = nc < c.s1 * NR ? nc : c.s1 * NR;
+                        for (int jr = c.s0 * NR; jr < j_end; jr += NR) {
                             wait_for(ready[jr / NR / per_chunk], help_pack);
                             const int nr = nc - jr < NR ? nc - jr : NR;
                             const float* b_sliver = Bp + static_cast<long>(jr) * kc;
-                            // The next sliver of this thread's share (after its last: its first,
-                            // for its next A block), brought into L2 by the calls below.
-                            const float* next_sliver = Bp + static_cast<long>(jr + NR < j_end ? jr + NR : s0 * NR) * kc;
+                            // The next sliver this thread will read, brought into L2 by the calls
+                            // below: after a claim's last, the first of the next quarter or block.
+                            const int jr_next = jr + NR < j_end ? jr + NR : c.s1 < s1 ? j_end : s0 * NR;
+                            const float* next_sliver = Bp + static_cast<long>(jr_next) * kc;
                             for (int ir = 0; ir < mc; ir += MR) {
                                 const int mr = mc - ir < MR ? mc - ir : MR;
                                 tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
-                                            C + static_cast<long>(row0 + ir) * ldc + jc + jr, ldc, mr, nr,
+                                            C + static_cast<long>(c.row0 + ir) * ldc + jc + jr, ldc, mr, nr,
                                             next_sliver + next_sliver_share(ir / MR, NR, kc));
                             }
                         }
