@@ -22,6 +22,7 @@
 
 #include <gemm/step.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <memory>
@@ -199,12 +200,12 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         const int step = quarter < most ? quarter : most;
         const int blocks = (end - first + step - 1) / step;
         const int tail = blocks < 2 ? blocks : 2;
-        const int parts = s1 - s0 < 4 ? (s1 - s0 > 1 ? s1 - s0 : 1) : 4;
+        const int parts = std::clamp(s1 - s0, 1, 4);
         const int item = next[group * grid.cols + cols_group].next.fetch_add(1, std::memory_order_relaxed);
-        int block = item, part = 0;
+        int block = item;
         if (item >= blocks - tail) {
             block = blocks - tail + (item - (blocks - tail)) / parts;
-            part = (item - (blocks - tail)) % parts;
+            const int part = (item - (blocks - tail)) % parts;
             if (block >= blocks) return false;
             got.s0 = s0 + static_cast<int>(static_cast<long>(s1 - s0) * part / parts);
             got.s1 = s0 + static_cast<int>(static_cast<long>(s1 - s0) * (part + 1) / parts);
