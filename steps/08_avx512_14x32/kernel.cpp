@@ -132,11 +132,17 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     if (m <= 0 || n <= 0 || k <= 0) return;
     const int MR = tile.mr, NR = tile.nr;
     if (tile.direct != nullptr && skip_packing(m, k, NR)) {
+        // Unpacked, the row tiles need not be MR rows each: m rows as ceil(m / MR) tiles of
+        // nearly equal height (m = 100: 4 x 13 + 4 x 12 rows, not 7 x 14 + 2). A 2-row tile
+        // has 4 accumulators for 2 FMA pipes of latency 4 and ran at half speed.
+        const int row_tiles = (m + MR - 1) / MR;
         for (int jr = 0; jr < n; jr += NR)
-            for (int ir = 0; ir < m; ir += MR)
+            for (int t = 0; t < row_tiles; ++t) {
+                const int ir = static_cast<int>(static_cast<long>(m) * t / row_tiles);
+                const int rows = static_cast<int>(static_cast<long>(m) * (t + 1) / row_tiles) - ir;
                 tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
-                            C + static_cast<long>(ir) * ldc + jr, ldc,
-                            m - ir < MR ? m - ir : MR, n - jr < NR ? n - jr : NR);
+                            C + static_cast<long>(ir) * ldc + jr, ldc, rows, n - jr < NR ? n - jr : NR);
+            }
         return;
     }
     Blocks blk = block_sizes(MR, NR, tile.flops);

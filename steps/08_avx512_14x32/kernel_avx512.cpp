@@ -27,6 +27,22 @@ namespace {
 // comes from"). Each is spelled in inline assembly, so that the compiler emits exactly it.
 enum MulAdd { kFoldedFma, kBroadcastFma, kFoldedMulAdd, kBroadcastMulAdd };
 
+// acc[v] += ai * bv[v], ai = A(i, p) already broadcast to a register: by FMA, or (for the
+// --no-fma variants) by a multiply and an add.
+template <int OP, int VECS>
+inline __attribute__((always_inline)) void row_madd_broadcast(__m512 (&acc)[VECS], const __m512 (&bv)[VECS], __m512 ai) {
+#pragma GCC unroll 2
+    for (int v = 0; v < VECS; ++v) {
+        if constexpr (OP == kFoldedFma || OP == kBroadcastFma) {
+            asm("vfmadd231ps %[a], %[b], %[c]" : [c] "+v"(acc[v]) : [b] "v"(bv[v]), [a] "v"(ai));
+        } else {
+            __m512 t;
+            asm("vmulps %[a], %[b], %[t]" : [t] "=v"(t) : [b] "v"(bv[v]), [a] "v"(ai));
+            asm("vaddps %[t], %[c], %[c]" : [c] "+v"(acc[v]) : [t] "v"(t));
+        }
+    }
+}
+
 // acc[v] += A(i, p) * bv[v] for the VECS vectors of one row of the tile; a points at A(i, p).
 template <int OP, int VECS>
 inline __attribute__((always_inline)) void row_madd(__m512 (&acc)[VECS], const __m512 (&bv)[VECS], const float* a) {
@@ -44,16 +60,7 @@ inline __attribute__((always_inline)) void row_madd(__m512 (&acc)[VECS], const _
     } else {   // one broadcast per row, used by both vectors
         __m512 ai;
         asm("vbroadcastss %[a], %[r]" : [r] "=v"(ai) : [a] "m"(*a));
-#pragma GCC unroll 2
-        for (int v = 0; v < VECS; ++v) {
-            if constexpr (OP == kBroadcastFma) {
-                asm("vfmadd231ps %[a], %[b], %[c]" : [c] "+v"(acc[v]) : [b] "v"(bv[v]), [a] "v"(ai));
-            } else {
-                __m512 t;
-                asm("vmulps %[a], %[b], %[t]" : [t] "=v"(t) : [b] "v"(bv[v]), [a] "v"(ai));
-                asm("vaddps %[t], %[c], %[c]" : [c] "+v"(acc[v]) : [t] "v"(t));
-            }
-        }
+        row_madd_broadcast<OP>(acc, bv, ai);
     }
 }
 
@@ -133,8 +140,69 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, co
 // more than it saves. Row i of the tile broadcasts A(i, p) = a[i * lda + p]; the B vectors
 // are row p of B, loaded with a mask when fewer than 32 columns are left, so that nothing
 // outside B's window is read.
-template <int ROWS, int VECS, int OP = kFoldedFma>
-void tile_direct(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr) {
+//
+// The 14 rows of A are reached from four row pointers ag[g] = A(4g, p) and two strides:
+// row 4g + r is at ag[g] + r lda, and r lda (r = 1, 2, 3) is one x86 address: base + lda x 4,
+// base + lda x 8, base + 3lda x 4 (bytes). With four steps of p per iteration, p + u is the
+// address's displacement (4u bytes). So the loop spends no instruction on addresses: spelled
+// as a[i * lda + p], GCC 12 computed each row's address with an lea or an add, about 20
+// integer instructions per four steps, and those compete with the FMAs for ports 0 and 5
+// (Intel; the tile ran at ~88 % of the FMA peak, 92 % without them, Emerald Rapids).
+// One broadcast per row, not folded into both FMAs: with an index register in its address,
+// a folded FMA ran slower still (a 14 x 32 tile at k = 96: 122 against 157 GFLOPS; likely
+// because Intel cores split an indexed memory operand of a three-input instruction into
+// two uops, which we could not measure without performance counters).
+template <class Vec, int U>
+inline __attribute__((always_inline)) Vec broadcast_row(int i, const float* const* ag, long lda, long lda3) {
+    const float* base = ag[i / 4];
+    Vec r;
+    switch (i % 4) {
+        case 0: asm("vbroadcastss %c[d](%[p]), %[r]" : [r] "=v"(r) : [p] "r"(base), [d] "i"(4 * U)); break;
+        case 1: asm("vbroadcastss %c[d](%[p],%[s],4), %[r]" : [r] "=v"(r) : [p] "r"(base), [s] "r"(lda), [d] "i"(4 * U)); break;
+        case 2: asm("vbroadcastss %c[d](%[p],%[s],8), %[r]" : [r] "=v"(r) : [p] "r"(base), [s] "r"(lda), [d] "i"(4 * U)); break;
+        default: asm("vbroadcastss %c[d](%[p],%[s],4), %[r]" : [r] "=v"(r) : [p] "r"(base), [s] "r"(lda3), [d] "i"(4 * U)); break;
+    }
+    return r;
+}
+// (The asm reads A without telling the compiler. Nothing in these functions writes A, and
+// the C stores after the loop depend on the accumulators the asm produces, so no store can
+// move before a read.)
+
+// Row pointers for the rows of an unpacked A block, and the step that moves them on.
+template <int ROWS>
+struct RowGroups {
+    static constexpr int count = (ROWS + 3) / 4;
+    const float* ag[count];
+    long lda, lda3;
+    RowGroups(const float* a, long lda_) : lda(lda_), lda3(3 * lda_) {
+#pragma GCC unroll 4
+        for (int g = 0; g < count; ++g) ag[g] = a + 4 * g * lda;
+    }
+    void advance(int steps) {
+#pragma GCC unroll 4
+        for (int g = 0; g < count; ++g) ag[g] += steps;
+    }
+};
+
+// Step p + U of the unpacked tile. Only the last B vector of an edge tile (MASK_LAST) is
+// loaded through a mask: a masked load also takes an ALU port on Intel, and with both
+// vectors masked the 14 x 32 tile ran 8 % slower (Emerald Rapids, k = 96: 152 against 164
+// GFLOPS).
+template <int U, int OP, bool MASK_LAST, int ROWS, int VECS>
+inline __attribute__((always_inline)) void direct_step(__m512 (&acc)[ROWS][VECS], const RowGroups<ROWS>& rows,
+                                                       const float* b, long ldb, const __mmask16 (&kb)[VECS]) {
+    __m512 bv[VECS];
+#pragma GCC unroll 2
+    for (int v = 0; v < VECS; ++v)
+        bv[v] = MASK_LAST && v == VECS - 1 ? _mm512_maskz_loadu_ps(kb[v], b + U * ldb + 16 * v)
+                                           : _mm512_loadu_ps(b + U * ldb + 16 * v);
+#pragma GCC unroll 14
+    for (int i = 0; i < ROWS; ++i) row_madd_broadcast<OP>(acc[i], bv, broadcast_row<__m512, U>(i, rows.ag, rows.lda, rows.lda3));
+}
+
+// nr > 16 (VECS - 1): only the last vector can be partial.
+template <int ROWS, int VECS, int OP, bool MASK_LAST>
+void tile_direct_loop(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr) {
     __m512 acc[ROWS][VECS];
 #pragma GCC unroll 14
     for (int i = 0; i < ROWS; ++i)
@@ -147,14 +215,19 @@ void tile_direct(int k, const float* a, long lda, const float* b, long ldb, floa
         kb[v] = static_cast<__mmask16>(cols >= 16 ? 0xFFFF : (1u << cols) - 1);
     }
 
-#pragma GCC unroll 4
-    for (int p = 0; p < k; ++p) {
-        __m512 bv[VECS];
-#pragma GCC unroll 2
-        for (int v = 0; v < VECS; ++v) bv[v] = _mm512_maskz_loadu_ps(kb[v], b + 16 * v);
-#pragma GCC unroll 14
-        for (int i = 0; i < ROWS; ++i) row_madd<OP>(acc[i], bv, a + i * lda);
-        a += 1;
+    RowGroups<ROWS> rows(a, lda);
+    int p = 0;
+    for (; p + 4 <= k; p += 4) {
+        direct_step<0, OP, MASK_LAST>(acc, rows, b, ldb, kb);
+        direct_step<1, OP, MASK_LAST>(acc, rows, b, ldb, kb);
+        direct_step<2, OP, MASK_LAST>(acc, rows, b, ldb, kb);
+        direct_step<3, OP, MASK_LAST>(acc, rows, b, ldb, kb);
+        rows.advance(4);
+        b += 4 * ldb;
+    }
+    for (; p < k; ++p) {
+        direct_step<0, OP, MASK_LAST>(acc, rows, b, ldb, kb);
+        rows.advance(1);
         b += ldb;
     }
 
@@ -166,6 +239,12 @@ void tile_direct(int k, const float* a, long lda, const float* b, long ldb, floa
             _mm512_mask_storeu_ps(ci + 16 * v, kb[v],
                                   _mm512_add_ps(_mm512_maskz_loadu_ps(kb[v], ci + 16 * v), acc[i][v]));
     }
+}
+
+template <int ROWS, int VECS, int OP = kFoldedFma>
+void tile_direct(int k, const float* a, long lda, const float* b, long ldb, float* c, long ldc, int nr) {
+    if (nr == 16 * VECS) return tile_direct_loop<ROWS, VECS, OP, false>(k, a, lda, b, ldb, c, ldc, nr);
+    tile_direct_loop<ROWS, VECS, OP, true>(k, a, lda, b, ldb, c, ldc, nr);
 }
 
 // A last strip of at most 8 columns in ymm registers. A zmm FMA occupies both of Zen 4's
@@ -199,11 +278,26 @@ void tile8_direct(int k, const float* a, long lda, const float* b, long ldb, flo
     __m256 acc[ROWS];
 #pragma GCC unroll 14
     for (int i = 0; i < ROWS; ++i) acc[i] = _mm256_setzero_ps();
-    for (int p = 0; p < k; ++p) {
-        const __m256 bv = _mm512_castps512_ps256(_mm512_maskz_loadu_ps(kb, b));
+    // The rows' addresses as in tile_direct.
+    RowGroups<ROWS> rows(a, lda);
+    auto step = [&]<int U>() {
+        const __m256 bv = _mm512_castps512_ps256(_mm512_maskz_loadu_ps(kb, b + U * ldb));
 #pragma GCC unroll 14
-        for (int i = 0; i < ROWS; ++i) acc[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(a + i * lda), bv, acc[i]);
-        a += 1;
+        for (int i = 0; i < ROWS; ++i)
+            acc[i] = _mm256_fmadd_ps(broadcast_row<__m256, U>(i, rows.ag, rows.lda, rows.lda3), bv, acc[i]);
+    };
+    int p = 0;
+    for (; p + 4 <= k; p += 4) {
+        step.template operator()<0>();
+        step.template operator()<1>();
+        step.template operator()<2>();
+        step.template operator()<3>();
+        rows.advance(4);
+        b += 4 * ldb;
+    }
+    for (; p < k; ++p) {
+        step.template operator()<0>();
+        rows.advance(1);
         b += ldb;
     }
 #pragma GCC unroll 14

@@ -231,12 +231,18 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
             int s0, s1;
             slivers_of(grid, t % grid.cols, col_slivers, s0, s1);
             for (int g = 0; g < grid.rows && t < grid.rows * grid.cols; ++g)
-                for (Claim c; claim(row_claims.get(), grid, (t / grid.cols + g) % grid.rows, t % grid.cols, m, s0, s1, c);)
+                for (Claim c; claim(row_claims.get(), grid, (t / grid.cols + g) % grid.rows, t % grid.cols, m, s0, s1, c);) {
+                    // The claim's rows as tiles of nearly equal height, as in step 08 (a
+                    // 2-row tile runs at half speed).
+                    const int rows = c.row1 - c.row0, tiles = (rows + MR - 1) / MR;
                     for (int jr = c.s0 * NR; jr < n && jr < c.s1 * NR; jr += NR)
-                        for (int ir = c.row0; ir < c.row1; ir += MR)
+                        for (int i = 0; i < tiles; ++i) {
+                            const int ir = c.row0 + rows * i / tiles;
                             tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
                                         C + static_cast<long>(ir) * ldc + jr, ldc,
-                                        c.row1 - ir < MR ? c.row1 - ir : MR, n - jr < NR ? n - jr : NR);
+                                        c.row0 + rows * (i + 1) / tiles - ir, n - jr < NR ? n - jr : NR);
+                        }
+                }
         }
         return;
     }
