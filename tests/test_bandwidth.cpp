@@ -347,14 +347,14 @@ TEST_CASE("the bandwidth CSV: kind,bytes,threads,gbps,level,isa, a row per level
     std::remove(path.c_str());
 }
 
-TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop", "[bandwidth]") {
+TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop", "[.][bandwidth-timing]") {
     CHECK(bw::isa() == own_loops().isa);
     if (!kTimingBuild) {
         WARN("not an optimised build without sanitizers: the figures are not compared");
         return;
     }
     // The meter and our loop take turns, the order swapped each time. A shared machine (and
-    // L3 and DRAM are shared with everything else running, ctest's other jobs included)
+    // L3 and DRAM are shared with everything else running; ctest runs this test alone)
     // changes speed from one moment to the next, so the ratio is estimated three ways: the
     // median of the turns' ratios (the halves of a turn see nearly the same machine; the
     // median ignores the turns a burst fell into), the ratio of the two sides' medians (the
