@@ -17,6 +17,7 @@
 
 #include <gemm/step.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <new>
 
@@ -101,15 +102,20 @@ Blocks block_sizes(int mr, int nr, double flops) {
     return b;
 }
 
-// Small matrices skip packing (README: "Small matrices"). Unpacked, every B sliver reads
-// all of A in place, so A must fit in half of L2; and each B sliver, k rows of NR floats
-// scattered over B, is read by every A sliver, so it must fit in half of L1. Setting any
-// block size asks for the blocked path, whatever the size.
-bool skip_packing(int m, int k, int nr_tile) {
+// Small matrices skip packing (README: "Small matrices"). Unpacked, every B sliver reads all
+// of A in place, so A must fit in half of L2. And every A sliver reads the B sliver again:
+// k rows of NR floats, 4 ldb bytes apart, which must stay in L2 too. Rows that far apart
+// can only use the cache sets the stride reaches: for P the largest power of two that
+// divides 4 ldb, one set in P / 64, so L2 holds at most L2 / P of them (P counted up to
+// one way of L2, taken as an eighth: an L2 with more ways holds more). The sliver must fit
+// in half of that. (ldb = 1024 at k = 1024 crowded it into 512 rows: unpacked ran at half
+// the packed speed.) Setting any block size asks for the blocked path, whatever the size.
+bool skip_packing(int m, int k, int ldb, int nr_tile) {
     if (user_mc > 0 || user_kc > 0 || user_nc > 0 || ablation.no_direct) return false;
-    const long l1 = gemm::cpu::caches().l1d > 0 ? gemm::cpu::caches().l1d : 32 * 1024;
     const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
-    return 4L * m * k <= l2 / 2 && 4L * k * nr_tile <= l1 / 2;
+    const long stride = 4L * ldb;
+    const long period = std::clamp(stride & -stride, 4L * nr_tile, l2 / 8);
+    return 4L * m * k <= l2 / 2 && k <= l2 / period / 2;
 }
 
 // A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
@@ -131,7 +137,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                   const float* B, int ldb, float* C, int ldc) {
     if (m <= 0 || n <= 0 || k <= 0) return;
     const int MR = tile.mr, NR = tile.nr;
-    if (tile.direct != nullptr && skip_packing(m, k, NR)) {
+    if (tile.direct != nullptr && skip_packing(m, k, ldb, NR)) {
         // Unpacked, the row tiles need not be MR rows each: m rows as ceil(m / MR) tiles of
         // nearly equal height (m = 100: 4 x 13 + 4 x 12 rows, not 7 x 14 + 2). A 2-row tile
         // has 4 accumulators for 2 FMA pipes of latency 4 and ran at half speed.

@@ -102,15 +102,20 @@ Blocks block_sizes(int mr, int nr, double flops) {
     return b;
 }
 
-// Small matrices skip packing (step 08's README: "Small matrices"). Unpacked, every B
-// sliver reads all of A in place, so A must fit in half of L2; and each B sliver, k rows of
-// NR floats scattered over B, is read by every A sliver, so it must fit in half of L1.
-// Setting any block size asks for the blocked path, whatever the size.
-bool skip_packing(int m, int k, int nr_tile) {
+// Small matrices skip packing (step 08's README: "Small matrices"). Unpacked, every B sliver reads all
+// of A in place, so A must fit in half of L2. And every A sliver reads the B sliver again:
+// k rows of NR floats, 4 ldb bytes apart, which must stay in L2 too. Rows that far apart
+// can only use the cache sets the stride reaches: for P the largest power of two that
+// divides 4 ldb, one set in P / 64, so L2 holds at most L2 / P of them (P counted up to
+// one way of L2, taken as an eighth: an L2 with more ways holds more). The sliver must fit
+// in half of that. (ldb = 1024 at k = 1024 crowded it into 512 rows: unpacked ran at half
+// the packed speed.) Setting any block size asks for the blocked path, whatever the size.
+bool skip_packing(int m, int k, int ldb, int nr_tile) {
     if (user_mc > 0 || user_kc > 0 || user_nc > 0) return false;
-    const long l1 = gemm::cpu::caches().l1d > 0 ? gemm::cpu::caches().l1d : 32 * 1024;
     const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
-    return 4L * m * k <= l2 / 2 && 4L * k * nr_tile <= l1 / 2;
+    const long stride = 4L * ldb;
+    const long period = std::clamp(stride & -stride, 4L * nr_tile, l2 / 8);
+    return 4L * m * k <= l2 / 2 && k <= l2 / period / 2;
 }
 
 // A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
@@ -221,7 +226,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         s1 = static_cast<int>(static_cast<long>(slivers) * (cols_group + 1) / grid.cols);
     };
 
-    if (tile.direct != nullptr && skip_packing(m, k, NR)) {
+    if (tile.direct != nullptr && skip_packing(m, k, ldb, NR)) {
         const std::unique_ptr<Counter[]> row_claims(new Counter[team]);
 #pragma omp parallel num_threads(team)
         {
