@@ -144,14 +144,14 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, co
 // The 14 rows of A are reached from four row pointers ag[g] = A(4g, p) and two strides:
 // row 4g + r is at ag[g] + r lda, and r lda (r = 1, 2, 3) is one x86 address: base + lda x 4,
 // base + lda x 8, base + 3lda x 4 (bytes). With four steps of p per iteration, p + u is the
-// address's displacement (4u bytes). So the loop spends no instruction on addresses: spelled
-// as a[i * lda + p], GCC 12 computed each row's address with an lea or an add, about 20
-// integer instructions per four steps, and those compete with the FMAs for ports 0 and 5
-// (Intel; the tile ran at ~88 % of the FMA peak, 92 % without them, Emerald Rapids).
-// One broadcast per row, not folded into both FMAs: with an index register in its address,
-// a folded FMA ran slower still (a 14 x 32 tile at k = 96: 122 against 157 GFLOPS; likely
-// because Intel cores split an indexed memory operand of a three-input instruction into
-// two uops, which we could not measure without performance counters).
+// address's displacement (4u bytes). So the loop has no address arithmetic: spelled as
+// a[i * lda + p], GCC 12 computed each row's address with an lea or an add, about 20
+// integer instructions per four steps. (Measured, a 14 x 32 tile on data in L1 at k = 96,
+// Emerald Rapids: 157 GFLOPS either way, so this is tidiness, not speed, on that core.)
+// One broadcast per row, not folded into both FMAs as in the packed tile: 153 folded with
+// computed addresses, 122 folded with an index register in the address (likely because
+// Intel cores split an indexed memory operand of a three-input instruction into two uops;
+// without performance counters we could not check), 157 with one broadcast.
 template <class Vec, int U>
 inline __attribute__((always_inline)) Vec broadcast_row(int i, const float* const* ag, long lda, long lda3) {
     const float* base = ag[i / 4];
