@@ -242,10 +242,10 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                     const int rows = c.row1 - c.row0, tiles = (rows + MR - 1) / MR;
                     for (int jr = c.s0 * NR; jr < n && jr < c.s1 * NR; jr += NR)
                         for (int i = 0; i < tiles; ++i) {
-                            const int ir = c.row0 + rows * i / tiles;
+                            const int ir = c.row0 + static_cast<int>(static_cast<long>(rows) * i / tiles);
                             tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
                                         C + static_cast<long>(ir) * ldc + jr, ldc,
-                                        c.row0 + rows * (i + 1) / tiles - ir, n - jr < NR ? n - jr : NR);
+                                        c.row0 + static_cast<int>(static_cast<long>(rows) * (i + 1) / tiles) - ir, n - jr < NR ? n - jr : NR);
                         }
                 }
         }
