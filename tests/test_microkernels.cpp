@@ -3,6 +3,7 @@
 // the packing routines' layout and zero padding; step 09's row split and its thread counts.
 #include "kernel_check.hpp"
 
+#include "steps/08_avx512_14x32/kernel.hpp"
 #include "steps/08_avx512_14x32/packing.hpp"
 #include "steps/09_openmp/partition.hpp"
 
@@ -108,6 +109,50 @@ TEST_CASE("each micro-kernel handles every edge tile", "[microkernels]") {
     }
 }
 
+// Unpacked products (small enough for any L2 of 256 KiB) whose last 1-4 columns go to the
+// narrow-strip kernel: k >= 48, n % 16 = 1..4. Rows 1-13 and 100 cover every remainder of
+// its 6-row blocks; k = 63 and 97 end in a partial 16-step chunk; a third have padding (NaN)
+// past A's rows, which the partial chunk must not read. Step 09 also with 3 and 7 threads,
+// so that several claims, and claims of different column groups, reach the last columns.
+TEST_CASE("the unpacked path's narrow last columns are right on every row count", "[microkernels]") {
+    const int depths[] = {48, 63, 64, 97};
+    std::vector<Shape> shapes;
+    int t = 0;
+    for (const int n : {1, 3, 4, 17, 20, 36, 100})
+        for (const int m : {1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 100}) {
+            const int k = depths[t % 4];
+            shapes.push_back(t % 3 ? Shape{m, n, k} : Shape{m, n, k, 1 + t % 5, 2 + t % 3, 1 + t % 4});
+            ++t;
+        }
+#if defined(_OPENMP)
+    const int before = omp_get_max_threads();
+    const int thread_counts[] = {1, 3, 7};
+#else
+    const int thread_counts[] = {1};
+#endif
+    for (std::string_view slug : {"08_avx512_14x32", "09_openmp"}) {
+        const gemm::Step* step = find_step(slug);
+        if (step == nullptr) continue;
+        const gemm::Variant* variant = step->find_variant("avx512");
+        if (variant == nullptr || !variant->is_supported()) continue;
+        const gemm::Param* least_work = step->find_param("min-kflops");
+        if (least_work != nullptr) least_work->set(1);   // step 09: split even these shapes
+        for (const int threads : thread_counts) {
+#if defined(_OPENMP)
+            omp_set_num_threads(threads);
+#endif
+            for (const Shape& shape : shapes) {
+                INFO("step " << slug << ", " << threads << " thread(s), " << describe(shape));
+                CHECK(check_kernel(variant->kernel, shape, 5) == "");
+            }
+        }
+        if (least_work != nullptr) least_work->set(0);
+    }
+#if defined(_OPENMP)
+    omp_set_num_threads(before);
+#endif
+}
+
 TEST_CASE("step 08's ablation switches each keep every result right", "[microkernels][ablation]") {
     const gemm::Step* step = find_step("08_avx512_14x32");
     REQUIRE(step != nullptr);
@@ -118,7 +163,7 @@ TEST_CASE("step 08's ablation switches each keep every result right", "[microker
         int value;
     };
     const Setting settings[] = {{"no-direct", 1}, {"no-vector-pack", 1}, {"no-even-k", 1}, {"old-blocks", 1},
-                                {"no-prefetch", 1}, {"no-strips", 1}, {"no-fma", 1}, {"no-fold", 1},
+                                {"no-prefetch", 1}, {"no-narrow", 1}, {"no-strips", 1}, {"no-fma", 1}, {"no-fold", 1},
                                 {"tile-rows", 1}, {"tile-rows", 4}, {"tile-rows", 13}, {"tile-cols", 16}};
     for (const Setting& setting : settings) REQUIRE(step->find_param(setting.name) != nullptr);
     const auto reset = [&] { for (const Setting& s : settings) step->find_param(s.name)->set(0); };
@@ -180,6 +225,20 @@ TEST_CASE("pack_a and pack_b lay out slivers with zero padding", "[microkernels]
                     INFO("sliver " << s << ", p " << p << ", j " << j);
                     CHECK(packed[(s * kc + p) * nr + j] == expected);
                 }
+    }
+    SECTION("pack_b_narrow: up to 4 columns along k, rows past nr and entries past k zero") {
+        for (const int nr : {1, 3, 4})
+            for (const int k : {1, 5}) {   // k = 5: one partial 16-float row each
+                const long kpad = step08::narrow_depth(k);
+                std::vector<float> packed(4 * kpad, -1.0f);
+                step08::pack_b_narrow(k, nr, src.data() + 3, ld, packed.data());   // columns 3..
+                for (int j = 0; j < 4; ++j)
+                    for (int p = 0; p < kpad; ++p) {
+                        const float expected = j < nr && p < k ? src[p * ld + 3 + j] : 0.0f;
+                        INFO("nr " << nr << ", k " << k << ", j " << j << ", p " << p);
+                        CHECK(packed[j * kpad + p] == expected);
+                    }
+            }
     }
 }
 

@@ -103,6 +103,7 @@ runs=(
   "off|step 07's block rules|8 --old-blocks 1"
   "off|no prefetch (C, next B)|8 --no-prefetch 1"
   "off|masked zmm edge strips|8 --no-strips 1"
+  "off|narrow last columns in tiles|8 --no-narrow 1"
   "off|mul + add (no FMA)|8 --no-fma 1"
   "off|broadcast not folded|8 --no-fold 1"
   "off|4 x 16 register tile|8 --tile-rows 4 --tile-cols 16"

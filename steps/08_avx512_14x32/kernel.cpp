@@ -32,6 +32,7 @@ struct TileShape {
     int mr, nr;
     double flops;                    // fp32 FLOPs per cycle of the FMA units it runs on
     DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
+    NarrowKernel narrow = nullptr;   // its last 1-4 columns as dot products, if the ISA has it
     PackA pack_a = step08::pack_a;   // vectorised packing, if the ISA has one
     PackB pack_b = step08::pack_b;
 };
@@ -118,6 +119,16 @@ bool skip_packing(int m, int k, int ldb, int nr_tile) {
     return 4L * m * k <= l2 / 2 && k <= l2 / period / 2;
 }
 
+// How many of the last columns of an unpacked product the narrow-strip kernel computes: the
+// 1-4 columns after the last whole 16-column vector (n = 100: 4), when k is deep enough for
+// its dot products to pay for summing their lanes at the end (README: "The narrow last
+// columns").
+constexpr int kNarrowLeastK = 48;
+int narrow_columns(int n, int k) {
+    const int rest = n % 16;
+    return !ablation.no_narrow && rest >= 1 && rest <= 4 && k >= kNarrowLeastK ? rest : 0;
+}
+
 // A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
 struct PackBuffer {
     float* data = nullptr;
@@ -142,13 +153,21 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         // nearly equal height (m = 100: 4 x 13 + 4 x 12 rows, not 7 x 14 + 2). A 2-row tile
         // has 4 accumulators for 2 FMA pipes of latency 4 and ran at half speed.
         const int row_tiles = (m + MR - 1) / MR;
-        for (int jr = 0; jr < n; jr += NR)
+        const int narrow = tile.narrow != nullptr ? narrow_columns(n, k) : 0;
+        const int n_tiles = n - narrow;   // the columns the tiles compute
+        for (int jr = 0; jr < n_tiles; jr += NR)
             for (int t = 0; t < row_tiles; ++t) {
                 const int ir = static_cast<int>(static_cast<long>(m) * t / row_tiles);
                 const int rows = static_cast<int>(static_cast<long>(m) * (t + 1) / row_tiles) - ir;
                 tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
-                            C + static_cast<long>(ir) * ldc + jr, ldc, rows, n - jr < NR ? n - jr : NR);
+                            C + static_cast<long>(ir) * ldc + jr, ldc, rows, n_tiles - jr < NR ? n_tiles - jr : NR);
             }
+        if (narrow > 0) {
+            thread_local PackBuffer narrow_buffer;
+            float* bt = narrow_buffer.get(4 * static_cast<std::size_t>(narrow_depth(k)));
+            pack_b_narrow(k, narrow, B + n_tiles, ldb, bt);
+            tile.narrow(m, k, A, lda, bt, C + n_tiles, ldc, narrow);
+        }
         return;
     }
     Blocks blk = block_sizes(MR, NR, tile.flops);
@@ -211,12 +230,12 @@ TileShape ablated(TileShape tile) {
 double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm(ablated({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, avx512_flops(),
-                          microkernel_avx512_14x32_direct, pack_a_avx512, pack_b_avx512}),
+                          microkernel_avx512_14x32_direct, microkernel_avx512_narrow, pack_a_avx512, pack_b_avx512}),
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm(ablated({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32),
-                          microkernel_avx2_6x16_direct, pack_a_avx2, pack_b_avx2}),
+                          microkernel_avx2_6x16_direct, nullptr, pack_a_avx2, pack_b_avx2}),
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
@@ -274,6 +293,8 @@ constexpr gemm::Param params[] = {
      set_switch<&Ablation::old_blocks>},
     {"no-prefetch", "1: no C or next-B prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
      set_switch<&Ablation::no_prefetch>},
+    {"no-narrow", "1: last <= 4 columns in tiles, not dot products (avx512)", get_switch<&Ablation::no_narrow>,
+     set_switch<&Ablation::no_narrow>},
     {"no-strips", "1: masked zmm, not ymm, edge strips (avx512)", get_switch<&Ablation::no_strips>,
      set_switch<&Ablation::no_strips>},
     {"no-fma", "1: vmulps + vaddps, not FMA (avx512)", get_switch<&Ablation::no_fma>,

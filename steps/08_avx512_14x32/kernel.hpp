@@ -25,12 +25,20 @@ constexpr long next_sliver_share(int call, int nr_tile, int kc) { return (call %
 using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, long ldb,
                               float* c, long ldc, int mr, int nr);
 
+// The last 1-4 columns of an unpacked product as dot products along k, for all m rows:
+// bt holds those columns of B laid out along k (pack_b_narrow), each narrow_depth(k) long.
+using NarrowKernel = void (*)(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
+                              int nr);
+constexpr long narrow_depth(int k) { return (k + 15L) / 16 * 16; }
+
 constexpr int kMrAvx512 = 14, kNrAvx512 = 32;   // 28 zmm accumulators
 #if defined(__x86_64__) || defined(_M_X64)
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
                               int mr, int nr, const float* b_next);
 void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
                                      float* c, long ldc, int mr, int nr);
+void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
+                               int nr);
 // The same two with the micro-kernel switches of `ablation` applied (the ablation study only).
 void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc,
                                 int mr, int nr, const float* b_next);
@@ -52,6 +60,7 @@ struct Ablation {
     int no_even_k = 0;       // k in slices of kc and a thinner last one
     int old_blocks = 0;      // step 07's block rules: B sliver in half of L1, A block in half of L2
     int no_prefetch = 0;     // no prefetch of the C tile or of the next B sliver
+    int no_narrow = 0;       // unpacked: the last <= 4 columns in tiles too, not as dot products
     int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
     int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps
     int no_fold = 0;         // a separate vbroadcastss per row instead of the {1to16} operand

@@ -11,6 +11,11 @@ void pack_a(int mc, int kc, const float* A, int lda, int mr, float* packed);
 // B(p, s*nr + j) at packed[s*nr*kc + p*nr + j]; columns past nc are zeros.
 void pack_b(int kc, int nc, const float* B, int ldb, int nr, float* packed);
 
+// Columns 0..nr-1 (nr <= 4) of rows 0..k-1 of B laid out along k, for the narrow-strip kernel:
+// packed[j * kpad + p] = B(p, j), j < 4, kpad = narrow_depth(k) (k rounded up to 16); rows
+// nr..3 and the entries past k are zeros.
+void pack_b_narrow(int k, int nr, const float* B, int ldb, float* packed);
+
 #if defined(__x86_64__) || defined(_M_X64)
 // The same two with AVX-512 (packing_avx512.cpp) for the 14 x 32 kernel, and with AVX2
 // (packing_avx2.cpp) for the 6 x 16 kernel; other shapes fall back to the plain loops.

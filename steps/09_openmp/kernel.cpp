@@ -43,6 +43,7 @@ struct TileShape {
     int mr, nr;
     double flops;                    // fp32 FLOPs per cycle of the FMA units it runs on
     DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
+    NarrowKernel narrow = nullptr;   // its last 1-4 columns as dot products, if the ISA has it
     PackA pack_a = step09::pack_a;   // vectorised packing, if the ISA has one
     PackB pack_b = step09::pack_b;
 };
@@ -116,6 +117,16 @@ bool skip_packing(int m, int k, int ldb, int nr_tile) {
     const long stride = 4L * ldb;
     const long period = std::clamp(stride & -stride, 4L * nr_tile, l2 / 8);
     return 4L * m * k <= l2 / 2 && k <= l2 / period / 2;
+}
+
+// How many of the last columns of an unpacked product the narrow-strip kernel computes: the
+// 1-4 columns after the last whole 16-column vector (n = 100: 4), when k is deep enough for
+// its dot products to pay for summing their lanes at the end (step 08's README: "The narrow
+// last columns").
+constexpr int kNarrowLeastK = 48;
+int narrow_columns(int n, int k) {
+    const int rest = n % 16;
+    return rest >= 1 && rest <= 4 && k >= kNarrowLeastK ? rest : 0;
 }
 
 // A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
@@ -228,6 +239,13 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 
     if (tile.direct != nullptr && skip_packing(m, k, ldb, NR)) {
         const std::unique_ptr<Counter[]> row_claims(new Counter[team]);
+        // The last 1-4 columns, if any, as dot products: their B columns laid out along k
+        // once, here, for every claim that reaches them.
+        const int narrow = tile.narrow != nullptr ? narrow_columns(n, k) : 0;
+        const int n_tiles = n - narrow;   // the columns the tiles compute
+        thread_local PackBuffer narrow_buffer;
+        float* bt = narrow > 0 ? narrow_buffer.get(4 * static_cast<std::size_t>(narrow_depth(k))) : nullptr;
+        if (narrow > 0) pack_b_narrow(k, narrow, B + n_tiles, ldb, bt);
 #pragma omp parallel num_threads(team)
         {
             const int t = omp_get_thread_num();
@@ -240,13 +258,17 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                     // The claim's rows as tiles of nearly equal height, as in step 08 (a
                     // 2-row tile runs at half speed).
                     const int rows = c.row1 - c.row0, tiles = (rows + MR - 1) / MR;
-                    for (int jr = c.s0 * NR; jr < n && jr < c.s1 * NR; jr += NR)
+                    for (int jr = c.s0 * NR; jr < n_tiles && jr < c.s1 * NR; jr += NR)
                         for (int i = 0; i < tiles; ++i) {
                             const int ir = c.row0 + static_cast<int>(static_cast<long>(rows) * i / tiles);
                             tile.direct(k, A + static_cast<long>(ir) * lda, lda, B + jr, ldb,
                                         C + static_cast<long>(ir) * ldc + jr, ldc,
-                                        c.row0 + static_cast<int>(static_cast<long>(rows) * (i + 1) / tiles) - ir, n - jr < NR ? n - jr : NR);
+                                        c.row0 + static_cast<int>(static_cast<long>(rows) * (i + 1) / tiles) - ir,
+                                        n_tiles - jr < NR ? n_tiles - jr : NR);
                         }
+                    if (narrow > 0 && static_cast<long>(c.s1) * NR >= n)   // the claim reaches the last columns
+                        tile.narrow(rows, k, A + static_cast<long>(c.row0) * lda, lda, bt,
+                                    C + static_cast<long>(c.row0) * ldc + n_tiles, ldc, narrow);
                 }
         }
         return;
@@ -382,12 +404,12 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, avx512_flops(), microkernel_avx512_14x32_direct,
-                  pack_a_avx512, pack_b_avx512},
+                  microkernel_avx512_narrow, pack_a_avx512, pack_b_avx512},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32),
-                  microkernel_avx2_6x16_direct, pack_a_avx2, pack_b_avx2},
+                  microkernel_avx2_6x16_direct, nullptr, pack_a_avx2, pack_b_avx2},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {

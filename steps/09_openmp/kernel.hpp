@@ -26,12 +26,20 @@ constexpr long next_sliver_share(int call, int nr_tile, int kc) { return (call %
 using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, long ldb,
                               float* c, long ldc, int mr, int nr);
 
+// The last 1-4 columns of an unpacked product as dot products along k, for all m rows:
+// bt holds those columns of B laid out along k (pack_b_narrow), each narrow_depth(k) long.
+using NarrowKernel = void (*)(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
+                              int nr);
+constexpr long narrow_depth(int k) { return (k + 15L) / 16 * 16; }
+
 #if defined(__x86_64__) || defined(_M_X64)
 constexpr int kMrAvx512 = 14, kNrAvx512 = 32;   // 28 zmm accumulators
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
                               int mr, int nr, const float* b_next);
 void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
                                      float* c, long ldc, int mr, int nr);
+void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
+                               int nr);
 constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr, const float* b_next);

@@ -9,6 +9,8 @@
 // recognise; pack_a also asks for the next sliver's rows while it copies this one.
 #include "packing.hpp"
 
+#include "kernel.hpp"
+
 namespace step09 {
 
 void pack_a(int mc, int kc, const float* A, int lda, int mr, float* packed) {
@@ -44,6 +46,16 @@ void pack_b(int kc, int nc, const float* B, int ldb, int nr, float* packed) {
             for (int j = nc - j0; j < nr; ++j) dst[j] = 0.0f;
         }
     }
+}
+
+void pack_b_narrow(int k, int nr, const float* B, int ldb, float* packed) {
+    const long kpad = narrow_depth(k);
+    for (int p = 0; p < k; ++p) {   // along B's rows, each row's nr floats to nr places
+        const float* b = B + static_cast<long>(p) * ldb;
+        for (int j = 0; j < nr; ++j) packed[j * kpad + p] = b[j];
+    }
+    for (int j = 0; j < 4; ++j)
+        for (long p = j < nr ? k : 0; p < kpad; ++p) packed[j * kpad + p] = 0.0f;
 }
 
 }  // namespace step09
