@@ -89,7 +89,7 @@ rc=0
 [[ $rc == 77 ]] && { echo "ablation.sh: skipped: step 08's avx512 kernel does not run on this CPU" >&2; exit 77; }
 [[ $rc == 0 ]] || { echo "ablation.sh: $probe 8 failed (exit $rc)" >&2; exit 1; }
 # study|label|arguments to probe (after the step number)
-all_off="--no-direct 1 --no-vector-pack 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --no-fold 1 --tile-rows 4 --tile-cols 16"
+all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --no-fold 1 --tile-rows 4 --tile-cols 16"
 drop() {   # the switches of $1 without the ones named in $2 (space separated)
   local s=$1 name
   for name in $2; do s=$(sed -E "s/--$name [0-9]+ ?//" <<< "$s"); done
@@ -102,6 +102,7 @@ runs=(
   "off|k slices not equal|8 --no-even-k 1"
   "off|step 07's block rules|8 --old-blocks 1"
   "off|no prefetch (C, next B)|8 --no-prefetch 1"
+  "off|B packed in its own pass|8 --no-copy-b 1"
   "off|masked zmm edge strips|8 --no-strips 1"
   "off|narrow last columns in tiles|8 --no-narrow 1"
   "off|mul + add (no FMA)|8 --no-fma 1"
@@ -117,6 +118,7 @@ runs=(
   "added|+ equal k slices|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k")"
   "added|+ prefetch (C, next B)|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch")"
   "added|+ vector packing|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack")"
+  "added|+ B packed in the kernel calls|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack no-copy-b")"
   "added|+ ymm edge strips|8 --no-direct 1"
   "added|+ unpacked small matrices = step 08|8"
 )

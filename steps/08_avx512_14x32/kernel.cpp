@@ -33,6 +33,7 @@ struct TileShape {
     double flops;                    // fp32 FLOPs per cycle of the FMA units it runs on
     DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
     NarrowKernel narrow = nullptr;   // its last 1-4 columns as dot products, if the ISA has it
+    CopyingKernel copying = nullptr; // the tile copying the next B sliver, if the ISA has it
     PackA pack_a = step08::pack_a;   // vectorised packing, if the ISA has one
     PackB pack_b = step08::pack_b;
 };
@@ -186,21 +187,35 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         const int nc = n - jc < blk.nc ? n - jc : blk.nc;
         for (int pc = 0; pc < k; pc += blk.kc) {
             const int kc = k - pc < blk.kc ? k - pc : blk.kc;
-            tile.pack_b(kc, nc, B + static_cast<long>(pc) * ldb + jc, ldb, NR, Bp);
+            const float* b_block = B + static_cast<long>(pc) * ldb + jc;
+            // The whole B panel now, or (copying in the kernel) its first sliver only.
+            tile.pack_b(kc, tile.copying == nullptr || nc < NR ? nc : NR, b_block, ldb, NR, Bp);
             for (int ic = 0; ic < m; ic += blk.mc) {
                 const int mc = m - ic < blk.mc ? m - ic : blk.mc;
                 tile.pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
                 for (int jr = 0; jr < nc; jr += NR) {
                     const int nr = nc - jr < NR ? nc - jr : NR;
                     const float* b_sliver = Bp + static_cast<long>(jr) * kc;
-                    // The sliver after this one (after the last: the first, for the next A
-                    // block), which the calls below bring into L2 while they compute.
+                    // The first A block's calls on this sliver copy the next one from B
+                    // (README: "Packing B inside the kernel calls"); a partial last sliver,
+                    // which needs zeros past column nc, is packed here instead.
+                    const int next_cols = ic == 0 && tile.copying != nullptr && jr + NR < nc ? nc - jr - NR : 0;
+                    float* next_packed = Bp + static_cast<long>(jr + NR) * kc;
+                    if (next_cols > 0 && next_cols < NR) tile.pack_b(kc, next_cols, b_block + jr + NR, ldb, NR, next_packed);
+                    // Otherwise the calls bring the sliver after this one into L2 while they
+                    // compute (after the last: the first, for the next A block).
                     const float* next_sliver = jr + NR < nc ? b_sliver + static_cast<long>(NR) * kc : Bp;
+                    const int calls = (mc + MR - 1) / MR;
                     for (int ir = 0; ir < mc; ir += MR) {
                         const int mr = mc - ir < MR ? mc - ir : MR;
-                        tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
-                                    C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, mr, nr,
-                                    next_sliver + next_sliver_share(ir / MR, NR, kc));
+                        const float* a_sliver = Ap + static_cast<long>(ir) * kc;
+                        float* c_tile = C + static_cast<long>(ic + ir) * ldc + jc + jr;
+                        if (next_cols >= NR)
+                            tile.copying(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
+                                         sliver_share(b_block + jr + NR, ldb, next_packed, kc, ir / MR, calls));
+                        else
+                            tile.kernel(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
+                                        next_sliver + next_sliver_share(ir / MR, NR, kc));
                     }
                 }
             }
@@ -215,12 +230,14 @@ TileShape ablated(TileShape tile) {
         tile.pack_a = step08::pack_a;
         tile.pack_b = step08::pack_b;
     }
+    if (ablation.no_vector_pack || ablation.no_copy_b) tile.copying = nullptr;
 #if defined(__x86_64__) || defined(_M_X64)
     const bool kernel_switch = ablation.no_prefetch || ablation.no_strips || ablation.no_fma || ablation.no_fold ||
                                ablation.tile_rows > 0 || ablation.tile_cols > 0;
     if (kernel_switch && tile.kernel == microkernel_avx512_14x32) {
         tile.kernel = microkernel_avx512_ablated;
         tile.direct = microkernel_avx512_ablated_direct;
+        tile.copying = nullptr;
     }
 #endif
     return tile;
@@ -230,12 +247,13 @@ TileShape ablated(TileShape tile) {
 double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm(ablated({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, avx512_flops(),
-                          microkernel_avx512_14x32_direct, microkernel_avx512_narrow, pack_a_avx512, pack_b_avx512}),
+                          microkernel_avx512_14x32_direct, microkernel_avx512_narrow, microkernel_avx512_14x32_copying,
+                          pack_a_avx512, pack_b_avx512}),
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm(ablated({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32),
-                          microkernel_avx2_6x16_direct, nullptr, pack_a_avx2, pack_b_avx2}),
+                          microkernel_avx2_6x16_direct, nullptr, nullptr, pack_a_avx2, pack_b_avx2}),
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
@@ -293,6 +311,8 @@ constexpr gemm::Param params[] = {
      set_switch<&Ablation::old_blocks>},
     {"no-prefetch", "1: no C or next-B prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
      set_switch<&Ablation::no_prefetch>},
+    {"no-copy-b", "1: pack B in a pass of its own, not in the kernel calls (avx512)", get_switch<&Ablation::no_copy_b>,
+     set_switch<&Ablation::no_copy_b>},
     {"no-narrow", "1: last <= 4 columns in tiles, not dot products (avx512)", get_switch<&Ablation::no_narrow>,
      set_switch<&Ablation::no_narrow>},
     {"no-strips", "1: masked zmm, not ymm, edge strips (avx512)", get_switch<&Ablation::no_strips>,

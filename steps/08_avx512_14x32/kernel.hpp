@@ -21,6 +21,26 @@ using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, l
 // starts its prefetch: every call covers 4 kc floats, the NR / 4 calls cover NR kc, the
 // whole sliver; later calls start again at its beginning.
 constexpr long next_sliver_share(int call, int nr_tile, int kc) { return (call % (nr_tile / 4)) * 4L * kc; }
+// Packing B inside the kernel calls (README: "Packing B inside the kernel calls"): while the
+// first A block computes on one B sliver, its calls copy the next sliver from B into the
+// packed panel, each a share of its rows. A share is `halves` half rows of 16 floats, from
+// src (B's rows, ld apart) to dst (the packed sliver's rows, 32 floats apart); `odd` says
+// that it starts in the second half of a row.
+struct SliverCopy {
+    const float* src;
+    long ld;
+    float* dst;
+    int halves;
+    int odd;
+};
+// Share number `call` of `calls` of the copy of a kc-row sliver from b (ld) to packed.
+inline SliverCopy sliver_share(const float* b, long ld, float* packed, int kc, int call, int calls) {
+    const long h0 = 2L * kc * call / calls, h1 = 2L * kc * (call + 1) / calls;
+    return {b + h0 / 2 * ld + 16 * (h0 % 2), ld, packed + 16 * h0, static_cast<int>(h1 - h0), static_cast<int>(h0 % 2)};
+}
+using CopyingKernel = void (*)(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                               SliverCopy copy);
+
 // The same tile read straight from A (lda) and B (ldb), without packing: for small matrices.
 using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, long ldb,
                               float* c, long ldc, int mr, int nr);
@@ -37,6 +57,8 @@ void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, 
                               int mr, int nr, const float* b_next);
 void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
                                      float* c, long ldc, int mr, int nr);
+void microkernel_avx512_14x32_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                                     SliverCopy copy);
 void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
                                int nr);
 // The same two with the micro-kernel switches of `ablation` applied (the ablation study only).
@@ -60,6 +82,7 @@ struct Ablation {
     int no_even_k = 0;       // k in slices of kc and a thinner last one
     int old_blocks = 0;      // step 07's block rules: B sliver in half of L1, A block in half of L2
     int no_prefetch = 0;     // no prefetch of the C tile or of the next B sliver
+    int no_copy_b = 0;       // B packed in a pass of its own, not inside the first A block's calls
     int no_narrow = 0;       // unpacked: the last <= 4 columns in tiles too, not as dot products
     int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
     int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps
