@@ -136,14 +136,20 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, co
     }
 }
 
+// Asks for the 32 floats of one row of B into L1: three lines when the row does not start
+// on a line boundary (ldb = 1500: at first only the first and last line were asked for, and
+// n = 1500 ran 3 % slower with the copies than without).
+inline __attribute__((always_inline)) void prefetch_row32(const float* row) {
+    _mm_prefetch(reinterpret_cast<const char*>(row), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(row + 16), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(row + 31), _MM_HINT_T0);
+}
+
 // One half row (16 floats) of the next B sliver from B into the packed panel; at the start
-// of a row, the row 8 ahead is asked for into L1, so that the copy does not wait on L3.
+// of a row, the row 8 ahead is asked for, so that the copy does not wait on L3.
 inline __attribute__((always_inline)) void copy_half_row(SliverCopy& copy) {
     _mm512_store_ps(copy.dst, _mm512_loadu_ps(copy.src));
-    if (copy.odd == 0) {
-        _mm_prefetch(reinterpret_cast<const char*>(copy.src + 8 * copy.ld), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(copy.src + 8 * copy.ld + 31), _MM_HINT_T0);
-    }
+    if (copy.odd == 0) prefetch_row32(copy.src + 8 * copy.ld);
     copy.src += copy.odd ? copy.ld - 16 : 16;
     copy.dst += 16;
     copy.odd ^= 1;
@@ -161,10 +167,7 @@ void tile_copying(int kc, const float* a, const float* b, float* c, long ldc, Sl
         _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T1);
         _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + kNrAvx512 - 1), _MM_HINT_T1);
     }
-    for (int r = 0; r < 8; ++r) {   // the first rows of the share; copy_half_row asks for the rest
-        _mm_prefetch(reinterpret_cast<const char*>(copy.src + r * copy.ld), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(copy.src + r * copy.ld + 31), _MM_HINT_T0);
-    }
+    for (int r = 0; r < 8; ++r) prefetch_row32(copy.src + r * copy.ld);   // copy_half_row asks for the rest
     __m512 acc[ROWS][VECS];
 #pragma GCC unroll 14
     for (int i = 0; i < ROWS; ++i)
