@@ -156,10 +156,14 @@ inline __attribute__((always_inline)) void copy_half_row(SliverCopy& copy) {
     --copy.halves;
 }
 
-// The whole 14 x 32 tile, copying its share of the next B sliver as it goes: a few half rows
-// every four steps of p, spread over the k loop so that the loads from L3 overlap the FMAs
-// (one load and one store per four steps, when 8 calls share a sliver). It replaces the
-// prefetch of the next sliver: the copy brings it into the cache.
+// The whole 14 x 32 tile, copying its share of the next B sliver as it goes: one half row
+// every four steps of p, so that the loads from L3 overlap the FMAs. With 8 calls on a
+// sliver (an A block of 112 rows or more) that is exactly the share; a share left over (a
+// smaller first A block, fewer calls) is copied after the k loop. (A loop of several half
+// rows per four steps, to finish any share inside the k loop, ran 3 % slower than no copy
+// at all in one of two binaries built from the same code: an effect of where the loop
+// landed in memory, not of the work.) It replaces the prefetch of the next sliver: the copy
+// brings it into the cache.
 void tile_copying(int kc, const float* a, const float* b, float* c, long ldc, SliverCopy copy) {
     constexpr int ROWS = kMrAvx512, VECS = 2;
 #pragma GCC unroll 14
@@ -173,11 +177,9 @@ void tile_copying(int kc, const float* a, const float* b, float* c, long ldc, Sl
     for (int i = 0; i < ROWS; ++i)
 #pragma GCC unroll 2
         for (int v = 0; v < VECS; ++v) acc[i][v] = _mm512_setzero_ps();
-    const int iterations = kc / 4;
-    const int per_iteration = iterations > 0 ? (copy.halves + iterations - 1) / iterations : 0;
     int p = 0;
     for (; p + 4 <= kc; p += 4) {
-        for (int h = 0; h < per_iteration && copy.halves > 0; ++h) copy_half_row(copy);
+        if (copy.halves > 0) copy_half_row(copy);
 #pragma GCC unroll 4
         for (int u = 0; u < 4; ++u) step_of_p<kFoldedFma>(acc, a, b);
     }
