@@ -163,7 +163,10 @@ inline __attribute__((always_inline)) void copy_half_row(SliverCopy& copy) {
 // rows per four steps, to finish any share inside the k loop, ran 3 % slower than no copy
 // at all in one of two binaries built from the same code: an effect of where the loop
 // landed in memory, not of the work.) It replaces the prefetch of the next sliver: the copy
-// brings it into the cache.
+// brings it into the cache. Its set-up and C update repeat tile<14, 2>'s on purpose: one
+// tile template with the per-four-steps work as a parameter compiled tile<14, 2> differently
+// (a cloned instance, other scheduling) and cost 2-3 % at n = 1024-2048, with and without
+// the copies (Emerald Rapids, interleaved rounds).
 void tile_copying(int kc, const float* a, const float* b, float* c, long ldc, SliverCopy copy) {
     constexpr int ROWS = kMrAvx512, VECS = 2;
 #pragma GCC unroll 14
