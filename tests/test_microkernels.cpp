@@ -413,4 +413,48 @@ TEST_CASE("step 09 is right with 1 - 2 - 3 - 5 and 7 threads and tiny blocks", "
     least_work->set(0);
     omp_set_num_threads(before);
 }
+
+// Step 09's packed path (AVX-512) packs the shared B panel inside the kernel calls: the
+// threads reading the same slivers start in different places and each copies the sliver
+// ahead of it, unless another thread has claimed it. Here with 1-7 threads (more threads
+// than row groups, column groups), A blocks of one to several tiles (quarter claims among
+// them), k slices, B panels, a partial last sliver, and with --no-copy-b 1 (chunks packed
+// before the calls) for comparison. A third of the shapes have padding (NaN) in B.
+TEST_CASE("step 09 copies B slivers inside the kernel calls correctly, on any team", "[microkernels][threads]") {
+    const gemm::Step* step = find_step("09_openmp");
+    REQUIRE(step != nullptr);
+    const gemm::Variant* variant = step->find_variant("avx512");
+    if (variant == nullptr || !variant->is_supported()) return;
+    const gemm::Param* least_work = step->find_param("min-kflops");
+    const gemm::Param* no_copy = step->find_param("no-copy-b");
+    REQUIRE(least_work != nullptr);
+    REQUIRE(no_copy != nullptr);
+    const int before = omp_get_max_threads();
+    least_work->set(1);
+    struct Blocks {
+        int mc, kc, nc;
+    };
+    for (const int copy_off : {0, 1}) {
+        no_copy->set(copy_off);
+        for (const int threads : {1, 2, 3, 5, 7}) {
+            omp_set_num_threads(threads);
+            for (const Blocks& b : {Blocks{14, 0, 0}, Blocks{28, 5, 0}, Blocks{112, 37, 0}, Blocks{42, 0, 96}}) {
+                BlockSizes blocks(*step, b.mc, b.kc, b.nc);
+                int t = 0;
+                for (const int m : {15, 45, 100})
+                    for (const int n : {33, 65, 130, 200})
+                        for (const int k : {1, 5, 37}) {
+                            const Shape s = t % 3 ? Shape{m, n, k} : Shape{m, n, k, 1 + t % 4, 1 + t % 5, 1 + t % 3};
+                            ++t;
+                            INFO(threads << " threads, no-copy-b " << copy_off << ", mc " << b.mc << ", kc " << b.kc
+                                         << ", nc " << b.nc << ", " << describe(s));
+                            CHECK(check_kernel(variant->kernel, s, static_cast<unsigned>(t)) == "");
+                        }
+            }
+        }
+    }
+    no_copy->set(0);
+    least_work->set(0);
+    omp_set_num_threads(before);
+}
 #endif

@@ -1,13 +1,14 @@
 // Step 09: step 08's loop nest shared out between OpenMP threads.
 //
 //   for jc in 0..n step NC:
-//     for pc in 0..k step KC:
-//       thread t packs its chunks of the slivers of B(pc.., jc..) into the shared Bp,
-//         each chunk flagged "ready" when packed
+//     for pc in 0..k step KC:                  B(pc.., jc..) is packed into the shared Bp
 //       thread t:  while it can claim rows (its own group's first, then the others'):
 //                    pack A(claimed rows, pc..) into its own Ap                (L2 of its core)
-//                    for jr in the claim's slivers: wait for jr's chunk (packing any
-//                      unclaimed chunk meanwhile);  for ir in 0..mc step MR:  micro-kernel
+//                    for jr in the claim's slivers, from t's share of them on:
+//                      sliver jr unclaimed: claim and pack it; being packed: wait (packing
+//                        any unclaimed sliver meanwhile)
+//                      for ir in 0..mc step MR:  micro-kernel, copying the next sliver
+//                        from B into Bp as it goes if nobody has claimed it
 //       -- barrier, if another panel follows: nobody reads Bp any more, it may be repacked --
 //
 // One parallel region per call; OpenMP keeps its threads between calls. Each claim is a
@@ -15,7 +16,8 @@
 // the same element, and first_row keeps the row groups' boundaries on cache-line starts
 // where it can, so they don't share lines of C either. Small matrices skip the packing, as
 // in step 08, with C shared out the same way. The micro-kernels and the packing are step
-// 08's, unchanged.
+// 08's, unchanged. (Without a copying kernel, AVX2 and NEON, or with --no-copy-b 1, B is
+// packed in chunks of slivers before the calls: each thread its own chunks first.)
 #include "kernel.hpp"
 #include "packing.hpp"
 #include "partition.hpp"
@@ -44,6 +46,7 @@ struct TileShape {
     double flops;                    // fp32 FLOPs per cycle of the FMA units it runs on
     DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
     NarrowKernel narrow = nullptr;   // its last 1-4 columns as dot products, if the ISA has it
+    CopyingKernel copying = nullptr; // the tile copying the next B sliver, if the ISA has it
     PackA pack_a = step09::pack_a;   // vectorised packing, if the ISA has one
     PackB pack_b = step09::pack_b;
 };
@@ -52,6 +55,8 @@ struct TileShape {
 // least work per thread, in thousands of FLOPs (0 = kMinFlopsPerThread; 1 makes every
 // product use all threads, as the tests of the partition need).
 int user_mc = 0, user_kc = 0, user_nc = 0, user_min_kflops = 0;
+// --no-copy-b 1: B packed in chunks before the calls that read it, not inside them.
+int no_copy_b = 0;
 
 struct Blocks {
     int mc, kc, nc;
@@ -160,11 +165,11 @@ struct alignas(64) Counter {
     std::atomic<int> next{0};
 };
 
-// Wait for `done` while doing something useful: `help()` takes over one unclaimed piece of
+// Wait for `state` to be `done` while doing something useful: `help()` takes over one unclaimed piece of
 // work and says whether it found one; with none left, spin a little, then give the core up.
 template <typename Help>
-void wait_for(const std::atomic<int>& done, Help help) {
-    for (int spins = 0; done.load(std::memory_order_acquire) == 0;) {
+void wait_for(const std::atomic<int>& state, int done, Help help) {
+    for (int spins = 0; state.load(std::memory_order_acquire) != done;) {
         if (help()) continue;
         if (++spins < 1000) {
 #if defined(__x86_64__)
@@ -286,13 +291,14 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
 
     // The bookkeeping of every panel (jc, pc), zeroed here, so that nothing is reset while
-    // another thread may still read it: per thread, the next chunk of its share of B to pack
-    // and the next rows of its share of C; per chunk of B, whether it is packed.
+    // another thread may still read it: per thread, the next rows of its share of C; per
+    // chunk of B, whether it is unclaimed, being packed, or packed.
     const int panels = (n + blk.nc - 1) / blk.nc * ((k + blk.kc - 1) / blk.kc);
     const int chunks_max = (nc_max + NR - 1) / NR;   // a chunk has at least one sliver
-    const std::unique_ptr<Counter[]> b_claims(new Counter[static_cast<std::size_t>(panels) * team]);
     const std::unique_ptr<Counter[]> row_claims(new Counter[static_cast<std::size_t>(panels) * team]);
-    const std::unique_ptr<std::atomic<int>[]> packed(new std::atomic<int>[static_cast<std::size_t>(panels) * chunks_max]());
+    const std::unique_ptr<std::atomic<int>[]> chunk_states(
+        new std::atomic<int>[static_cast<std::size_t>(panels) * chunks_max]());
+    const CopyingKernel copying = no_copy_b ? nullptr : tile.copying;
 
     // An exception must not leave a parallel region (it would end the program), and a thread
     // that returns early would leave the others waiting at a barrier: each thread allocates
@@ -326,40 +332,48 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         int panel = 0;
         for (int jc = 0; jc < n && !failed; jc += blk.nc) {
             const int nc = n - jc < blk.nc ? n - jc : blk.nc;
+            // B is packed in chunks of slivers, each with a state: unclaimed, being packed, or
+            // packed. A chunk is the unit one thread claims, packs, or waits for. With a kernel
+            // that copies B in its calls a chunk is one sliver; otherwise about four per thread,
+            // wide enough to read long runs of each row of B, small enough to leave some to take
+            // over.
             const int slivers = (nc + NR - 1) / NR;
-            // B is packed in chunks of slivers, each with a "ready" flag: a chunk is the unit
-            // one thread packs, claims or waits for. About four per thread: wide enough to read
-            // long runs of each row of B, small enough to leave some to take over.
-            const int per_chunk = slivers / (4 * threads) > 1 ? slivers / (4 * threads) : 1;
+            const int per_chunk = copying != nullptr || slivers / (4 * threads) <= 1 ? 1 : slivers / (4 * threads);
             const int chunks = (slivers + per_chunk - 1) / per_chunk;
             for (int pc = 0; pc < k; pc += blk.kc, ++panel) {
                 const int kc = k - pc < blk.kc ? k - pc : blk.kc;
-                Counter* chunks_next = &b_claims[static_cast<std::size_t>(panel) * team];
+                const float* b_panel = B + static_cast<long>(pc) * ldb + jc;
                 Counter* rows_next = &row_claims[static_cast<std::size_t>(panel) * team];
-                std::atomic<int>* ready = &packed[static_cast<std::size_t>(panel) * chunks_max];
+                std::atomic<int>* state = &chunk_states[static_cast<std::size_t>(panel) * chunks_max];
+                enum { kUnclaimed, kPacking, kPacked };
 
-                // Packing B: thread `owner` owns chunks [chunks * owner / threads, ...) and
-                // packs them in order; a thread that has to wait for a chunk packs any chunk
-                // nobody has claimed yet, whoever owns it.
-                auto claim_chunk = [&](int owner) {
-                    const int first = static_cast<int>(static_cast<long>(chunks) * owner / threads);
-                    const int end = static_cast<int>(static_cast<long>(chunks) * (owner + 1) / threads);
-                    const int c = first + chunks_next[owner].next.fetch_add(1, std::memory_order_relaxed);
-                    return c < end ? c : -1;
+                // Whoever claims a chunk first packs it: the thread that reads it next, one
+                // that has to wait for another chunk meanwhile, or (copying) the calls on the
+                // sliver before it.
+                auto try_claim = [&](int c) {
+                    int expected = kUnclaimed;
+                    return state[c].load(std::memory_order_relaxed) == kUnclaimed &&
+                           state[c].compare_exchange_strong(expected, kPacking, std::memory_order_acquire);
                 };
                 auto pack_chunk = [&](int c) {
                     const int j0 = c * per_chunk * NR;
                     const int j1 = j0 + per_chunk * NR < nc ? j0 + per_chunk * NR : nc;
-                    tile.pack_b(kc, j1 - j0, B + static_cast<long>(pc) * ldb + jc + j0, ldb, NR,
-                                Bp + static_cast<long>(j0) * kc);
-                    ready[c].store(1, std::memory_order_release);
+                    tile.pack_b(kc, j1 - j0, b_panel + j0, ldb, NR, Bp + static_cast<long>(j0) * kc);
+                    state[c].store(kPacked, std::memory_order_release);
                 };
+                // Thread `owner` owns chunks [chunks * owner / threads, ...): a thread that has
+                // to wait packs any unclaimed chunk, its own first.
                 auto help_pack = [&] {
-                    for (int o = 0; o < threads; ++o)
-                        if (const int c = claim_chunk((t + o) % threads); c >= 0) return pack_chunk(c), true;
+                    const int mine = static_cast<int>(static_cast<long>(chunks) * t / threads);
+                    for (int o = 0; o < chunks; ++o)
+                        if (const int c = (mine + o) % chunks; try_claim(c)) return pack_chunk(c), true;
                     return false;
                 };
-                for (int c; (c = claim_chunk(t)) >= 0;) pack_chunk(c);
+                if (copying == nullptr || !in_grid) {   // pack its own chunks before computing
+                    const int end = static_cast<int>(static_cast<long>(chunks) * (t + 1) / threads);
+                    for (int c = static_cast<int>(static_cast<long>(chunks) * t / threads); c < end; ++c)
+                        if (try_claim(c)) pack_chunk(c);
+                }
 
                 int s0, s1;
                 slivers_of(grid, my_cols, slivers, s0, s1);
@@ -371,24 +385,43 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                         if (c.row0 != packed_row0)
                             tile.pack_a(mc, kc, A + static_cast<long>(c.row0) * lda + pc, lda, MR, Ap);
                         packed_row0 = c.row0;
-                        const int j_end = nc < c.s1 * NR ? nc : c.s1 * NR;
-                        for (int jr = c.s0 * NR; jr < j_end; jr += NR) {
-                            wait_for(ready[jr / NR / per_chunk], help_pack);
+                        // The claim's slivers in turn, starting at this thread's share of them
+                        // (row group r of R starts r / R of the way in): while the panel is
+                        // being packed, the threads that read the same slivers start in
+                        // different places, each packing the slivers ahead of it.
+                        const int s_count = c.s1 - c.s0;
+                        const int s_first = static_cast<int>(static_cast<long>(s_count) * my_rows / grid.rows);
+                        const int calls = (mc + MR - 1) / MR;
+                        for (int i = 0; i < s_count; ++i) {
+                            const int s = c.s0 + (s_first + i) % s_count;
+                            const int s_next = c.s0 + (s_first + i + 1) % s_count;   // the next this thread reads
+                            if (try_claim(s / per_chunk)) pack_chunk(s / per_chunk);
+                            wait_for(state[s / per_chunk], kPacked, help_pack);
+                            const int jr = s * NR;
                             const int nr = nc - jr < NR ? nc - jr : NR;
                             const float* b_sliver = Bp + static_cast<long>(jr) * kc;
-                            // The next sliver this thread will read, brought into L2 by the calls
-                            // below: after a claim's last, the first of the next quarter or block.
-                            const int jr_next = jr + NR < j_end ? jr + NR : c.s1 < s1 ? j_end : s0 * NR;
-                            const float* next_sliver = Bp + static_cast<long>(jr_next) * kc;
+                            float* next_packed = Bp + static_cast<long>(s_next) * NR * kc;
+                            // The calls copy the next sliver from B if nobody has claimed it yet
+                            // (a whole one: a partial last sliver needs zeros past column nc);
+                            // otherwise they bring it into L2 as they compute.
+                            const bool copy_next = copying != nullptr && i + 1 < s_count &&
+                                                   (s_next + 1) * NR <= nc && try_claim(s_next);
                             for (int ir = 0; ir < mc; ir += MR) {
                                 const int mr = mc - ir < MR ? mc - ir : MR;
-                                tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
-                                            C + static_cast<long>(c.row0 + ir) * ldc + jc + jr, ldc, mr, nr,
-                                            next_sliver + next_sliver_share(ir / MR, NR, kc));
+                                const float* a_sliver = Ap + static_cast<long>(ir) * kc;
+                                float* c_tile = C + static_cast<long>(c.row0 + ir) * ldc + jc + jr;
+                                if (copy_next)
+                                    copying(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
+                                            sliver_share(b_panel + s_next * NR, ldb, next_packed, kc, ir / MR, calls));
+                                else
+                                    tile.kernel(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
+                                                next_packed + next_sliver_share(ir / MR, NR, kc));
                             }
+                            if (copy_next) state[s_next].store(kPacked, std::memory_order_release);
                         }
                     }
                 }
+                if (!in_grid) while (help_pack()) {}
                 // The next panel reuses Bp: nobody may still be reading this one. (One panel,
                 // the common case up to kc and nc: the end of the region is enough.)
                 if (pc + blk.kc < k || jc + blk.nc < n) {
@@ -404,12 +437,12 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
 double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, avx512_flops(), microkernel_avx512_14x32_direct,
-                  microkernel_avx512_narrow, pack_a_avx512, pack_b_avx512},
+                  microkernel_avx512_narrow, microkernel_avx512_14x32_copying, pack_a_avx512, pack_b_avx512},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32),
-                  microkernel_avx2_6x16_direct, nullptr, pack_a_avx2, pack_b_avx2},
+                  microkernel_avx2_6x16_direct, nullptr, nullptr, pack_a_avx2, pack_b_avx2},
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
@@ -442,13 +475,16 @@ void set_kc(int v) { user_kc = v; }
 void set_nc(int v) { user_nc = v; }
 int get_min_kflops() { return user_min_kflops > 0 ? user_min_kflops : static_cast<int>(kMinFlopsPerThread / 1e3); }
 void set_min_kflops(int v) { user_min_kflops = v; }
+int get_no_copy_b() { return no_copy_b; }
+void set_no_copy_b(int v) { no_copy_b = v != 0; }
 
 constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
     {"kc", "depth of the packed A and B blocks (default: from L1 and the FMA rate)", get_kc, set_kc},
     {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
     {"min-kflops", "least work per thread, in thousands of FLOPs (smaller products use fewer threads)",
-     get_min_kflops, set_min_kflops}};
+     get_min_kflops, set_min_kflops},
+    {"no-copy-b", "1: pack B in chunks of its own, not in the kernel calls (avx512)", get_no_copy_b, set_no_copy_b}};
 
 }  // namespace
 }  // namespace step09

@@ -22,6 +22,27 @@ using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, l
 // starts its prefetch: every call covers 4 kc floats, the NR / 4 calls cover NR kc, the
 // whole sliver; later calls start again at its beginning.
 constexpr long next_sliver_share(int call, int nr_tile, int kc) { return (call % (nr_tile / 4)) * 4L * kc; }
+// Packing B inside the kernel calls (step 08's README: "Packing B inside the kernel calls";
+// here: README, "B packed inside the kernel calls"): while a thread computes on one B
+// sliver, its calls copy the next sliver it will read from B into the shared panel, each a
+// share of its rows. A share is `halves` half rows of 16 floats, from src (B's rows, ld
+// apart) to dst (the packed sliver's rows, 32 floats apart); `odd` says that it starts in
+// the second half of a row.
+struct SliverCopy {
+    const float* src;
+    long ld;
+    float* dst;
+    int halves;
+    int odd;
+};
+// Share number `call` of `calls` of the copy of a kc-row sliver from b (ld) to packed.
+inline SliverCopy sliver_share(const float* b, long ld, float* packed, int kc, int call, int calls) {
+    const long h0 = 2L * kc * call / calls, h1 = 2L * kc * (call + 1) / calls;
+    return {b + h0 / 2 * ld + 16 * (h0 % 2), ld, packed + 16 * h0, static_cast<int>(h1 - h0), static_cast<int>(h0 % 2)};
+}
+using CopyingKernel = void (*)(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                               SliverCopy copy);
+
 // The same tile read straight from A (lda) and B (ldb), without packing: for small matrices.
 using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, long ldb,
                               float* c, long ldc, int mr, int nr);
@@ -38,6 +59,8 @@ void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, 
                               int mr, int nr, const float* b_next);
 void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
                                      float* c, long ldc, int mr, int nr);
+void microkernel_avx512_14x32_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                                     SliverCopy copy);
 void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
                                int nr);
 constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
