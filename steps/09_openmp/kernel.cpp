@@ -165,8 +165,9 @@ struct alignas(64) Counter {
     std::atomic<int> next{0};
 };
 
-// Wait for `state` to be `done` while doing something useful: `help()` takes over one unclaimed piece of
-// work and says whether it found one; with none left, spin a little, then give the core up.
+// Wait for `state` to be `done` while doing something useful: `help()` takes over one
+// unclaimed piece of work and says whether it found one; with none left, spin a little,
+// then give the core up.
 template <typename Help>
 void wait_for(const std::atomic<int>& state, int done, Help help) {
     for (int spins = 0; state.load(std::memory_order_acquire) != done;) {
@@ -361,19 +362,17 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                     tile.pack_b(kc, j1 - j0, b_panel + j0, ldb, NR, Bp + static_cast<long>(j0) * kc);
                     state[c].store(kPacked, std::memory_order_release);
                 };
-                // Thread `owner` owns chunks [chunks * owner / threads, ...): a thread that has
-                // to wait packs any unclaimed chunk, its own first.
+                // Thread `owner` owns chunks [first_chunk(owner), first_chunk(owner + 1)): a
+                // thread that has to wait packs any unclaimed chunk, its own first.
+                auto first_chunk = [&](int owner) { return static_cast<int>(static_cast<long>(chunks) * owner / threads); };
                 auto help_pack = [&] {
-                    const int mine = static_cast<int>(static_cast<long>(chunks) * t / threads);
-                    for (int o = 0; o < chunks; ++o)
+                    for (int o = 0, mine = first_chunk(t); o < chunks; ++o)
                         if (const int c = (mine + o) % chunks; try_claim(c)) return pack_chunk(c), true;
                     return false;
                 };
-                if (copying == nullptr || !in_grid) {   // pack its own chunks before computing
-                    const int end = static_cast<int>(static_cast<long>(chunks) * (t + 1) / threads);
-                    for (int c = static_cast<int>(static_cast<long>(chunks) * t / threads); c < end; ++c)
+                if (copying == nullptr || !in_grid)   // pack its own chunks before computing
+                    for (int c = first_chunk(t); c < first_chunk(t + 1); ++c)
                         if (try_claim(c)) pack_chunk(c);
-                }
 
                 int s0, s1;
                 slivers_of(grid, my_cols, slivers, s0, s1);
