@@ -205,10 +205,14 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     // Rows of C: row group g (of the grid made inside the region) owns rows [first_row(g),
     // first_row(g + 1)), handed out from its counter in blocks of at most `most` rows (a
     // quarter of the group's rows when that is less, so that there is something left to take
-    // over). The last two blocks are handed out in quarters of the group's columns: the thread
-    // that finishes first then waits for a quarter of a block at most, not a whole one (a
-    // block of 112 rows at n = 1024 is a tenth of a thread's work). A thread works through
-    // its own group's claims, then through the other groups'.
+    // over). The last two blocks are handed out in sixteenths of the group's columns (two
+    // slivers each at n = 1024): the thread that finishes first then waits for a sixteenth of
+    // a block at most, not a whole one (a block of 112 rows at n = 1024 is a tenth of a
+    // thread's work). At n = 1024 the thread that finished first waited about 1 % of the call
+    // with quarters, 0.2-0.4 % with sixteenths (README: "Small products: fewer threads", the
+    // end of a call). A thread works through its own group's claims, then through the other
+    // groups'.
+    constexpr int kTailParts = 16;
     struct Claim {
         int row0, row1;   // rows of C
         int s0, s1;       // NR-column slivers of the panel
@@ -222,7 +226,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         const int step = quarter < most ? quarter : most;
         const int blocks = (end - first + step - 1) / step;
         const int tail = blocks < 2 ? blocks : 2;
-        const int parts = std::clamp(s1 - s0, 1, 4);
+        const int parts = std::clamp(s1 - s0, 1, kTailParts);
         const int item = next[group * grid.cols + cols_group].next.fetch_add(1, std::memory_order_relaxed);
         int block = item;
         if (item >= blocks - tail) {
@@ -400,6 +404,11 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                             const int nr = nc - jr < NR ? nc - jr : NR;
                             const float* b_sliver = Bp + static_cast<long>(jr) * kc;
                             float* next_packed = Bp + static_cast<long>(s_next) * NR * kc;
+                            // After the last sliver of a part of a block, the next part's first
+                            // (probably this thread's next claim), not this part's first again.
+                            const int s_ahead = i + 1 < s_count || s_count == s1 - s0 || c.s1 + s_first >= s1
+                                                    ? s_next : c.s1 + s_first;
+                            const float* ahead = Bp + static_cast<long>(s_ahead) * NR * kc;
                             // The calls copy the next sliver from B if nobody has claimed it yet
                             // (a whole one: a partial last sliver needs zeros past column nc);
                             // otherwise they bring it into L2 as they compute.
@@ -414,7 +423,7 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
                                             sliver_share(b_panel + s_next * NR, ldb, next_packed, kc, ir / MR, calls));
                                 else
                                     tile.kernel(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
-                                                next_packed + next_sliver_share(ir / MR, NR, kc));
+                                                ahead + next_sliver_share(ir / MR, NR, kc));
                             }
                             if (copy_next) state[s_next].store(kPacked, std::memory_order_release);
                         }
