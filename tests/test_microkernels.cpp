@@ -417,9 +417,10 @@ TEST_CASE("step 09 is right with 1 - 2 - 3 - 5 and 7 threads and tiny blocks", "
 // Step 09's packed path (AVX-512) packs the shared B panel inside the kernel calls: the
 // threads reading the same slivers start in different places and each copies the sliver
 // ahead of it, unless another thread has claimed it. Here with 1-7 threads (more threads
-// than row groups, column groups), A blocks of one to several tiles (the last two blocks' claims
-// in up to 16 parts among them), k slices, B panels, a partial last sliver, and with --no-copy-b 1 (chunks packed
-// before the calls) for comparison. A third of the shapes have padding (NaN) in B.
+// than row groups, column groups), A blocks of one to several tiles (claims of the last two
+// blocks in up to 16 parts among them), k slices, B panels, a partial last sliver, and with
+// --no-copy-b 1 (chunks packed before the calls) for comparison. A third of the shapes have
+// padding (NaN) in B.
 TEST_CASE("step 09 copies B slivers inside the kernel calls correctly, on any team", "[microkernels][threads]") {
     const gemm::Step* step = find_step("09_openmp");
     REQUIRE(step != nullptr);

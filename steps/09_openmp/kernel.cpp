@@ -209,9 +209,8 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     // slivers each at n = 1024): the thread that finishes first then waits for a sixteenth of
     // a block at most, not a whole one (a block of 112 rows at n = 1024 is a tenth of a
     // thread's work). At n = 1024 the thread that finished first waited about 1 % of the call
-    // with quarters, 0.2-0.4 % with sixteenths (README: "Small products: fewer threads", the
-    // end of a call). A thread works through its own group's claims, then through the other
-    // groups'.
+    // with quarters, 0.2-0.4 % with sixteenths (README: "The end of a call is where a claim's
+    // size shows"). A thread works through its own group's claims, then the other groups'.
     constexpr int kTailParts = 16;
     struct Claim {
         int row0, row1;   // rows of C
