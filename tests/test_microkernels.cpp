@@ -180,6 +180,31 @@ TEST_CASE("step 08 copies B slivers inside the kernel calls correctly", "[microk
     }
 }
 
+// k just past kc, with the block sizes derived from this CPU's caches: a k the L2 can hold
+// in one slice is taken in one (the packed blocks deeper than kc, their buffers sized for
+// it), a deeper one in equal slices. Setting mc to its own value sends these small products
+// down the packed path without changing a block size.
+TEST_CASE("steps 08 and 09 are right when k is just past kc - in one slice or in several", "[microkernels]") {
+    for (const char* slug : {"08_avx512_14x32", "09_openmp"}) {
+        const gemm::Step* step = find_step(slug);
+        REQUIRE(step != nullptr);
+        const gemm::Param* least_work = step->find_param("min-kflops");
+        if (least_work != nullptr) least_work->set(1);   // step 09: every product on the whole team
+        const int mc = step->find_param("mc")->get(), kc = step->find_param("kc")->get();
+        BlockSizes blocks(*step, mc, 0, 0);
+        int t = 0;
+        for (const gemm::Variant& variant : step->def->variants) {
+            if (!variant.is_supported()) continue;
+            for (const int k : {kc + 1, kc + 37, 2 * kc + 5, 4 * kc - 3})
+                for (const Shape& s : {Shape{15, 70, k}, Shape{29, 33, k, 3, 1, 2}}) {
+                    INFO(slug << ", kernel " << variant.name << ", mc " << mc << ", kc " << kc << ", " << describe(s));
+                    CHECK(check_kernel(variant.kernel, s, static_cast<unsigned>(++t)) == "");
+                }
+        }
+        if (least_work != nullptr) least_work->set(0);
+    }
+}
+
 TEST_CASE("step 08's ablation switches each keep every result right", "[microkernels][ablation]") {
     const gemm::Step* step = find_step("08_avx512_14x32");
     REQUIRE(step != nullptr);

@@ -43,6 +43,7 @@ int user_mc = 0, user_kc = 0, user_nc = 0;
 
 struct Blocks {
     int mc, kc, nc;
+    int one_slice;   // k up to this depth is taken in one slice, not in slices of kc
 };
 
 int round_up(int x, int to) { return (x + to - 1) / to * to; }
@@ -69,6 +70,7 @@ Blocks block_sizes(int mr, int nr, double flops) {
         b.kc = user_kc > 0 ? user_kc : round_down_at_least(l1 / 2 / (4L * nr), 16);
         b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
         b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+        b.one_slice = b.kc;
         return b;
     }
     // MC, at least: the calls on one B sliver bring the next one into L2, a line every 4
@@ -101,6 +103,16 @@ Blocks block_sizes(int mr, int nr, double flops) {
     }
     // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
     b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+    // One slice of k where it fits: every slice pays a pass of C through L3 and a packing of
+    // B, 1-2 % of the time at n = 1100-1900 on Emerald Rapids. So a k up to the depth at which
+    // the A block (mc rows) and two B slivers fill two thirds of L2 is not cut. Deeper, the A
+    // block no longer survives the slivers streaming through L2: there, k = 1900 in one slice
+    // gained and k = 2000 lost (README: "One slice of k where it fits").
+    b.one_slice = b.kc;
+    if (user_kc == 0) {
+        const int fits = round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16);
+        if (fits > b.one_slice) b.one_slice = fits;
+    }
     return b;
 }
 
@@ -172,10 +184,12 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
         return;
     }
     Blocks blk = block_sizes(MR, NR, tile.flops);
-    // k in equal slices of at most kc: with kc = 704, k = 1536 as 3 x 512 rather than
+    // k in one slice where it fits (block_sizes: one_slice), else in equal slices of at most
+    // kc: with kc = 704, k = 1536 as 3 x 512 rather than
     // 2 x 704 + 128, whose thin last slice would pay a whole pass of C-tile updates (and a
     // packing of A and B) for a twelfth of the work.
-    if (!ablation.no_even_k) blk.kc = even_split(k, blk.kc);
+    if (k <= blk.one_slice) blk.kc = k;
+    else if (!ablation.no_even_k) blk.kc = even_split(k, blk.kc);
     thread_local PackBuffer a_buffer, b_buffer;
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;
