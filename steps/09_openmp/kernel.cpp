@@ -107,10 +107,10 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
     b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
     // One slice of k where it fits: every slice pays a pass of C through L3 and a packing of
-    // B, 1-2 % of the time at n = 1100-1900 on Emerald Rapids. So a k up to the depth at which
-    // the A block (mc rows) and two B slivers fill two thirds of L2 is not cut. Deeper, the A
-    // block no longer survives the slivers streaming through L2: there, k = 1900 in one slice
-    // gained and k = 2000 lost (README: "One slice of k where it fits").
+    // B, so a k up to the depth at which the A block (mc rows) and two B slivers fill two
+    // thirds of L2 is not cut (step 08 on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).
+    // Deeper, the A block no longer survives the slivers streaming through L2: there, k =
+    // 1900 in one slice gained and k = 2000 lost (README: "One slice of k where it fits").
     b.one_slice = b.kc;
     if (user_kc == 0) {
         const int fits = round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16);
@@ -295,9 +295,9 @@ void blocked_gemm(const TileShape& tile, int m, int n, int k, const float* A, in
     }
     Blocks blk = block_sizes(MR, NR, tile.flops);
     // k in one slice where it fits (block_sizes: one_slice), else in equal slices of at most
-    // kc: with kc = 704, k = 1536 as 3 x 512 rather than
-    // 2 x 704 + 128, whose thin last slice would pay a whole pass of C-tile updates (and a
-    // packing of A and B) for a twelfth of the work.
+    // kc: with kc = 704, k = 1536 as 3 x 512 rather than 2 x 704 + 128, whose thin last slice
+    // would pay a whole pass of C-tile updates (and a packing of A and B) for a twelfth of
+    // the work.
     blk.kc = k <= blk.one_slice ? k : even_split(k, blk.kc);
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;
