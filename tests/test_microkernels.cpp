@@ -182,25 +182,36 @@ TEST_CASE("step 08 copies B slivers inside the kernel calls correctly", "[microk
 
 // k just past kc, with the block sizes derived from this CPU's caches: a k the L2 can hold
 // in one slice is taken in one (the packed blocks deeper than kc, their buffers sized for
-// it), a deeper one in equal slices. Setting mc to its own value sends these small products
-// down the packed path without changing a block size.
+// it), a deeper one in equal slices. Both paths are taken on every CPU: once with the depth
+// this CPU's L2 gives (on a small L2 it is kc), once with every k in one slice, once with
+// none. Setting mc to its own value sends these small products down the packed path
+// without changing a block size.
 TEST_CASE("steps 08 and 09 are right when k is just past kc - in one slice or in several", "[microkernels]") {
     for (const char* slug : {"08_avx512_14x32", "09_openmp"}) {
         const gemm::Step* step = find_step(slug);
         REQUIRE(step != nullptr);
         const gemm::Param* least_work = step->find_param("min-kflops");
+        const gemm::Param* one_slice = step->find_param("one-slice");
+        REQUIRE(one_slice != nullptr);
         if (least_work != nullptr) least_work->set(1);   // step 09: every product on the whole team
         const int mc = step->find_param("mc")->get(), kc = step->find_param("kc")->get();
         BlockSizes blocks(*step, mc, 0, 0);
+        CHECK(one_slice->get() >= kc);
         int t = 0;
-        for (const gemm::Variant& variant : step->def->variants) {
-            if (!variant.is_supported()) continue;
-            for (const int k : {kc + 1, kc + 37, 2 * kc + 5, 4 * kc - 3})
-                for (const Shape& s : {Shape{15, 70, k}, Shape{29, 33, k, 3, 1, 2}}) {
-                    INFO(slug << ", kernel " << variant.name << ", mc " << mc << ", kc " << kc << ", " << describe(s));
-                    CHECK(check_kernel(variant.kernel, s, static_cast<unsigned>(++t)) == "");
-                }
+        for (const int depth : {0, 4 * kc, 1}) {
+            one_slice->set(depth);
+            if (depth > 0) CHECK(one_slice->get() == (depth > kc ? depth : kc));
+            for (const gemm::Variant& variant : step->def->variants) {
+                if (!variant.is_supported()) continue;
+                for (const int k : {kc + 1, kc + 37, 2 * kc + 5, 4 * kc - 3})
+                    for (const Shape& s : {Shape{15, 70, k}, Shape{29, 33, k, 3, 1, 2}}) {
+                        INFO(slug << ", kernel " << variant.name << ", mc " << mc << ", kc " << kc
+                                  << ", one slice up to k = " << one_slice->get() << ", " << describe(s));
+                        CHECK(check_kernel(variant.kernel, s, static_cast<unsigned>(++t)) == "");
+                    }
+            }
         }
+        one_slice->set(0);
         if (least_work != nullptr) least_work->set(0);
     }
 }

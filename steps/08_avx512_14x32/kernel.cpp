@@ -38,8 +38,8 @@ struct TileShape {
     PackB pack_b = step08::pack_b;
 };
 
-// --mc, --kc, --nc; 0 = derived from the caches (block_sizes below).
-int user_mc = 0, user_kc = 0, user_nc = 0;
+// --mc, --kc, --nc, --one-slice; 0 = derived from the caches (block_sizes below).
+int user_mc = 0, user_kc = 0, user_nc = 0, user_one_slice = 0;
 
 struct Blocks {
     int mc, kc, nc;
@@ -108,8 +108,11 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // thirds of L2 is not cut (step 08 on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).
     // Deeper, the A block no longer survives the slivers streaming through L2: there, k =
     // 1900 in one slice gained and k = 2000 lost (README: "One slice of k where it fits").
+    // --one-slice sets the depth (never below kc: 1 turns it off); a set kc turns it off too.
     b.one_slice = b.kc;
-    if (user_kc == 0) {
+    if (user_one_slice > 0) {
+        if (user_one_slice > b.one_slice) b.one_slice = user_one_slice;
+    } else if (user_kc == 0) {
         const int fits = round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16);
         if (fits > b.one_slice) b.one_slice = fits;
     }
@@ -298,6 +301,8 @@ int get_nc() { return block_sizes(kBestMr, kBestNr, best_flops()).nc; }
 void set_mc(int v) { user_mc = v; }
 void set_kc(int v) { user_kc = v; }
 void set_nc(int v) { user_nc = v; }
+int get_one_slice() { return block_sizes(kBestMr, kBestNr, best_flops()).one_slice; }
+void set_one_slice(int v) { user_one_slice = v; }
 
 // The ablation switches (README: "Where the 6x comes from"): --no-fma 1 turns that idea
 // off, 0 (the default) leaves it on. get() says what is in effect.
@@ -314,6 +319,8 @@ constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
     {"kc", "depth of the packed A and B blocks (default: from L1 and the FMA rate)", get_kc, set_kc},
     {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
+    {"one-slice", "deepest k taken in one slice, not in slices of kc (default: from the L2 size)",
+     get_one_slice, set_one_slice},
     // Each idea of the step, switched off (tools/ablation.sh):
     {"no-direct", "1: pack small matrices too", get_switch<&Ablation::no_direct>,
      set_switch<&Ablation::no_direct>},

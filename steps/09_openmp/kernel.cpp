@@ -54,7 +54,7 @@ struct TileShape {
 // --mc, --kc, --nc; 0 = derived from the caches (block_sizes below). --min-kflops: the
 // least work per thread, in thousands of FLOPs (0 = kMinFlopsPerThread; 1 makes every
 // product use all threads, as the tests of the partition need).
-int user_mc = 0, user_kc = 0, user_nc = 0, user_min_kflops = 0;
+int user_mc = 0, user_kc = 0, user_nc = 0, user_one_slice = 0, user_min_kflops = 0;
 // --no-copy-b 1: B packed in chunks before the calls that read it, not inside them.
 int no_copy_b = 0;
 
@@ -111,8 +111,11 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // thirds of L2 is not cut (step 08 on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).
     // Deeper, the A block no longer survives the slivers streaming through L2: there, k =
     // 1900 in one slice gained and k = 2000 lost (README: "One slice of k where it fits").
+    // --one-slice sets the depth (never below kc: 1 turns it off); a set kc turns it off too.
     b.one_slice = b.kc;
-    if (user_kc == 0) {
+    if (user_one_slice > 0) {
+        if (user_one_slice > b.one_slice) b.one_slice = user_one_slice;
+    } else if (user_kc == 0) {
         const int fits = round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16);
         if (fits > b.one_slice) b.one_slice = fits;
     }
@@ -492,6 +495,8 @@ int get_nc() { return block_sizes(kBestMr, kBestNr, best_flops()).nc; }
 void set_mc(int v) { user_mc = v; }
 void set_kc(int v) { user_kc = v; }
 void set_nc(int v) { user_nc = v; }
+int get_one_slice() { return block_sizes(kBestMr, kBestNr, best_flops()).one_slice; }
+void set_one_slice(int v) { user_one_slice = v; }
 int get_min_kflops() { return user_min_kflops > 0 ? user_min_kflops : static_cast<int>(kMinFlopsPerThread / 1e3); }
 void set_min_kflops(int v) { user_min_kflops = v; }
 int get_no_copy_b() { return no_copy_b; }
@@ -501,6 +506,8 @@ constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
     {"kc", "depth of the packed A and B blocks (default: from L1 and the FMA rate)", get_kc, set_kc},
     {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
+    {"one-slice", "deepest k taken in one slice, not in slices of kc (default: from the L2 size)",
+     get_one_slice, set_one_slice},
     {"min-kflops", "least work per thread, in thousands of FLOPs (smaller products use fewer threads)",
      get_min_kflops, set_min_kflops},
     {"no-copy-b", "1: pack B in chunks of its own, not in the kernel calls (avx512)", get_no_copy_b, set_no_copy_b}};
