@@ -108,14 +108,10 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // thirds of L2 is not cut (step 08 on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).
     // Deeper, the A block no longer survives the slivers streaming through L2: there, k =
     // 1900 in one slice gained and k = 2000 lost (README: "One slice of k where it fits").
-    // --one-slice sets the depth (never below kc: 1 turns it off); a set kc turns it off too.
-    b.one_slice = b.kc;
-    if (user_one_slice > 0) {
-        if (user_one_slice > b.one_slice) b.one_slice = user_one_slice;
-    } else if (user_kc == 0) {
-        const int fits = round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16);
-        if (fits > b.one_slice) b.one_slice = fits;
-    }
+    // --one-slice sets the depth (never below kc: 1 turns it off); --kc alone turns it off too.
+    const int fits = round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16);
+    const int depth = user_one_slice > 0 ? user_one_slice : user_kc > 0 ? b.kc : fits;
+    b.one_slice = depth > b.kc ? depth : b.kc;
     return b;
 }
 
