@@ -127,12 +127,16 @@ else
 fi
 
 # Steps in order, from the registry (cpuinfo --steps: NUMBER SLUG parallel|serial VARIANT),
-# so a stale executable of a deleted step in bin/ is never run.
+# so a stale executable of a deleted step in bin/ is never run. A parallel lesson (step 09:
+# step 08 on every core) runs on --threads only, its one-thread case being the step before
+# it; a parallel step from 10 on (the tuned step, and labs grown from it) has no serial twin,
+# so it runs twice: on one thread (stepNN_slug.csv) and on --threads (stepNN_slug_mt.csv).
 selected=()
-parallel=" "
+parallel=" " both=" "
 while read -r number slug mode _; do
   [ -n "$number" ] || continue
   [ "$mode" = parallel ] && parallel+="step$slug "
+  [ "$mode" = parallel ] && [ "$number" -ge 10 ] && both+="step$slug "
   if [ -z "$steps_wanted" ] || [[ ",$steps_wanted," == *",$number,"* ]]; then selected+=("step$slug"); fi
 done < <("$bin/cpuinfo" --steps)
 [ ${#selected[@]} -gt 0 ] || { echo "run_all.sh: --steps $steps_wanted matches no built step" >&2; exit 2; }
@@ -177,7 +181,7 @@ if command -v taskset > /dev/null; then pin=(taskset -c "$((cores - 1))"); fi
 # Each round runs every step and reference once into results/rounds/N/; the results/ CSVs
 # are the merge of the rounds so far (tools/merge_rounds.sh: each size's best round), so an
 # interrupted run still leaves whole CSVs. Parallel steps (from the registry) take
-# --threads; the others always run on one thread.
+# --threads; the others always run on one thread, and so does a step of $both first.
 rm -rf "$results/rounds"
 skipped=" "
 for ((round = 1; round <= rounds; ++round)); do
@@ -188,18 +192,20 @@ for ((round = 1; round <= rounds; ++round)); do
 
   for exe in "${selected[@]}"; do
     [[ "$skipped" == *" $exe "* ]] && continue
-    step_threads=()
-    [[ "$parallel" == *" $exe "* ]] && step_threads=(--threads "$mt_threads")
-    say "$exe${step_threads[*]:+ (${mt_threads} threads)}$of_rounds"
     rc=0
-    if [ ${#step_threads[@]} -gt 0 ]; then
-      "$bin/$exe" "${sweep[@]}" "${step_threads[@]}" --csv "$dir/$exe.csv" || rc=$?
+    if [[ "$parallel" == *" $exe "* && "$both" != *" $exe "* ]]; then
+      say "$exe ($mt_threads threads)$of_rounds"
+      "$bin/$exe" "${sweep[@]}" --threads "$mt_threads" --csv "$dir/$exe.csv" || rc=$?
     else
-      "${pin[@]}" "$bin/$exe" "${sweep[@]}" --csv "$dir/$exe.csv" || rc=$?
+      say "$exe$([[ "$both" == *" $exe "* ]] && echo ", 1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads")")$of_rounds"
+      "${pin[@]}" "$bin/$exe" "${sweep[@]}" --threads 1 --csv "$dir/$exe.csv" || rc=$?
+      if [ "$rc" = 0 ] && [[ "$both" == *" $exe "* ]] && [ "$mt_threads" -gt 1 ]; then
+        "$bin/$exe" "${sweep[@]}" --threads "$mt_threads" --csv "$dir/${exe}_mt.csv" || rc=$?
+      fi
     fi
     case $rc in
       0) ;;
-      77) echo "   skipped: this CPU cannot run $exe"; skipped+="$exe "; rm -f "$results/$exe.csv"; continue ;;
+      77) echo "   skipped: this CPU cannot run $exe"; skipped+="$exe "; rm -f "$results/$exe.csv" "$results/${exe}_mt.csv"; continue ;;
       *) echo "   $exe exited with $rc" >&2; failed=1 ;;
     esac
   done
@@ -247,20 +253,21 @@ if [ "$mt_threads" -gt 1 ]; then
   fi
 fi
 
-# Block-size maps (blockmap_*.png) of steps 06 and 08: GFLOPS over kc x mc at n = 1000, a
-# coarse 4 x 4 grid around each step's own choice (tools/block_map.py --fine: 7 x 7), each
-# cell the best of 2 rounds (of --rounds, when more): one noisy spell makes no false optimum.
+# Block-size maps (blockmap_*.png) of steps 06, 08 and 10 (on one thread): GFLOPS over kc x
+# mc at n = 1000, a coarse 4 x 4 grid around each step's own choice (tools/block_map.py
+# --fine: 7 x 7), each cell the best of 2 rounds (of --rounds, when more): one noisy spell
+# makes no false optimum.
 map_rounds=$(( rounds > 2 ? rounds : 2 ))
-for exe in step06_blocking step08_avx512_14x32; do
+for exe in step06_blocking step08_avx512_14x32 step10_tuned; do
   [[ " ${selected[*]} " == *" $exe "* && "$skipped" != *" $exe "* ]] || continue
-  say "block-size map of $exe (kc x mc at n = $figure_size, $map_rounds rounds)"
-  "${python:-python3}" tools/block_map.py "$bin/$exe" --size "$figure_size" --rounds "$map_rounds" \
+  say "block-size map of $exe (kc x mc at n = $figure_size, 1 thread, $map_rounds rounds)"
+  "${python:-python3}" tools/block_map.py "$bin/$exe" --size "$figure_size" --rounds "$map_rounds" --threads 1 \
     --csv "$results/blockmap_$exe.csv" | tail -n 1 || failed=1
 done
 
 # --- 4. Figures and summary.md ----------------------------------------------------------------
-# plots/make_figures.py: one figure per step (against the step before it, its own ISA's peak
-# and the best), overlay.png and overlay_log.png (every one-thread step, OpenBLAS, BLIS),
+# plots/make_figures.py: one figure per step CSV (against the step before it on as many
+# threads, its own ISA's peak and the best), overlay.png and overlay_log.png (every one-thread step, OpenBLAS, BLIS),
 # overlay_mt.png (the parallel runs against the all-core peak), staircase.png, roofline.png,
 # bandwidth.png, scaling.png, blockmap_*.png and summary.md. --docs copies the figures to
 # docs/figures/<microarchitecture>/ (one folder per machine).

@@ -1,10 +1,12 @@
 # gemm_add_step([SOURCES file...] [SSE file...] [AVX2 file...] [AVX512 file...]
-#               [NEON file...] [OPENMP] [SCALAR])
+#               [NEON file...] [BUILDS_ON NN_slug] [OPENMP] [SCALAR])
 #
 # The one call in steps/NN_slug/CMakeLists.txt. The folder's name gives the step's number
 # and slug. SOURCES build everywhere; SSE, AVX2 and AVX512 files only for x86-64 and NEON
-# files only for AArch64, each with its own ISA flags. OPENMP links OpenMP (the step is
-# skipped when the compiler has none). SCALAR turns the compiler's auto-vectorisation off,
+# files only for AArch64, each with its own ISA flags. BUILDS_ON names an earlier step whose
+# files this one uses, not copies: its kernel library is linked and its folder is on the
+# include path (step 09 adds threads to step 08's loop nest this way). OPENMP links OpenMP
+# (the step is skipped when the compiler has none). SCALAR turns the compiler's auto-vectorisation off,
 # so a scalar lesson measures the code as written: at -O3 GCC vectorises some of the
 # scalar steps' loops and not others, which hides the idea each step is about. Makes:
 #   gemm_step_<slug>        the kernel library, linked into gemm::steps
@@ -13,7 +15,7 @@
 #                           (gemm-step-N when gemm-steps is a subproject)
 
 function(gemm_add_step)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "OPENMP;SCALAR" "" "SOURCES;SSE;AVX2;AVX512;NEON")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "OPENMP;SCALAR" "BUILDS_ON" "SOURCES;SSE;AVX2;AVX512;NEON")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "gemm_add_step: unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -48,6 +50,14 @@ function(gemm_add_step)
   target_link_libraries(${lib} PUBLIC gemm_common PRIVATE gemm_settings)
   if(arg_OPENMP)
     target_link_libraries(${lib} PUBLIC OpenMP::OpenMP_CXX)
+  endif()
+  if(arg_BUILDS_ON)
+    if(NOT TARGET gemm_step_${arg_BUILDS_ON})
+      message(FATAL_ERROR "gemm_add_step: ${slug} builds on '${arg_BUILDS_ON}', which is not a step "
+                          "added before it (steps/CMakeLists.txt)")
+    endif()
+    target_link_libraries(${lib} PUBLIC gemm_step_${arg_BUILDS_ON})
+    target_include_directories(${lib} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/../${arg_BUILDS_ON})
   endif()
   if(arg_SCALAR)
     target_compile_options(${lib} PRIVATE $<$<CXX_COMPILER_ID:GNU>:-fno-tree-vectorize>

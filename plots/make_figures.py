@@ -5,14 +5,16 @@
                     [--flags TEXT]
 
 Makes, in DIR (default results/ at the checkout's root), each from the files it needs:
-  step<slug>.png     each step against the step before it, the peak of its own ISA and the best
+  step<slug>.png     each step CSV against the step before it (on one thread or several, as
+                     this one: step 10 against 08, step10_tuned_mt against 09; else the step
+                     just before), the peak of its own ISA and the best
   overlay.png        every one-thread step with ref_openblas and ref_blis (linear axis)
   overlay_log.png    the same on a log axis, where the scalar steps are readable too
-  overlay_mt.png     the multi-threaded runs (step 09 and ref_*_mt) against the all-core peak
+  overlay_mt.png     the multi-threaded runs (steps 09 and 10, ref_*_mt) against the all-core peak
   staircase.png      one bar per step at n = --at (1000), speed-ups, libraries and peaks
   roofline.png       every step on the roofline (peak.csv, bandwidth.csv, cpuinfo.txt)
   bandwidth.png      bandwidth by working set (bandwidth.csv)
-  scaling.png        step 09 and the libraries at 1..N threads (scaling/*.csv, peak.csv)
+  scaling.png        steps 09 and 10 and the libraries at 1..N threads (scaling/*.csv, peak.csv)
   blockmap_<step>.png  GFLOPS over kc x mc (blockmap_<step>.csv, from tools/block_map.py)
   summary.md         plots/summary.py's table
 --docs DIR also copies the figures there (the tutorial's docs/figures/). A figure whose
@@ -123,10 +125,13 @@ def main(argv):
     step_paths = paths_of(steps)
     every_path = paths_of(every_step)
 
-    # One figure per step, against the step numbered just before it when its CSV is there.
+    # One figure per step CSV, against the step numbered before it when its CSV is there: the
+    # last one on one thread or on several as this one ran (step 10 on one thread against
+    # step 08, on all cores against step 09), else the one just before (step 09 against 08).
     for csv in step_paths:
         before = [p for p in every_path if number_of[p] < number_of[csv]]
-        csvs = ([before[-1]] if before else []) + [csv]
+        alike = [p for p in before if (most[p] > 1) == (most[csv] > 1)]
+        csvs = ([(alike or before)[-1]] if before else []) + [csv]
         name = os.path.splitext(os.path.basename(csv))[0] + ".png"
         draw(name, "plot_gflops.py", csvs, *peak_for(name, max(most[p] for p in csvs)))
 
@@ -142,7 +147,7 @@ def main(argv):
         draw("overlay_mt.png", "plot_gflops.py", same, *peak_for("overlay_mt.png", threads),
              "--title", "Multi-threaded, against the all-core peak")
     else:
-        leave_out("overlay_mt.png", "no multi-threaded CSV (step 09, ref_*_mt)")
+        leave_out("overlay_mt.png", "no multi-threaded CSV (steps 09 and 10, ref_*_mt)")
 
     if steps:
         draw("staircase.png", "plot_staircase.py", paths_of(steps + refs), "--at", str(args.at),

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Draw tools/ablation.sh's table: step 08 with each idea off, and the ideas added one by one.
+"""Draw tools/ablation.sh's table: step 10 with each idea off, and the ideas added one by one.
 
     plot_ablation.py ABLATION_CSV [--title TEXT] -o OUT.png
 
 ABLATION_CSV has the columns study,order,config,switches,n,gflops (more may follow); study is
-"off" or "added". One panel per study, one horizontal bar per configuration and size.
+"off" or "added" (the AVX-512 kernel), "off_avx2" or "added_avx2" (the AVX2 kernel). One panel
+per study, a row of two per kernel, one horizontal bar per configuration and size.
 Malformed or empty input: exit 2 with one line naming the file and the problem.
 """
 import argparse
@@ -13,7 +14,8 @@ import sys
 from harness_csv import InputError, number, read_rows
 
 REQUIRED = ["study", "order", "config", "n", "gflops"]
-PANELS = [("off", "step 08 with one idea switched off"), ("added", "ideas added one by one, from step 07")]
+PANELS = [("off", "step 10 (avx512) with one idea switched off"), ("added", "ideas added one by one (avx512)"),
+          ("off_avx2", "step 10 --kernel avx2, one idea switched off"), ("added_avx2", "ideas added one by one (avx2)")]
 
 
 def load(path):
@@ -21,7 +23,8 @@ def load(path):
     studies = {}
     for line, row in enumerate(rows, start=2):
         if row["study"] not in dict(PANELS):
-            raise InputError(f"{path}: line {line}: study is '{row['study']}', not off or added")
+            raise InputError(f"{path}: line {line}: study is '{row['study']}', not one of "
+                             f"{', '.join(s for s, _ in PANELS)}")
         configs = studies.setdefault(row["study"], {})
         order = number(path, line, row, "order", int)
         entry = configs.setdefault(order, {"config": row["config"], "gflops": {}})
@@ -52,13 +55,21 @@ def main(argv):
 
     panels = [(s, t) for s, t in PANELS if s in studies]
     sizes = sorted({n for s, _ in panels for c in studies[s].values() for n in c["gflops"]})
-    rows = max(len(studies[s]) for s, _ in panels)
+    # A row of panels per kernel (off, added side by side), each row as tall as its longest study.
+    grid = [row for row in ([p for p in panels if not p[0].endswith("_avx2")],
+                            [p for p in panels if p[0].endswith("_avx2")]) if row]
+    heights = [max(len(studies[s]) for s, _ in row) for row in grid]
+    columns = max(len(row) for row in grid)
     plt.rcParams.update({"font.size": 10})
-    fig, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 1.2 + 0.42 * rows * max(1, len(sizes) / 2)),
-                             dpi=130, squeeze=False)
+    fig, axes = plt.subplots(len(grid), columns, dpi=130, squeeze=False, gridspec_kw={"height_ratios": heights},
+                             figsize=(7 * columns, 1.2 + 0.42 * sum(heights) * max(1, len(sizes) / 2)))
     top = max(g for s, _ in panels for c in studies[s].values() for g in c["gflops"].values())
     height = 0.8 / len(sizes)
-    for ax, (study, title) in zip(axes[0], panels):
+    placed = [(axes[r][c], p) for r, row in enumerate(grid) for c, p in enumerate(row)]
+    for r, row in enumerate(grid):
+        for c in range(len(row), columns):
+            axes[r][c].set_visible(False)
+    for ax, (study, title) in placed:
         configs = [studies[study][o] for o in sorted(studies[study])]
         for k, n in enumerate(sizes):
             ys = [i + (k - (len(sizes) - 1) / 2) * height for i in range(len(configs))]
@@ -71,10 +82,10 @@ def main(argv):
         ax.set_yticklabels([c["config"] for c in configs])
         ax.invert_yaxis()
         ax.set_xlim(0, top * 1.12)
-        ax.set_xlabel("GFLOPS (best round, CPU time)")
+        ax.set_xlabel("GFLOPS (best round, one thread)")
         ax.set_title(title)
         ax.grid(True, axis="x", alpha=0.3)
-    # One legend for both panels, under them, where it hides no bar.
+    # One legend for every panel, under them, where it hides no bar.
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(sizes), frameon=False)
     if args.title:

@@ -25,7 +25,10 @@ from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_pea
 def bars_and_lines(runs, at):
     """(bars, refs, first): a bar per step CSV, in step order, with its GFLOPS at the size
     nearest `at` (on the threads that ran it) and its speed-ups; a line per one-thread
-    reference; the bar of step 01 (or the first) the speed-ups are over."""
+    reference; the bar of step 01 (or the first) the speed-ups are over. A bar's speed-up
+    "over the previous" is over the last bar before it on one thread when it ran on one, on
+    several when it ran on several (step 10 on one thread over step 08, on all cores over step
+    09), else over the bar just before it (step 09 over step 08)."""
     bars, refs = [], []
     for run in runs:
         row = nearest_row(run, at)
@@ -38,7 +41,10 @@ def bars_and_lines(runs, at):
     bars.sort(key=lambda b: (b["number"], b["threads"]))
     first = next((b for b in bars if b["number"] == 1 and b["threads"] == 1), bars[0] if bars else None)
     for i, b in enumerate(bars):
-        b["over_previous"] = b["gflops"] / bars[i - 1]["gflops"] if i > 0 and bars[i - 1]["gflops"] > 0 else None
+        alike = [p for p in bars[:i] if (p["threads"] > 1) == (b["threads"] > 1)]
+        previous = alike[-1] if alike else bars[i - 1] if i > 0 else None
+        b["previous"] = previous
+        b["over_previous"] = b["gflops"] / previous["gflops"] if previous and previous["gflops"] > 0 else None
         b["over_first"] = b["gflops"] / first["gflops"] if first is not b and first["gflops"] > 0 else None
     return bars, refs, first
 
@@ -70,8 +76,8 @@ def render(args):
                 top, label_at = max(top, own), max(label_at, own)
                 estimated = estimated or (note and "{}: {}".format(b["isa"], note.split(":")[0]))
         text = "{:.1f}".format(b["gflops"]) + ("" if b["n"] == args.at else " @{}".format(b["n"]))
-        if b["over_previous"] is not None:
-            text += "\n\u00d7{:.1f} prev".format(b["over_previous"])
+        if b["over_previous"] is not None and b["previous"] is not first:   # else the line below says it
+            text += "\n\u00d7{:.1f} vs {:02d}".format(b["over_previous"], b["previous"]["number"])
         if b["over_first"] is not None:
             text += "\n\u00d7{:.{}f} vs {}".format(b["over_first"], 0 if b["over_first"] >= 10 else 1,
                                                    first["step"][:2])

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# tools/ablation.sh end to end on tiny sizes: every run of both studies verifies (probe exits
-# 0 or the script fails), the CSV has one well-formed row per run and size (lowest round <=
-# median <= best), the tables are printed (and again by --report), the figure is drawn when
-# matplotlib is there, and bad options and malformed CSVs are refused with exit 2. Skips (77)
-# on a CPU without AVX-512.
+# tools/ablation.sh end to end on tiny sizes: every run of every study verifies (a run that
+# exits non-zero fails the script), the CSV has one well-formed row per run and size (lowest
+# round <= median <= best), the AVX-512 studies are there exactly when step 10's avx512 kernel
+# runs and the AVX2 studies always, with only the switches that apply to the AVX2 kernel, the
+# tables are printed (and again by --report), the figure is drawn when matplotlib is there,
+# and bad options and malformed CSVs are refused with exit 2. Skips (77) on a CPU that runs
+# neither kernel.
 #   test_ablation.sh CHECKOUT BUILD_DIR
 set -euo pipefail
 root=${1:?usage: test_ablation.sh CHECKOUT BUILD_DIR} build=${2:?usage: test_ablation.sh CHECKOUT BUILD_DIR}
@@ -18,16 +20,32 @@ rc=0
 
 csv="$tmp/ablation.csv"
 [[ $(head -n 1 "$csv") == "study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall" ]] || fail "header: $(head -n 1 "$csv")"
-runs=$(grep -c '^  "\(off\|added\)|' "$root/tools/ablation.sh")
+runs=$(sed -n 's/^ablation.sh: \([0-9]*\) runs x .*/\1/p' "$tmp/out.txt")
+[[ -n $runs ]] || fail "no 'N runs' line: $(head -n 3 "$tmp/out.txt")"
 [[ $(($(wc -l < "$csv") - 1)) == $((runs * 2)) ]] || fail "$(($(wc -l < "$csv") - 1)) rows for $runs runs x 2 sizes"
+[[ $(cut -d, -f1,2 "$csv" | sort -u | wc -l) == $((runs + 1)) ]] || fail "runs share an order number"
 awk -F, 'NR > 1 && NF != 9 { print "line " NR " has " NF " fields: " $0; bad = 1 }
          NR > 1 && !($8 + 0 <= $7 + 0 && $7 + 0 <= $6 + 0 && $8 + 0 > 0) { print "line " NR ": not lowest <= median <= best round: " $0; bad = 1 }
          END { exit bad }' "$csv" || fail "malformed rows"
-for study in off added; do
+avx512=0
+"$build/bin/step10_tuned" --threads 1 --kernel avx512 --sizes 16 --reps 1 > /dev/null 2>&1 && avx512=1
+studies="off_avx2 added_avx2"
+if [[ $avx512 == 1 ]]; then
+  studies="off added $studies"
+  grep -q "^| step 10 (avx512) with one idea off" "$tmp/out.txt" || fail "no 'off' table printed"
+  grep -q "^| + unpacked small matrices = step 10 |" "$tmp/out.txt" || fail "no 'added' table ending in step 10"
+  grep -q "^off,.*,--kernel avx512 --no-fma 1," "$csv" || fail "no run of the AVX-512 kernel with --no-fma"
+else
+  ! grep -q "^\(off\|added\)," "$csv" || fail "AVX-512 studies on a CPU whose avx512 kernel does not run"
+fi
+for study in $studies; do
   [[ $(grep -c "^$study," "$csv") -gt 0 ]] || fail "no rows for the study $study"
 done
-grep -q "^| step 08 with one idea off" "$tmp/out.txt" || fail "no 'off' table printed"
-grep -q "^| + unpacked small matrices = step 08 |" "$tmp/out.txt" || fail "no 'added' table ending in step 08"
+grep -q "^| + unpacked small matrices = step 10 (avx2) |" "$tmp/out.txt" || fail "no 'added' avx2 table ending in step 10"
+# The AVX2 studies run the AVX2 kernel, and only the switches that change it.
+awk -F, '$1 ~ /_avx2$/ && $4 != "" && ($4 !~ /--kernel avx2/ || $4 ~ /no-copy-b|no-narrow|no-prefetch|no-strips|no-fma|no-fold|tile-/) { print; bad = 1 }
+         END { exit bad }' "$csv" || fail "an AVX2 run with another kernel or a switch of the AVX-512 kernel"
+[[ $(grep -c "^off_avx2," "$csv") -ge 10 ]] || fail "the avx2 'off' study has fewer than 5 runs"
 if /usr/bin/python3 -c "import matplotlib" 2>/dev/null || python3 -c "import matplotlib" 2>/dev/null; then
   [[ -s "$tmp/ablation.png" ]] || fail "no figure drawn"
 fi
@@ -44,7 +62,7 @@ rc=0; "$root/tools/ablation.sh" --build "$build" --rounds 0 > /dev/null 2>&1 || 
 rc=0; "$root/tools/ablation.sh" --build "$build" --sizes 10,x > /dev/null 2>&1 || rc=$?
 [[ $rc == 2 ]] || fail "--sizes 10,x: exit $rc, not 2"
 rc=0; "$root/tools/ablation.sh" --build "$tmp/nowhere" > /dev/null 2>&1 || rc=$?
-[[ $rc == 2 ]] || fail "--build without probe: exit $rc, not 2"
+[[ $rc == 2 ]] || fail "--build without step10_tuned: exit $rc, not 2"
 for python in /usr/bin/python3 python3; do
   if "$python" -c "import matplotlib" 2>/dev/null; then
     printf 'study,order,config,n,gflops\noff,1,a,100,not-a-number\n' > "$tmp/bad.csv"
@@ -53,4 +71,4 @@ for python in /usr/bin/python3 python3; do
     break
   fi
 done
-echo "ablation.sh: both studies, $runs runs, well-formed CSV and tables"
+echo "ablation.sh: studies $studies, $runs runs, well-formed CSV and tables"

@@ -1,5 +1,7 @@
 """tools/block_map.py runs a real step over a kc x mc grid around the step's own block sizes
-and writes one verified row per cell, its own cell marked; usage errors exit 2 with one line.
+and writes one verified row per cell, its own cell marked; a step with --one-slice (step 10)
+gets its own depth in every cell and --threads is passed on (checked with a stand-in step that
+logs its command lines); usage errors exit 2 with one line.
 
     test_block_map.py PATH/TO/tools/block_map.py PATH/TO/step06_blocking PATH/TO/step01_baseline
 """
@@ -54,7 +56,35 @@ def main():
             cells = sorted((int(row["kc"]), int(row["mc"])) for row in csv.DictReader(f))
         expect(r.returncode == 0 and cells == [(16, 8), (32, 8)], "block_map.py --kc 16,32 --mc 8: {}".format(cells))
 
+        # A stand-in for step 10: --help names --kc, --mc and --one-slice; each run logs its
+        # options and writes a one-row harness CSV.
+        fake, log = os.path.join(d, "step10_fake"), os.path.join(d, "argv.log")
+        with open(fake, "w") as f:
+            f.write("#!{}\nimport sys\n".format(sys.executable) +
+                    "if '--help' in sys.argv:\n"
+                    "    print('  --mc N  rows (here: 16; 0 = automatic)')\n"
+                    "    print('  --kc N  depth (here: 64; 0 = automatic)')\n"
+                    "    print('  --one-slice N  deepest k in one slice (here: 500; 0 = automatic)')\n"
+                    "    sys.exit(0)\n"
+                    "open({!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n".format(log) +
+                    "out = sys.argv[sys.argv.index('--csv') + 1]\n"
+                    "open(out, 'w').write('step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,"
+                    "verified,kernel,reps,cpu,uarch\\n10_fake,64,64,64,1,5.0,4.0,0.1,0.0,1,avx2,1,Test,Test\\n')\n")
+        os.chmod(fake, 0o755)
+        r = run([fake, "--size", "64", "--reps", "1", "--kc", "32,64", "--mc", "16", "--threads", "1", "--csv", out])
+        with open(log) as f:
+            calls = [line.split() for line in f]
+        expect(r.returncode == 0 and len(calls) == 2 and
+               all(c[c.index("--one-slice") + 1] == "500" and c[c.index("--threads") + 1] == "1"
+                   for c in calls if "--one-slice" in c and "--threads" in c) and
+               all("--one-slice" in c and "--threads" in c for c in calls),
+               "block_map.py on a step with --one-slice, --threads 1: exit {}, runs {}".format(r.returncode, calls))
+        with open(out, newline="") as f:
+            marked = [(row["kc"], row["mc"]) for row in csv.DictReader(f) if row["default"] == "1"]
+        expect(marked == [("64", "16")], "block_map.py: the stand-in's own cell: {}".format(marked))
+
         for args, name in (([plain, "--csv", out], os.path.basename(plain)),
+                           ([blocked, "--threads", "0", "--csv", out], "--threads"),
                            ([blocked, "--kc", "16,x", "--csv", out], "--kc"),
                            ([os.path.join(d, "nothing"), "--csv", out], "nothing"),
                            ([blocked, "--cpu", "99999", "--csv", out], "--cpu")):

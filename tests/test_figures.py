@@ -52,6 +52,12 @@ def main():
         # Step 09 runs n = 100 on one thread, the rest on two.
         write("step09_openmp.csv", harness_csv("09_openmp", lambda n: 1 if n == 100 else 2, "avx512",
                                                lambda n: 40.0 if n == 100 else 150.0, failed=(1500,)))
+        # Step 08 on one thread; step 10 on one thread and (its _mt CSV) on two, as run_all.sh
+        # writes them.
+        write("step08_avx512_14x32.csv", harness_csv("08_avx512_14x32", 1, "avx512", lambda n: 85.0))
+        write("step10_tuned.csv", harness_csv("10_tuned", 1, "avx512", lambda n: 96.0))
+        write("step10_tuned_mt.csv", harness_csv("10_tuned", lambda n: 1 if n == 100 else 2, "avx512",
+                                                 lambda n: 50.0 if n == 100 else 176.0))
         write("ref_openblas.csv", harness_csv("ref_openblas", 1, "", lambda n: 80.0))
         write("ref_openblas_mt.csv", harness_csv("ref_openblas", 2, "", lambda n: 160.0))
         write("ref_blis.csv", harness_csv("ref_blis", 1, "", lambda n: 70.0))
@@ -73,6 +79,8 @@ def main():
         for threads, gflops in ((1, 80.0), (2, 150.0)):
             write(os.path.join("scaling", "step09_openmp.t{}.csv".format(threads)),
                   harness_csv("09_openmp", threads, "avx512", lambda n: gflops))
+            write(os.path.join("scaling", "step10_tuned.t{}.csv".format(threads)),
+                  harness_csv("10_tuned", threads, "avx512", lambda n: gflops + 10))
         write("blockmap_step08_avx512_14x32.csv",
               "step,n,kc,mc,default,gflops_best,gflops_median,verified,kernel,cpu,uarch\n"
               "08_avx512_14x32,1000,528,56,0,90.0,89.0,1,avx512,Test CPU 9000,\n"
@@ -84,7 +92,8 @@ def main():
         expect(r.returncode == 0, "make_figures.py: exit {}: {}".format(r.returncode, r.stderr))
         expect(r.stdout.count("step09_openmp.png") == 1,
                "make_figures.py: step 09's CSV (1 and 2 threads) should make one figure:\n" + r.stdout)
-        figures = ["step01_baseline.png", "step05_simd_4x4.png", "step09_openmp.png",
+        figures = ["step01_baseline.png", "step05_simd_4x4.png", "step08_avx512_14x32.png", "step09_openmp.png",
+                   "step10_tuned.png", "step10_tuned_mt.png",
                    "overlay.png", "overlay_log.png", "overlay_mt.png", "staircase.png", "roofline.png",
                    "bandwidth.png", "scaling.png", "blockmap_step08_avx512_14x32.png"]
         for name in figures + ["summary.md"]:
@@ -112,13 +121,52 @@ def main():
         expect("| ref_openblas | - | 1 | 80.0 | 80% | 1.00 |" in text, "summary.md: no OpenBLAS row")
         expect("| ref_blis | - | 2 | 140.0 | 70% | 0.88 |" in text, "summary.md: no 2-thread BLIS row")
         expect("FAILED verification at n = 1500" in text, "summary.md: step 09's failed size not noted")
+        # Step 10: a row on one thread (vs the 1-thread peak and OpenBLAS), one on two.
+        expect("| 10_tuned | avx512 | 1 | 96.0 | 96% | 1.20 |" in text, "summary.md: no one-thread step 10 row:\n" + text)
+        expect("| 10_tuned | avx512 | 2 | 176.0 | 88% | 1.10 |" in text, "summary.md: no two-thread step 10 row:\n" + text)
         for fact in ("Test CPU 9000", "g++ 12.2.0", "-O3 (test)", "2024-01-02",
                      "1 thread: 100.0 GFLOPS (avx512)", "2 threads: 200.0 GFLOPS (avx512)",
                      "| rounds | 3: each size's best of 3 sweeps"):
             expect(fact in text, "summary.md: missing '{}'".format(fact))
         # The summary lists the steps in order, before the references.
         expect(text.find("| 01_baseline") < text.find("| 05_simd_4x4") < text.find("| 09_openmp")
+               < text.find("| 10_tuned | avx512 | 1") < text.find("| 10_tuned | avx512 | 2")
                < text.find("| ref_openblas"), "summary.md: rows out of order")
+
+        # Which CSVs each figure is drawn from (the plot scripts' command lines, recorded): a
+        # step's figure has the step before it on as many threads (10 on one thread: 08; 10 on
+        # two: 09), else the one just before (09: 08); overlay.png the one-thread runs,
+        # overlay_mt.png the two-thread ones, the staircase every step.
+        sys.path.insert(0, plots)
+        import make_figures as module
+        calls = {}
+
+        def record(command, **_):
+            calls[os.path.basename(command[command.index("-o") + 1])] = \
+                [os.path.basename(a) for a in command if a.endswith(".csv")]
+            return subprocess.CompletedProcess(command, 0, "", "")
+        real, module.subprocess.run = module.subprocess.run, record
+        try:
+            with open(os.devnull, "w") as quiet:
+                stdout, sys.stdout = sys.stdout, quiet
+                try:
+                    module.main(["--results", results])
+                finally:
+                    sys.stdout = stdout
+        finally:
+            module.subprocess.run = real
+        for figure, inputs in (("step10_tuned.png", ["step08_avx512_14x32.csv", "step10_tuned.csv"]),
+                               ("step10_tuned_mt.png", ["step09_openmp.csv", "step10_tuned_mt.csv"]),
+                               ("step09_openmp.png", ["step08_avx512_14x32.csv", "step09_openmp.csv"])):
+            expect(calls.get(figure, [])[:2] == inputs, "{} drawn from {}, not {}".format(figure, calls.get(figure), inputs))
+        expect("step10_tuned.csv" in calls.get("overlay.png", []) and "step10_tuned_mt.csv" not in calls.get("overlay.png", []),
+               "overlay.png: step 10 on one thread only: {}".format(calls.get("overlay.png")))
+        expect({"step09_openmp.csv", "step10_tuned_mt.csv"} <= set(calls.get("overlay_mt.png", [])) and
+               "step10_tuned.csv" not in calls.get("overlay_mt.png", []),
+               "overlay_mt.png: steps 09 and 10 on two threads: {}".format(calls.get("overlay_mt.png")))
+        expect({"step08_avx512_14x32.csv", "step09_openmp.csv", "step10_tuned.csv", "step10_tuned_mt.csv"} <=
+               set(calls.get("staircase.png", [])), "staircase.png: {}".format(calls.get("staircase.png")))
+        expect("step10_tuned.t2.csv" in calls.get("scaling.png", []), "scaling.png: {}".format(calls.get("scaling.png")))
 
         expect("Test Lake" in text, "summary.md: no microarchitecture")
 

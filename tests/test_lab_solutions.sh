@@ -18,10 +18,13 @@ solutions=(docs/labs/instructor/solutions/*/)
 numbers=()
 for dir in "${solutions[@]}"; do
   slug=$(basename "$dir")
-  [[ "$slug" =~ ^([0-9]+)_[a-z0-9_]+$ ]] && [ "$((10#${BASH_REMATCH[1]}))" -ge 10 ] ||
-    fail "solutions/$slug: not named like a lab step (NN_slug, NN from 10)"
+  [[ "$slug" =~ ^([0-9]+)_[a-z0-9_]+$ ]] && [ "$((10#${BASH_REMATCH[1]}))" -ge 11 ] ||
+    fail "solutions/$slug: not named like a lab step (NN_slug, NN from 11; 10 is the tuned step)"
   ls -d steps/"${BASH_REMATCH[1]}"_* > /dev/null 2>&1 && fail "solutions/$slug: steps/ has a step ${BASH_REMATCH[1]} already"
   grep -q '^# from: ' "$dir/CMakeLists.txt" || fail "solutions/$slug: no '# from:' line in its CMakeLists.txt"
+  # The step it was made from must still be there: grade.sh compares with it.
+  base=$(sed -n 's/^# from: *\([0-9a-z_]*\).*/\1/p' "$dir/CMakeLists.txt")
+  [ -f "steps/$base/CMakeLists.txt" ] || fail "solutions/$slug: made from steps/$base, which is gone (renamed?)"
   cp -R "$dir" "steps/$slug" && echo "add_subdirectory($slug)" >> steps/CMakeLists.txt || fail "cannot install $slug"
   numbers+=("${BASH_REMATCH[1]}")
 done

@@ -1,11 +1,14 @@
-// Steps 08 and 09: every micro-kernel this CPU runs (AVX-512 14x32 and AVX2 6x16 on x86-64,
-// NEON 8x12 on AArch64) on every edge-tile shape, with default and with tiny block sizes;
-// the packing routines' layout and zero padding; step 09's row split and its thread counts.
+// Steps 08, 09 and 10: every micro-kernel this CPU runs (AVX-512 14x32 and AVX2 6x16 on
+// x86-64, NEON 8x12 on AArch64) on every edge-tile shape, with default and with tiny block
+// sizes; the packing routines' layout and zero padding (step 08's plain ones, step 10's
+// vectorised ones); step 10's tricks, its ablation switches, its row split and its thread
+// counts; steps 09 and 10 on 1, 2, 3, 5 and 7 threads.
 #include "kernel_check.hpp"
 
-#include "steps/08_avx512_14x32/kernel.hpp"
 #include "steps/08_avx512_14x32/packing.hpp"
-#include "steps/09_openmp/partition.hpp"
+#include "steps/10_tuned/microkernels.hpp"
+#include "steps/10_tuned/packing.hpp"
+#include "steps/10_tuned/partition.hpp"
 
 #include <gemm/cpu.hpp>
 #include <gemm/registry.hpp>
@@ -68,10 +71,10 @@ std::string check_edge_tiles(gemm::Kernel kernel, const Tile& tile, int k) {
 
 }  // namespace
 
-TEST_CASE("steps 08 and 09 list every micro-kernel of the architecture", "[microkernels]") {
-    for (std::string_view slug : {"08_avx512_14x32", "09_openmp"}) {
+TEST_CASE("steps 08, 09 and 10 list every micro-kernel of the architecture", "[microkernels]") {
+    for (std::string_view slug : {"08_avx512_14x32", "09_openmp", "10_tuned"}) {
         const gemm::Step* step = find_step(slug);
-        if (step == nullptr && slug == "09_openmp") continue;   // built without OpenMP
+        if (step == nullptr && slug != "08_avx512_14x32") continue;   // built without OpenMP
         REQUIRE(step != nullptr);
         INFO("step " << slug);
 #if defined(__x86_64__)
@@ -86,7 +89,7 @@ TEST_CASE("steps 08 and 09 list every micro-kernel of the architecture", "[micro
 }
 
 TEST_CASE("each micro-kernel handles every edge tile", "[microkernels]") {
-    for (std::string_view slug : {"08_avx512_14x32", "09_openmp"}) {
+    for (std::string_view slug : {"08_avx512_14x32", "09_openmp", "10_tuned"}) {
         const gemm::Step* step = find_step(slug);
         if (step == nullptr) continue;
         int tested = 0;
@@ -112,7 +115,7 @@ TEST_CASE("each micro-kernel handles every edge tile", "[microkernels]") {
 // Unpacked products (small enough for any L2 of 256 KiB) whose last 1-4 columns go to the
 // narrow-strip kernel: k >= 48, n % 16 = 1..4. Rows 1-13 and 100 cover every remainder of
 // its 6-row blocks; k = 63 and 97 end in a partial 16-step chunk; a third have padding (NaN)
-// past A's rows, which the partial chunk must not read. Step 09 also with 3 and 7 threads,
+// past A's rows, which the partial chunk must not read. Also with 3 and 7 threads,
 // so that several claims, and claims of different column groups, reach the last columns.
 TEST_CASE("the unpacked path's narrow last columns are right on every row count", "[microkernels]") {
     const int depths[] = {48, 63, 64, 97};
@@ -130,13 +133,13 @@ TEST_CASE("the unpacked path's narrow last columns are right on every row count"
 #else
     const int thread_counts[] = {1};
 #endif
-    for (std::string_view slug : {"08_avx512_14x32", "09_openmp"}) {
+    for (std::string_view slug : {"10_tuned"}) {
         const gemm::Step* step = find_step(slug);
         if (step == nullptr) continue;
         const gemm::Variant* variant = step->find_variant("avx512");
         if (variant == nullptr || !variant->is_supported()) continue;
         const gemm::Param* least_work = step->find_param("min-kflops");
-        if (least_work != nullptr) least_work->set(1);   // step 09: split even these shapes
+        if (least_work != nullptr) least_work->set(1);   // split even these shapes
         for (const int threads : thread_counts) {
 #if defined(_OPENMP)
             omp_set_num_threads(threads);
@@ -153,16 +156,20 @@ TEST_CASE("the unpacked path's narrow last columns are right on every row count"
 #endif
 }
 
-// The packed path of step 08 (AVX-512) copies every B sliver but a panel's first inside the
+// The packed path of step 10 (AVX-512, one thread) copies every B sliver but a panel's first inside the
 // first A block's kernel calls: here in shares over 1-4 calls, an edge tile (m % 14 rows)
 // among them, the partial last sliver packed apart, k below 4 (no k loop) and odd, several
 // A blocks, k slices and B panels. A third of the shapes have padding (NaN) in B, which the
 // copies must not read.
-TEST_CASE("step 08 copies B slivers inside the kernel calls correctly", "[microkernels]") {
-    const gemm::Step* step = find_step("08_avx512_14x32");
-    REQUIRE(step != nullptr);
+TEST_CASE("step 10 copies B slivers inside the kernel calls correctly", "[microkernels]") {
+    const gemm::Step* step = find_step("10_tuned");
+    if (step == nullptr) return;   // built without OpenMP
     const gemm::Variant* variant = step->find_variant("avx512");
     if (variant == nullptr || !variant->is_supported()) return;
+#if defined(_OPENMP)
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(1);   // the serial nest
+#endif
     struct Blocks {
         int mc, kc, nc;
     };
@@ -178,6 +185,9 @@ TEST_CASE("step 08 copies B slivers inside the kernel calls correctly", "[microk
                     CHECK(check_kernel(variant->kernel, s, static_cast<unsigned>(t)) == "");
                 }
     }
+#if defined(_OPENMP)
+    omp_set_num_threads(before);
+#endif
 }
 
 // k just past kc, with the block sizes derived from this CPU's caches: a k the L2 can hold
@@ -186,14 +196,14 @@ TEST_CASE("step 08 copies B slivers inside the kernel calls correctly", "[microk
 // this CPU's L2 gives (on a small L2 it is kc), once with every k in one slice, once with
 // none. Setting mc to its own value sends these small products down the packed path
 // without changing a block size.
-TEST_CASE("steps 08 and 09 are right when k is just past kc - in one slice or in several", "[microkernels]") {
-    for (const char* slug : {"08_avx512_14x32", "09_openmp"}) {
+TEST_CASE("step 10 is right when k is just past kc - in one slice or in several", "[microkernels]") {
+    for (const char* slug : {"10_tuned"}) {
         const gemm::Step* step = find_step(slug);
-        REQUIRE(step != nullptr);
+        if (step == nullptr) continue;   // built without OpenMP
         const gemm::Param* least_work = step->find_param("min-kflops");
         const gemm::Param* one_slice = step->find_param("one-slice");
         REQUIRE(one_slice != nullptr);
-        if (least_work != nullptr) least_work->set(1);   // step 09: every product on the whole team
+        if (least_work != nullptr) least_work->set(1);   // every product on the whole team
         const int mc = step->find_param("mc")->get(), kc = step->find_param("kc")->get();
         BlockSizes blocks(*step, mc, 0, 0);
         CHECK(one_slice->get() >= kc);
@@ -216,9 +226,9 @@ TEST_CASE("steps 08 and 09 are right when k is just past kc - in one slice or in
     }
 }
 
-TEST_CASE("step 08's ablation switches each keep every result right", "[microkernels][ablation]") {
-    const gemm::Step* step = find_step("08_avx512_14x32");
-    REQUIRE(step != nullptr);
+TEST_CASE("step 10's ablation switches each keep every result right", "[microkernels][ablation]") {
+    const gemm::Step* step = find_step("10_tuned");
+    if (step == nullptr) return;   // built without OpenMP
     // Each idea off alone (tile sizes: a few shapes), then all of them off together: the
     // starting point of tools/ablation.sh's "added one by one".
     struct Setting {
@@ -292,9 +302,9 @@ TEST_CASE("pack_a and pack_b lay out slivers with zero padding", "[microkernels]
     SECTION("pack_b_narrow: up to 4 columns along k, rows past nr and entries past k zero") {
         for (const int nr : {1, 3, 4})
             for (const int k : {1, 5}) {   // k = 5: one partial 16-float row each
-                const long kpad = step08::narrow_depth(k);
+                const long kpad = step10::narrow_depth(k);
                 std::vector<float> packed(4 * kpad, -1.0f);
-                step08::pack_b_narrow(k, nr, src.data() + 3, ld, packed.data());   // columns 3..
+                step10::pack_b_narrow(k, nr, src.data() + 3, ld, packed.data());   // columns 3..
                 for (int j = 0; j < 4; ++j)
                     for (int p = 0; p < kpad; ++p) {
                         const float expected = j < nr && p < k ? src[p * ld + 3 + j] : 0.0f;
@@ -310,12 +320,12 @@ TEST_CASE("the vectorised packing matches the plain packing - edges and all", "[
     struct Packer {
         const char* isa;
         bool (*supported)();
-        decltype(&step08::pack_a) pack_a;
-        decltype(&step08::pack_b) pack_b;
+        decltype(&step10::pack_a) pack_a;
+        decltype(&step10::pack_b) pack_b;
         int mr, nr, vector;   // vector: floats per register
     };
-    const Packer packers[] = {{"AVX-512", gemm::cpu::has_avx512f, step08::pack_a_avx512, step08::pack_b_avx512, 14, 32, 16},
-                              {"AVX2", gemm::cpu::has_avx2_fma, step08::pack_a_avx2, step08::pack_b_avx2, 6, 16, 8}};
+    const Packer packers[] = {{"AVX-512", gemm::cpu::has_avx512f, step10::pack_a_avx512, step10::pack_b_avx512, 14, 32, 16},
+                              {"AVX2", gemm::cpu::has_avx2_fma, step10::pack_a_avx2, step10::pack_b_avx2, 6, 16, 8}};
     const float nan = std::numeric_limits<float>::quiet_NaN();
     // Windows of a larger matrix whose outside is NaN, from 1 x 1 to more than two slivers and
     // two vectors: every rows % mr, kc % vector and nc % nr, after whole ones or alone.
@@ -349,7 +359,7 @@ TEST_CASE("the vectorised packing matches the plain packing - edges and all", "[
                 const std::size_t size = static_cast<std::size_t>((mc + packer.mr - 1) / packer.mr * packer.mr) * kc + 16;
                 std::vector<float> want(size, -1.0f);
                 Aligned got(size);
-                step08::pack_a(mc, kc, src.data() + 3, ld, packer.mr, want.data());
+                step10::pack_a(mc, kc, src.data() + 3, ld, packer.mr, want.data());
                 packer.pack_a(mc, kc, src.data() + 3, ld, packer.mr, got.data);
                 INFO(packer.isa << " pack_a mc " << mc << " kc " << kc);
                 CHECK(first_difference(got.data, want) == -1);
@@ -359,7 +369,7 @@ TEST_CASE("the vectorised packing matches the plain packing - edges and all", "[
                 const std::size_t size = static_cast<std::size_t>((nc + packer.nr - 1) / packer.nr * packer.nr) * kc + 16;
                 std::vector<float> want(size, -1.0f);
                 Aligned got(size);
-                step08::pack_b(kc, nc, src.data() + 1, ld, packer.nr, want.data());
+                step10::pack_b(kc, nc, src.data() + 1, ld, packer.nr, want.data());
                 packer.pack_b(kc, nc, src.data() + 1, ld, packer.nr, got.data);
                 INFO(packer.isa << " pack_b nc " << nc << " kc " << kc);
                 CHECK(first_difference(got.data, want) == -1);
@@ -369,17 +379,17 @@ TEST_CASE("the vectorised packing matches the plain packing - edges and all", "[
 }
 #endif
 
-TEST_CASE("step 09 splits the rows of C into ordered ranges on cache-line starts", "[microkernels][threads]") {
+TEST_CASE("step 10 splits the rows of C into ordered ranges on cache-line starts", "[microkernels][threads]") {
     alignas(64) static float c[64];   // only addresses are looked at
     for (int threads = 1; threads <= 5; ++threads)
         for (int m : {1, 13, 14, 15, 100, 257, 1024})
             for (long ldc : {16L, 100L, 101L, 1024L}) {
                 INFO(threads << " threads, m " << m << ", ldc " << ldc);
-                CHECK(step09::first_row(0, threads, m, 14, c, ldc) == 0);
-                CHECK(step09::first_row(threads, threads, m, 14, c, ldc) == m);
+                CHECK(step10::first_row(0, threads, m, 14, c, ldc) == 0);
+                CHECK(step10::first_row(threads, threads, m, 14, c, ldc) == m);
                 for (int t = 1; t < threads; ++t) {
-                    const int lo = step09::first_row(t - 1, threads, m, 14, c, ldc);
-                    const int row = step09::first_row(t, threads, m, 14, c, ldc);
+                    const int lo = step10::first_row(t - 1, threads, m, 14, c, ldc);
+                    const int row = step10::first_row(t, threads, m, 14, c, ldc);
                     CHECK(lo <= row);
                     CHECK(row <= m);
                     // With odd ldc some row near every boundary starts a line: the split uses it
@@ -391,10 +401,10 @@ TEST_CASE("step 09 splits the rows of C into ordered ranges on cache-line starts
             }
 }
 
-TEST_CASE("step 09 splits a team into a grid that fits the tiles and keeps shares even", "[microkernels][threads]") {
-    using step09::split_team;
+TEST_CASE("step 10 splits a team into a grid that fits the tiles and keeps shares even", "[microkernels][threads]") {
+    using step10::split_team;
     auto grid = [](int team, int rows, int cols) {
-        const step09::Grid g = split_team(team, rows, cols);
+        const step10::Grid g = split_team(team, rows, cols);
         return std::pair<int, int>{g.rows, g.cols};
     };
     CHECK(grid(2, 72, 32) == std::pair<int, int>{2, 1});     // 2 cores, n = 1000: rows only
@@ -407,7 +417,7 @@ TEST_CASE("step 09 splits a team into a grid that fits the tiles and keeps share
     for (int team = 1; team <= 70; ++team)
         for (int rows : {1, 2, 5, 72})
             for (int cols : {1, 3, 32}) {
-                const step09::Grid g = split_team(team, rows, cols);
+                const step10::Grid g = split_team(team, rows, cols);
                 INFO(team << " threads on " << rows << " x " << cols << " tiles");
                 CHECK(g.rows * g.cols <= team);
                 CHECK(g.rows <= rows);
@@ -418,47 +428,57 @@ TEST_CASE("step 09 splits a team into a grid that fits the tiles and keeps share
 }
 
 #if defined(_OPENMP)
-TEST_CASE("step 09 is right with 1 - 2 - 3 - 5 and 7 threads and tiny blocks", "[microkernels][threads]") {
-    const gemm::Step* step = find_step("09_openmp");
-    REQUIRE(step != nullptr);
-    const int before = omp_get_max_threads();
-    const gemm::Param* least_work = step->find_param("min-kflops");
-    REQUIRE(least_work != nullptr);
-    least_work->set(1);   // split even these small products
-    for (int threads : {1, 2, 3, 5, 7}) {
-        omp_set_num_threads(threads);
-        for (const Tile& tile : kTiles) {
-            const gemm::Variant* variant = step->find_variant(tile.variant);
-            if (variant == nullptr || !variant->is_supported()) continue;
-            const Shape shapes[] = {{1, 1, 1},
-                                    {2 * tile.mr, tile.nr, 3},                 // fewer tiles than threads
-                                    {3 * tile.mr + 5, 2 * tile.nr + 7, 19, 1, 2, 3},
-                                    {7 * tile.mr + 3, 3 * tile.nr + 1, 40},    // ldc odd: boundaries move
-                                    {tile.mr + 1, 6 * tile.nr + 5, 17},        // column groups
-                                    {101, 67, 33, 3, 1, 5}};
-            for (int tiny = 0; tiny < 2; ++tiny) {
-                BlockSizes blocks(*step, tiny ? 2 * tile.mr : 0, tiny ? 8 : 0, tiny ? tile.nr : 0);
-                for (const Shape& s : shapes) {
-                    INFO(threads << " threads, kernel " << tile.variant << (tiny ? ", tiny blocks, " : ", ")
-                                 << describe(s));
-                    CHECK(check_kernel(variant->kernel, s) == "");
+// Steps 09 and 10 on teams of 1-7 threads (more threads than row tiles, odd teams, column
+// groups), with default and tiny blocks. Step 10 splits these small products when told to
+// (--min-kflops 1); step 09, a lesson, has no such switch: its shapes are made deep enough
+// (k) that every thread of 7 gets its share of the work.
+TEST_CASE("steps 09 and 10 are right with 1 - 2 - 3 - 5 and 7 threads and tiny blocks", "[microkernels][threads]") {
+    for (std::string_view slug : {"09_openmp", "10_tuned"}) {
+        const gemm::Step* step = find_step(slug);
+        REQUIRE(step != nullptr);
+        const int before = omp_get_max_threads();
+        const gemm::Param* least_work = step->find_param("min-kflops");
+        if (least_work != nullptr) least_work->set(1);   // split even these small products
+        const auto deep_enough = [&](Shape s) {
+            if (least_work == nullptr) s.k = std::max<int>(s.k, static_cast<int>(7 * 1.5e6 / (2.0 * s.m * s.n)) + 1);
+            return s;
+        };
+        for (int threads : {1, 2, 3, 5, 7}) {
+            omp_set_num_threads(threads);
+            for (const Tile& tile : kTiles) {
+                const gemm::Variant* variant = step->find_variant(tile.variant);
+                if (variant == nullptr || !variant->is_supported()) continue;
+                const Shape shapes[] = {{1, 1, 1},
+                                        {2 * tile.mr, tile.nr, 3},                 // fewer tiles than threads
+                                        {3 * tile.mr + 5, 2 * tile.nr + 7, 19, 1, 2, 3},
+                                        {7 * tile.mr + 3, 3 * tile.nr + 1, 40},    // ldc odd: boundaries move
+                                        {tile.mr + 1, 6 * tile.nr + 5, 17},        // column groups
+                                        {101, 67, 33, 3, 1, 5}};
+                for (int tiny = 0; tiny < 2; ++tiny) {
+                    BlockSizes blocks(*step, tiny ? 2 * tile.mr : 0, tiny ? 8 : 0, tiny ? tile.nr : 0);
+                    for (const Shape& shape : shapes) {
+                        const Shape s = shape.m * shape.n > 1 ? deep_enough(shape) : shape;
+                        INFO(slug << ", " << threads << " threads, kernel " << tile.variant
+                                  << (tiny ? ", tiny blocks, " : ", ") << describe(s));
+                        CHECK(check_kernel(variant->kernel, s) == "");
+                    }
                 }
             }
         }
+        if (least_work != nullptr) least_work->set(0);
+        omp_set_num_threads(before);
     }
-    least_work->set(0);
-    omp_set_num_threads(before);
 }
 
-// Step 09's packed path (AVX-512) packs the shared B panel inside the kernel calls: the
+// Step 10's parallel packed path (AVX-512) packs the shared B panel inside the kernel calls: the
 // threads reading the same slivers start in different places and each copies the sliver
 // ahead of it, unless another thread has claimed it. Here with 1-7 threads (more threads
 // than row groups, column groups), A blocks of one to several tiles (claims of the last two
 // blocks in up to 16 parts among them), k slices, B panels, a partial last sliver, and with
 // --no-copy-b 1 (chunks packed before the calls) for comparison. A third of the shapes have
 // padding (NaN) in B.
-TEST_CASE("step 09 copies B slivers inside the kernel calls correctly, on any team", "[microkernels][threads]") {
-    const gemm::Step* step = find_step("09_openmp");
+TEST_CASE("step 10 copies B slivers inside the kernel calls correctly, on any team", "[microkernels][threads]") {
+    const gemm::Step* step = find_step("10_tuned");
     REQUIRE(step != nullptr);
     const gemm::Variant* variant = step->find_variant("avx512");
     if (variant == nullptr || !variant->is_supported()) return;

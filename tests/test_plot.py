@@ -195,6 +195,9 @@ def main():
         s09 = write("s09.csv", harness("09_openmp", "avx512", [(100, 50.0, 45.0)], threads=1) +
                     harness("09_openmp", "avx512", [(1000, 200.0, 190.0)], threads=2)[len(HEADER):])
         ref = write("ref_openblas.csv", harness("ref_openblas", "openblas 0.3.21", [(1000, 140.0, 130.0)]))
+        # Step 10 on one thread and on two: each bar's speed-up is over the last bar on as many.
+        s10 = write("s10.csv", harness("10_tuned", "avx512", [(1000, 121.0, 120.0)], threads=1))
+        s10mt = write("s10mt.csv", harness("10_tuned", "avx512", [(1000, 240.0, 230.0)], threads=2))
         r = run("plot_staircase.py", [s01, s05b, s08, s09, ref, "--peak", peak, "-o", out])
         expect(r.returncode == 0, "plot_staircase.py: exit {}: {}".format(r.returncode, r.stderr))
         is_png(out, "plot_staircase.py")
@@ -204,15 +207,27 @@ def main():
         expect(heights == [1.0, 12.0, 110.0, 200.0],
                "plot_staircase.py: the bars should be 01, 05, 08, 09 at n = 1000: {}".format(heights))
         texts = [t.get_text() for t in ax.texts]
-        expect(any("12.0" in t and "\u00d712.0 prev" in t and "\u00d712 vs 01" in t for t in texts),
+        expect(any(t == "12.0\n\u00d712 vs 01" for t in texts),
                "plot_staircase.py: step 05's label should give 12.0 and x12 over step 01: {}".format(texts))
-        expect(any("\u00d79.2 prev" in t for t in texts), "plot_staircase.py: 08 over 05 is x9.2: {}".format(texts))
+        expect(any("\u00d79.2 vs 05" in t for t in texts), "plot_staircase.py: 08 over 05 is x9.2: {}".format(texts))
+        expect(any(t.startswith("200.0\n\u00d71.8 vs 08") for t in texts),
+               "plot_staircase.py: 09 (2 threads) over 08 (the bar before, none on 2 threads) is x1.8: {}".format(texts))
         labels = ax.get_legend_handles_labels()[1]
         expect(any("ref_openblas" in l and "140.0" in l for l in labels), "plot_staircase.py: no OpenBLAS line")
         expect(any("2 threads" in l and "320.0" in l for l in labels), "plot_staircase.py: no all-core peak line")
         expect(ax.get_yscale() == "log", "plot_staircase.py: the axis should be logarithmic")
         expect("2 threads" in ax.get_title() or "1 and 2 threads" in ax.get_title(),
                "plot_staircase.py: the title should give the thread counts: " + ax.get_title())
+        fig = plot_staircase.render(plot_staircase.parse([s01, s08, s09, s10, s10mt, "--peak", peak, "-o", out]))
+        ax = fig.axes[0]
+        heights = [round(p.get_height(), 3) for p in ax.patches]
+        expect(heights == [1.0, 110.0, 200.0, 121.0, 240.0],
+               "plot_staircase.py: the bars should be 01, 08, 09, 10 on 1 thread, 10 on 2: {}".format(heights))
+        texts = [t.get_text() for t in ax.texts]
+        expect(any(t.startswith("121.0\n\u00d71.1 vs 08") for t in texts),
+               "plot_staircase.py: step 10 on one thread should be over step 08: {}".format(texts))
+        expect(any(t.startswith("240.0\n\u00d71.2 vs 09") for t in texts),
+               "plot_staircase.py: step 10 on two threads should be over step 09: {}".format(texts))
         fig = plot_staircase.render(plot_staircase.parse([s01, s05b, "--at", "500", "-o", out]))
         expect([round(p.get_height(), 3) for p in fig.axes[0].patches] == [1.0, 16.0],
                "plot_staircase.py --at 500: the bars should be at n = 500")

@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
-# Step 08 taken apart: what each of its ideas is worth on this machine.
+# Step 10 (the tuned step) taken apart: what each of its ideas is worth on this machine.
 #
 #   tools/ablation.sh [--build DIR] [--sizes LIST] [--rounds N] [--reps N] [--out DIR]
 #   tools/ablation.sh --report CSV [--out DIR]      the tables and figure of an earlier run
 #
-# Two studies, each a list of runs of build/bin/probe (step 08 with some of its switches,
-# see `build/bin/step08_avx512_14x32 --help`), pinned to the last CPU:
-#   off:    step 08 as it is, then with each idea switched off in turn (the others on);
-#   added:  step 07, then step 08 with every idea off (a 4 x 16 tile of 512-bit vectors in
-#           step 07's loops), then the ideas switched on one by one until it is step 08.
+# Two studies per kernel of step 10 this CPU runs, each a list of one-thread runs of step 10
+# with some of its switches (see `build/bin/step10_tuned --help`), pinned to the last CPU:
+#   off:    step 10 as it is, then with each idea switched off in turn (the others on);
+#   added:  step 07, then step 10 with every idea off, then the ideas switched on one by one
+#           until it is step 10.
+# With AVX-512 (studies off, added): every switch, starting from a 4 x 16 tile of 512-bit
+# vectors. With AVX2 (studies off_avx2, added_avx2; run on an AVX-512 CPU too): the 6 x 16
+# kernel and the switches that apply to it, those of the loop nest and the packing.
 # The rounds run the whole list one after the other (a noisy spell hurts one round of every
-# run, not one run). GFLOPS come from the thread's CPU time, so that time the core spent on
-# other work does not count; a run's figure is its best round (other work sharing the core
+# run, not one run). GFLOPS come from the thread's CPU time when build/bin/probe runs step 10
+# (time the core spent on other work then does not count), else from the wall clock of
+# `step10_tuned --threads 1`; a run's figure is its best round (other work sharing the core
 # can only slow a run down, as with run_all.sh --rounds), and the CSV keeps the median and
 # the lowest round too. Writes OUT/ablation.csv
-# (study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall), prints both
+# (study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall), prints the
 # tables in markdown and draws OUT/ablation.png (plots/plot_ablation.py).
-# Defaults: sizes 500,1000,1500, 3 rounds, 3 repetitions, OUT = results/. About 3 minutes on
-# the 2-core reference machine. Needs AVX-512 (the switches are the AVX-512 kernel's); exit
-# 77 without it, 2 on a bad option, 1 when a run fails.
+# Defaults: sizes 500,1000,1500, 3 rounds, 3 repetitions, OUT = results/. About 4 minutes on
+# the 2-core reference machine. Exit 77 on a CPU that runs neither the AVX-512 nor the AVX2
+# kernel, 2 on a bad option, 1 when a run fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +39,7 @@ while [[ $# -gt 0 ]]; do
     --rounds) whole "$1" "$2"; rounds=$2; shift 2 ;;
     --reps) whole "$1" "$2"; reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -64,14 +68,16 @@ report() {
           line = line " |" }
         print line }
       print "" }
-    END { table("off", "step 08 with one idea off (GFLOPS, vs step 08)", "first")
-          table("added", "ideas added one by one (GFLOPS, vs the row above)", "previous") }' "$csv" || exit 2
+    END { if (count["off"]) table("off", "step 10 (avx512) with one idea off (GFLOPS, vs step 10)", "first")
+          if (count["added"]) table("added", "ideas added one by one, avx512 (GFLOPS, vs the row above)", "previous")
+          if (count["off_avx2"]) table("off_avx2", "step 10 --kernel avx2 with one idea off (GFLOPS, vs step 10 avx2)", "first")
+          if (count["added_avx2"]) table("added_avx2", "ideas added one by one, avx2 (GFLOPS, vs the row above)", "previous") }' "$csv" || exit 2
   local python=""
   for candidate in /usr/bin/python3 python3; do
     if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then python=$candidate; break; fi
   done
   if [[ -n $python ]]; then
-    "$python" "$root/plots/plot_ablation.py" "$csv" --title "Step 08 taken apart on $(
+    "$python" "$root/plots/plot_ablation.py" "$csv" --title "Step 10 taken apart on $(
       "$build/bin/cpuinfo" --uarch 2>/dev/null || echo "this CPU")" -o "$out/ablation.png" && echo "figure: $out/ablation.png"
   else
     echo "ablation.sh: no python3 with matplotlib here: no figure (the CSV and the tables are complete)" >&2
@@ -82,85 +88,136 @@ if [[ -n $report ]]; then
   exit
 fi
 
-probe="$build/bin/probe"
-[[ -x $probe ]] || usage "$probe not built (cmake --build $build)"
+# The runner: build/bin/probe, which reports GFLOPS from the thread's CPU time, when it runs
+# step 10 (a parallel step: on one thread, its serial nest, the thread that probe times);
+# else the step executables with --threads 1, timed by the wall clock.
+probe="$build/bin/probe" exe10="$build/bin/step10_tuned"
+[[ -x $exe10 ]] || usage "$exe10 not built (cmake --build $build)"
+clock="wall clock" runner=exe
 rc=0
-"$probe" 8 --kernel avx512 --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
-[[ $rc == 77 ]] && { echo "ablation.sh: skipped: step 08's avx512 kernel does not run on this CPU" >&2; exit 77; }
-[[ $rc == 0 ]] || { echo "ablation.sh: $probe 8 failed (exit $rc)" >&2; exit 1; }
-# study|label|arguments to probe (after the step number)
-all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --no-fold 1 --tile-rows 4 --tile-cols 16"
+OMP_NUM_THREADS=1 "$probe" 10 --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
+[[ -x $probe && $rc == 0 ]] && { clock="CPU time"; runner=probe; }
+command_of() {   # the command line of a run of step $1 (7 or 10) on one thread
+  if [[ $runner == probe ]]; then echo "$probe $1"
+  elif [[ $1 == 7 ]]; then echo "$build/bin/step07_packing --threads 1"
+  else echo "$exe10 --threads 1"; fi
+}
+# Which of step 10's kernels run here: the AVX-512 one has every switch; the AVX2 one only
+# those of the loop nest and the packing (the others are the AVX-512 kernel's own).
+kernels=()
+for kernel in avx512 avx2; do
+  rc=0
+  "$exe10" --threads 1 --kernel "$kernel" --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
+  case $rc in
+    0) kernels+=("$kernel") ;;
+    77) ;;
+    *) echo "ablation.sh: $exe10 --kernel $kernel failed (exit $rc)" >&2; exit 1 ;;
+  esac
+done
+[[ ${#kernels[@]} -gt 0 ]] || { echo "ablation.sh: skipped: neither of step 10's x86 kernels (avx512, avx2) runs on this CPU" >&2; exit 77; }
+[[ " ${kernels[*]} " == *" avx512 "* ]] || echo "ablation.sh: no AVX-512 here: the AVX2 kernel's switches only"
 drop() {   # the switches of $1 without the ones named in $2 (space separated)
   local s=$1 name
   for name in $2; do s=$(sed -E "s/--$name [0-9]+ ?//" <<< "$s"); done
   echo "$s"
 }
-runs=(
-  "off|step 08|8"
-  "off|no unpacked small matrices|8 --no-direct 1"
-  "off|plain packing loops|8 --no-vector-pack 1"
-  "off|k slices not equal|8 --no-even-k 1"
-  "off|step 07's block rules|8 --old-blocks 1"
-  "off|no prefetch (C, next B)|8 --no-prefetch 1"
-  "off|B packed in its own pass|8 --no-copy-b 1"
-  "off|masked zmm edge strips|8 --no-strips 1"
-  "off|narrow last columns in tiles|8 --no-narrow 1"
-  "off|mul + add (no FMA)|8 --no-fma 1"
-  "off|broadcast not folded|8 --no-fold 1"
-  "off|4 x 16 register tile|8 --tile-rows 4 --tile-cols 16"
-  "off|AVX2 6 x 16 kernel|8 --kernel avx2"
-  "added|step 07 (SSE 4 x 4)|7"
-  "added|everything off: 4 x 16 zmm tile|8 $all_off"
-  "added|+ FMA|8 $(drop "$all_off" "no-fma")"
-  "added|+ folded broadcast|8 $(drop "$all_off" "no-fma no-fold")"
-  "added|+ 14 x 32 tile|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols")"
-  "added|+ step 08's block rules|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks")"
-  "added|+ equal k slices|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k")"
-  "added|+ prefetch (C, next B)|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch")"
-  "added|+ vector packing|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack")"
-  "added|+ B packed in the kernel calls|8 $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack no-copy-b")"
-  "added|+ ymm edge strips|8 --no-direct 1"
-  "added|+ unpacked small matrices = step 08|8"
-)
+# study|label|step number and its options
+runs=()
+if [[ " ${kernels[*]} " == *" avx512 "* ]]; then
+  all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --no-fold 1 --tile-rows 4 --tile-cols 16"
+  k="--kernel avx512"
+  runs+=(
+    "off|step 10|10 $k"
+    "off|no unpacked small matrices|10 $k --no-direct 1"
+    "off|plain packing loops|10 $k --no-vector-pack 1"
+    "off|k slices not equal|10 $k --no-even-k 1"
+    "off|step 07's block rules|10 $k --old-blocks 1"
+    "off|no prefetch (C, next B)|10 $k --no-prefetch 1"
+    "off|B packed in its own pass|10 $k --no-copy-b 1"
+    "off|masked zmm edge strips|10 $k --no-strips 1"
+    "off|narrow last columns in tiles|10 $k --no-narrow 1"
+    "off|mul + add (no FMA)|10 $k --no-fma 1"
+    "off|broadcast not folded|10 $k --no-fold 1"
+    "off|4 x 16 register tile|10 $k --tile-rows 4 --tile-cols 16"
+    "off|AVX2 6 x 16 kernel|10 --kernel avx2"
+    "added|step 07 (SSE 4 x 4)|7"
+    "added|everything off: 4 x 16 zmm tile|10 $k $all_off"
+    "added|+ FMA|10 $k $(drop "$all_off" "no-fma")"
+    "added|+ folded broadcast|10 $k $(drop "$all_off" "no-fma no-fold")"
+    "added|+ 14 x 32 tile|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols")"
+    "added|+ step 10's block rules|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks")"
+    "added|+ equal k slices|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k")"
+    "added|+ prefetch (C, next B)|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch")"
+    "added|+ vector packing|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack")"
+    "added|+ B packed in the kernel calls|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack no-copy-b")"
+    "added|+ ymm edge strips|10 $k --no-direct 1"
+    "added|+ unpacked small matrices = step 10|10 $k"
+  )
+fi
+if [[ " ${kernels[*]} " == *" avx2 "* ]]; then
+  # The AVX2 6 x 16 kernel: the switches of the loop nest and the packing. (--no-copy-b,
+  # --no-narrow, --no-prefetch, --no-strips, --no-fma, --no-fold and the tile shape are the
+  # AVX-512 kernel's: they change nothing here, so they are not run.)
+  all_off="--no-direct 1 --no-vector-pack 1 --no-even-k 1 --old-blocks 1"
+  k="--kernel avx2"
+  runs+=(
+    "off_avx2|step 10 (avx2)|10 $k"
+    "off_avx2|no unpacked small matrices|10 $k --no-direct 1"
+    "off_avx2|plain packing loops|10 $k --no-vector-pack 1"
+    "off_avx2|k slices not equal|10 $k --no-even-k 1"
+    "off_avx2|step 07's block rules|10 $k --old-blocks 1"
+    "added_avx2|step 07 (SSE 4 x 4)|7"
+    "added_avx2|everything off: AVX2 6 x 16 tile|10 $k $all_off"
+    "added_avx2|+ step 10's block rules|10 $k $(drop "$all_off" "old-blocks")"
+    "added_avx2|+ equal k slices|10 $k $(drop "$all_off" "old-blocks no-even-k")"
+    "added_avx2|+ vector packing|10 $k $(drop "$all_off" "old-blocks no-even-k no-vector-pack")"
+    "added_avx2|+ unpacked small matrices = step 10 (avx2)|10 $k"
+  )
+fi
 
 cpu=$(($(nproc) - 1))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "ablation.sh: ${#runs[@]} runs x $rounds rounds at n = $sizes, pinned to CPU $cpu ($(
-  "$build/bin/cpuinfo" --uarch))"
+echo "ablation.sh: ${#runs[@]} runs x $rounds rounds at n = $sizes, kernels ${kernels[*]}, one thread pinned to CPU $cpu ($(
+  "$build/bin/cpuinfo" --uarch)), GFLOPS from the $clock"
 for ((r = 1; r <= rounds; ++r)); do
   for i in "${!runs[@]}"; do
     IFS='|' read -r study label args <<< "${runs[$i]}"
-    # shellcheck disable=SC2086  # args is a list of options
-    taskset -c "$cpu" "$probe" $args --sizes "$sizes" --reps "$reps" --csv "$tmp/$i.$r.csv" \
-      >/dev/null 2>"$tmp/stderr" || { echo "ablation.sh: '$label' failed (probe $args):" >&2
-                                       cat "$tmp/stderr" >&2; exit 1; }
+    command=$(command_of "${args%% *}")
+    # shellcheck disable=SC2086  # command and args are lists of words
+    OMP_NUM_THREADS=1 taskset -c "$cpu" $command ${args#"${args%% *}"} --sizes "$sizes" --reps "$reps" \
+      --csv "$tmp/$i.$r.csv" >/dev/null 2>"$tmp/stderr" ||
+      { echo "ablation.sh: '$label' failed ($command${args#"${args%% *}"}):" >&2; cat "$tmp/stderr" >&2; exit 1; }
   done
   echo "  round $r of $rounds done"
 done
 
-# One row per run and size: the best, median and lowest round of the CPU-time best
-# repetition, and the best round of the wall clock.
+# One row per run and size: the best, median and lowest round of the best repetition (CPU
+# time from probe, else the wall clock), and the best round of the wall clock. Columns are
+# looked up by name: probe writes gflops_cpu_best and gflops_wall_best, a step gflops_best.
 {
   echo "study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall"
   for i in "${!runs[@]}"; do
     IFS='|' read -r study label args <<< "${runs[$i]}"
-    cat "$tmp/$i".*.csv | awk -F, -v study="$study" -v order="$i" -v label="$label" -v args="${args#* }" '
-      $1 == "step" { next }
-      { key = $2; cpu[key] = cpu[key] " " $7; wall[key] = wall[key] " " $9; if (!(key in seen)) { seen[key] = 1; keys[++n] = key } }
+    sw=${args#"${args%% *}"}; sw=${sw# }
+    cat "$tmp/$i".*.csv | awk -F, -v study="$study" -v order="$i" -v label="$label" -v sw="$sw" '
+      $1 == "step" { for (c = 1; c <= NF; ++c) col[$c] = c
+                     fast = "gflops_cpu_best" in col ? col["gflops_cpu_best"] : col["gflops_best"]
+                     clock = "gflops_wall_best" in col ? col["gflops_wall_best"] : col["gflops_best"]; next }
+      { key = $col["m"]; cpu[key] = cpu[key] " " $fast; wall[key] = wall[key] " " $clock
+        if (!(key in seen)) { seen[key] = 1; keys[++n] = key } }
       function sorted(list, a,   c, i, j, t) { c = split(list, a, " ")
         for (i = 2; i <= c; ++i) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; --j) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
         return c }
       function median(a, c) { return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2 }
       END { for (s = 1; s <= n; ++s) { k = keys[s]; c = sorted(cpu[k], a); w = sorted(wall[k], b)
-              sw = args == "8" || args == "7" ? "" : args
               gsub(/,/, ";", label); gsub(/,/, ";", sw)   # one field each, whatever they say
               printf "%s,%d,%s,%s,%s,%.1f,%.1f,%.1f,%.1f\n", study, order, label, sw, k, a[c], median(a, c), a[1], b[w] } }'
   done
 } > "$out/ablation.csv"
 
 report "$out/ablation.csv"
-echo "(best of $rounds rounds of the best of $reps repetitions, CPU time; medians in $out/ablation.csv)"
-nc=$("$build/bin/step08_avx512_14x32" --help | sed -n 's/.*--nc N.*(here: \([0-9]*\);.*/\1/p')
+echo "(best of $rounds rounds of the best of $reps repetitions, $clock; medians in $out/ablation.csv)"
+nc=$("$exe10" --help | sed -n 's/.*--nc N.*(here: \([0-9]*\);.*/\1/p')
 echo "The NC loop has no switch: with nc = $nc here, every size up to $nc is one B panel, so it changes nothing above."
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Steps 08 and 09 side by side with OpenBLAS and BLIS, each library running its best kernels
-# for this CPU (the runners choose and name them: see `build/bin/ref_openblas --kernels`).
+# Step 10 (the tuned step) side by side with OpenBLAS and BLIS, each library running its best
+# kernels for this CPU (the runners choose and name them: see `build/bin/ref_openblas --kernels`),
+# and the lessons beside it: step 08 on one thread, step 09 on all of them.
 #
 #   tools/bench_vs_openblas.sh [--build DIR] [--reps N] [--rounds N] [--sizes LIST] [--peak CSV] [--rt]
 #
-# Table 1, one thread: OpenBLAS, BLIS, step 08 (its best variant), the ratios, % of the
-# one-core peak; then step 08 --kernel avx2 against OpenBLAS's own AVX2 kernels
-# (OPENBLAS_CORETYPE=Haswell). Table 2, all usable CPUs: OpenBLAS, BLIS and step 09.
+# Table 1, one thread: OpenBLAS, BLIS, step 10 --threads 1 (its best variant), the ratios, %
+# of the one-core peak, and step 08 (the lesson) with its ratio to OpenBLAS; then step 10
+# --kernel avx2 against OpenBLAS's own AVX2 kernels (OPENBLAS_CORETYPE=Haswell). Table 2, all
+# usable CPUs: OpenBLAS, BLIS, step 10 and step 09 (the lesson) on every thread.
 # Every size is run by each contender one right after the other (a noisy neighbour hurts all
 # alike), pinned with taskset, best of --reps (20 x --reps below 512, where one product takes
 # microseconds); --rounds repeats everything and keeps each figure's best round, and the
@@ -21,7 +23,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prog=bench_vs_openblas.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -49,7 +51,7 @@ if [[ ${#rt[@]} -gt 0 ]] && ! chrt -f 1 true 2>/dev/null; then
   usage_error "--rt: chrt -f 1 is not allowed here (real-time priority needs root or CAP_SYS_NICE)"
 fi
 bin="$build/bin"
-for exe in ref_openblas step08_avx512_14x32 step09_openmp peak cpuinfo; do
+for exe in ref_openblas step08_avx512_14x32 step09_openmp step10_tuned peak cpuinfo; do
   [[ -x "$bin/$exe" ]] || usage_error "$bin/$exe not built (cmake --build $build)"
 done
 have_blis=0; [[ -x "$bin/ref_blis" ]] && have_blis=1
@@ -90,14 +92,16 @@ for ((r = 0; r < rounds; ++r)); do
   for size in "${size_list[@]}"; do
     run openblas1 1 "$size" -- "$bin/ref_openblas"
     [[ $have_blis = 1 ]] && run blis1 1 "$size" -- "$bin/ref_blis"
+    run step10 1 "$size" -- "$bin/step10_tuned"          # run() adds --threads 1
     run step08 1 "$size" -- "$bin/step08_avx512_14x32"
     run openblas_avx2 1 "$size" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
-    run step08_avx2 1 "$size" -- "$bin/step08_avx512_14x32" --kernel avx2
+    run step10_avx2 1 "$size" -- "$bin/step10_tuned" --kernel avx2
   done
   if [[ $ncpu -ge 2 ]]; then
     for size in "${size_list[@]}"; do
       run openblasN "$ncpu" "$size" -- "$bin/ref_openblas"
       [[ $have_blis = 1 ]] && run blisN "$ncpu" "$size" -- "$bin/ref_blis"
+      run step10N "$ncpu" "$size" -- "$bin/step10_tuned"
       run step09 "$ncpu" "$size" -- "$bin/step09_openmp"
     done
   fi
@@ -139,26 +143,27 @@ awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$
   function pct(x, p) { return (p == "-" || p == 0 || x == "") ? "-" : sprintf("%.0f%%", 100 * x / p) }
   function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
   function cell(x) { return x == "" ? "-" : sprintf("%.1f", x) }
-  function table(title, ob, bl, ours, peak, sizes_,   i, s, k, o, b, a, sum_r, cnt, worst) {
+  # ours: step 10; lesson: the lesson step it is compared with (step 08 or 09), named `name`.
+  function table(title, ob, bl, ours, lesson, name, peak, sizes_,   i, s, k, o, b, a, l, sum_r, cnt, worst) {
     printf "\n%s\n", title
-    printf "| n | OpenBLAS | BLIS | ours | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS | %% of %s peak |\n|---|---|---|---|---|---|---|---|\n", isa
+    printf "| n | OpenBLAS | BLIS | step 10 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS | %% of %s peak | %s | %s vs OpenBLAS |\n|---|---|---|---|---|---|---|---|---|---|\n", isa, name, name
     k = split(sizes_, s, ",")
     for (i = 1; i <= k; ++i) {
-      o = g[ob, s[i]]; b = g[bl, s[i]]; a = g[ours, s[i]]
-      printf "| %d | %s | %s | %s | %s | %s | %s | %s |\n", s[i], cell(o), blis ? cell(b) : "-", cell(a), ratio(a, o),
-             paired(ours, ob, s[i]), blis ? ratio(a, b) : "-", pct(a, peak)
+      o = g[ob, s[i]]; b = g[bl, s[i]]; a = g[ours, s[i]]; l = g[lesson, s[i]]
+      printf "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s[i], cell(o), blis ? cell(b) : "-", cell(a), ratio(a, o),
+             paired(ours, ob, s[i]), blis ? ratio(a, b) : "-", pct(a, peak), cell(l), ratio(l, o)
       if (s[i] >= 512 && o > 0) { sum_r += a / o; cnt++ }
       if (o > 0 && (worst == "" || a / o < worst)) worst = a / o
     }
-    if (cnt) printf "mean ratio to OpenBLAS over n >= 512: %.3f; worst ratio: %.3f\n", sum_r / cnt, worst
+    if (cnt) printf "step 10: mean ratio to OpenBLAS over n >= 512: %.3f; worst ratio: %.3f\n", sum_r / cnt, worst
   }
   END {
-    table("Step 08, 1 thread (peak " peak1 " GFLOPS)", "openblas1", "blis1", "step08", peak1, sizes)
-    printf "\nStep 08 --kernel avx2 against OpenBLAS AVX2 (Haswell) kernels, 1 thread\n| n | OpenBLAS Haswell | step 08 avx2 | ratio | ratio, median of rounds |\n|---|---|---|---|---|\n"
+    table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak " peak1 " GFLOPS)", "openblas1", "blis1", "step10", "step08", "step 08", peak1, sizes)
+    printf "\nStep 10 --kernel avx2 against OpenBLAS AVX2 (Haswell) kernels, 1 thread\n| n | OpenBLAS Haswell | step 10 avx2 | ratio | ratio, median of rounds |\n|---|---|---|---|---|\n"
     k = split(sizes, s, ",")
-    for (i = 1; i <= k; ++i) printf "| %d | %s | %s | %s | %s |\n", s[i], cell(g["openblas_avx2", s[i]]), cell(g["step08_avx2", s[i]]), ratio(g["step08_avx2", s[i]], g["openblas_avx2", s[i]]), paired("step08_avx2", "openblas_avx2", s[i])
+    for (i = 1; i <= k; ++i) printf "| %d | %s | %s | %s | %s |\n", s[i], cell(g["openblas_avx2", s[i]]), cell(g["step10_avx2", s[i]]), ratio(g["step10_avx2", s[i]], g["openblas_avx2", s[i]]), paired("step10_avx2", "openblas_avx2", s[i])
     if (("openblasN", s[1]) in g)
-      table("Step 09, " n " threads (peak " peakN " GFLOPS)", "openblasN", "blisN", "step09", peakN, sizes)
-    printf "\nkernels: OpenBLAS %s; BLIS %s; step 08 %s (avx2 run: %s); step 09 %s; OpenBLAS AVX2 run: %s\n",
-      kern["openblas1"], blis ? kern["blis1"] : "not built", kern["step08"], kern["step08_avx2"], kern["step09"], kern["openblas_avx2"]
+      table("Step 10, and step 09 (the lesson), " n " threads (peak " peakN " GFLOPS)", "openblasN", "blisN", "step10N", "step09", "step 09", peakN, sizes)
+    printf "\nkernels: OpenBLAS %s; BLIS %s; step 10 %s (avx2 run: %s); step 08 %s; step 09 %s; OpenBLAS AVX2 run: %s\n",
+      kern["openblas1"], blis ? kern["blis1"] : "not built", kern["step10"], kern["step10_avx2"], kern["step08"], kern["step09"], kern["openblas_avx2"]
   }' "$tmp/results" | tr "~" " "

@@ -3,9 +3,12 @@
 kc x mc, and write one CSV row per cell, the step's own choice among them.
 
     tools/block_map.py EXE [--size N] [--kc LIST] [--mc LIST] [--fine] [--reps N] [--rounds N]
-                       [--cpu N|none] [--csv OUT.csv]
+                       [--threads N] [--cpu N|none] [--csv OUT.csv]
 
-EXE is a step executable with --kc and --mc (steps 06-09: build/bin/step08_avx512_14x32).
+EXE is a step executable with --kc and --mc (steps 06-10: build/bin/step08_avx512_14x32).
+A step that also has --one-slice (step 10, where --kc alone would turn it off) gets its own
+--one-slice in every cell, so that its own cell is the step as it runs by default. --threads
+N is passed on (step 10's map: --threads 1).
 The grid is the step's default (what `EXE --help` says it uses here) times 1/4, 1/2, 1 and
 2 for each (--fine: every half power of two from 1/4 to 2, 7 x 7 runs instead of 4 x 4),
 kc in multiples of 16, mc of 4, none above the size but the default itself; --kc and --mc
@@ -36,7 +39,7 @@ class UsageError(Exception):
 
 
 def defaults(exe):
-    """{'kc': N, 'mc': N}: the values the step uses here, from its --help."""
+    """{'kc': N, 'mc': N[, 'one-slice': N]}: the values the step uses here, from its --help."""
     try:
         text = subprocess.run([exe, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True, timeout=60).stdout
@@ -46,8 +49,11 @@ def defaults(exe):
     for name in ("kc", "mc"):
         match = re.search(r"--{} N .*\(here: (\d+);".format(name), text)
         if not match:
-            raise UsageError("{}: no --{} tunable (steps 06-09 have --kc and --mc)".format(exe, name))
+            raise UsageError("{}: no --{} tunable (steps 06-10 have --kc and --mc)".format(exe, name))
         found[name] = int(match.group(1))
+    match = re.search(r"--one-slice N .*\(here: (\d+);", text)
+    if match:
+        found["one-slice"] = int(match.group(1))
     return found
 
 
@@ -66,13 +72,13 @@ def parse_list(option, text):
     return sorted(set(int(v) for v in text.split(",")))
 
 
-def run_cell(exe, size, kc, mc, reps, workdir):
-    """One run; its harness CSV row, or None when it wrote none."""
+def run_cell(exe, size, kc, mc, reps, extra, workdir):
+    """One run (extra: more options for the step); its harness CSV row, or None when it wrote none."""
     out = os.path.join(workdir, "cell.csv")
     if os.path.exists(out):
         os.remove(out)
-    result = subprocess.run([exe, "--sizes", str(size), "--reps", str(reps), "--kc", str(kc), "--mc", str(mc),
-                             "--csv", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    result = subprocess.run([exe, "--sizes", str(size), "--reps", str(reps), "--kc", str(kc), "--mc", str(mc)] +
+                            extra + ["--csv", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             universal_newlines=True)
     rows = []
     if os.path.exists(out):
@@ -90,16 +96,19 @@ def main(argv):
     parser.add_argument("--fine", action="store_true", help="7 x 7 grid instead of 4 x 4")
     parser.add_argument("--reps", type=int, default=5, help="timed repetitions per cell (default 5)")
     parser.add_argument("--rounds", type=int, default=1, help="sweeps of the grid, each cell's best kept (default 1)")
+    parser.add_argument("--threads", type=int, help="threads of the step (passed on as --threads N)")
     parser.add_argument("--cpu", default="last", help="CPU to pin the runs to (default: the last allowed), or none")
     parser.add_argument("--csv", help="CSV to write (default: block_map_<step>.csv here)")
     args = parser.parse_args(argv)
 
     try:
-        if args.size < 1 or args.reps < 1 or args.rounds < 1:
-            raise UsageError("--size, --reps and --rounds must be at least 1")
+        if args.size < 1 or args.reps < 1 or args.rounds < 1 or (args.threads is not None and args.threads < 1):
+            raise UsageError("--size, --reps, --rounds and --threads must be at least 1")
         if not os.path.isfile(args.exe) or not os.access(args.exe, os.X_OK):
             raise UsageError("{}: not an executable file".format(args.exe))
         own = defaults(args.exe)
+        extra = (["--one-slice", str(own["one-slice"])] if "one-slice" in own else []) + \
+                (["--threads", str(args.threads)] if args.threads is not None else [])
         factors = FINE if args.fine else COARSE
         kcs = parse_list("--kc", args.kc) if args.kc else grid(own["kc"], factors, 16, args.size)
         mcs = parse_list("--mc", args.mc) if args.mc else grid(own["mc"], factors, 4, args.size)
@@ -124,7 +133,7 @@ def main(argv):
                 print("round {} of {}".format(round_, args.rounds), flush=True)
             for mc in mcs:
                 for kc in kcs:
-                    rc, row, err = run_cell(args.exe, args.size, kc, mc, args.reps, workdir)
+                    rc, row, err = run_cell(args.exe, args.size, kc, mc, args.reps, extra, workdir)
                     verified = row is not None and row.get("verified") == "1" and rc == 0
                     if not verified:
                         print("   kc = {}, mc = {}: exit {}{}".format(kc, mc, rc, ": " + err if err else ""),

@@ -12,7 +12,7 @@
 #      round's ratio of best times; the summary is their geometric mean over the sizes
 #      (table in results/grade_stepNN_slug.ratios.csv).
 # The last line is the verdict, for scripts:
-#   PASS step12_unroll_4x8: right on every test shape and every sweep size; 0.990x step04_unroll_4x4, 0.0412x ref_openblas (...)
+#   PASS step13_unroll_4x8: right on every test shape and every sweep size; 0.990x step04_unroll_4x4, 0.0412x ref_openblas (...)
 # Exit status: 0 pass, 1 wrong results, 2 usage or build error, 77 this CPU cannot run it.
 # A slow step still passes: speed is graded from the ratios, by a person.
 #
@@ -20,7 +20,7 @@
 #   --sizes LIST    sizes to sweep and time (default: 200,500,1000)
 #   --rounds N      timing rounds (default: 1; use 3-5 for grades on a shared machine)
 #   --against N     the step to compare with (default: the one tools/new_step.sh copied, named
-#                   on the "# from:" line of the step's CMakeLists.txt; steps 2-9: the step before)
+#                   on the "# from:" line of the step's CMakeLists.txt; steps 2-10: the step before)
 #   --ref NAME      the library reference: openblas (default), blis, or none
 #   --cpu N         pin every timed run to CPU N (taskset); default: not pinned
 #   --threads N     threads for parallel steps and the reference (default: 1)
@@ -70,13 +70,13 @@ folder=$(step_folder "$number")
 exe="step$folder"
 
 # The step to compare with: --against, else the "# from:" line new_step.sh writes, else the
-# step before for the tutorial's own steps.
+# step before for the tutorial's own steps (1-9 the lessons, 10 the tuned step).
 if [ -n "$against" ]; then
   prev=$(step_folder "$against")
   [ -n "$prev" ] || { echo "grade.sh: --against $against: no folder steps/${against}_*" >&2; exit 2; }
 else
   prev=$(sed -n 's/^# from: *\([0-9][0-9]*_[a-z0-9_]*\).*/\1/p' "$root/steps/$folder/CMakeLists.txt" | head -n 1)
-  [ -z "$prev" ] && [ "$number" -ge 2 ] && [ "$number" -le 9 ] && prev=$(step_folder $((number - 1)))
+  [ -z "$prev" ] && [ "$number" -ge 2 ] && [ "$number" -le 10 ] && prev=$(step_folder $((number - 1)))
   [ -n "$prev" ] && [ ! -d "$root/steps/$prev" ] && prev=""
 fi
 [ "$prev" = "$folder" ] && prev=""

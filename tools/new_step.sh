@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # tools/new_step.sh NN slug [--from SLUG]
 #
-# Starts a lab step: copies steps/<SLUG>/ (default: the highest-numbered step) to
-# steps/NN_slug/ and registers it in steps/CMakeLists.txt. Re-run CMake and build, and you
-# have build/bin/stepNN_slug, a `make step-NN` target, and the test suite checking it on
-# every awkward shape like every other step.
+# Starts a lab step: copies steps/<SLUG>/ (default: the last lesson, 09_openmp) to
+# steps/NN_slug/ and registers it in steps/CMakeLists.txt. Lab steps take 11 and up (1-9
+# are the lessons, 10 the tuned step). Re-run CMake and build, and you have
+# build/bin/stepNN_slug, a `make step-NN` target, and the test suite checking it on every
+# awkward shape like every other step.
 #
 # A step's names with external linkage live in `namespace stepNN` (e.g. step07::pack_a);
-# the copy renames that namespace so two steps never define the same symbol. The copy's
-# CMakeLists.txt names the step it came from on a "# from:" line: tools/grade.sh times the
-# new step against that one.
+# the copy renames that namespace so two steps never define the same symbol. A step that
+# builds on another (step 09 on step 08: BUILDS_ON in its CMakeLists.txt) keeps using that
+# step's names (step08::...) and library. The copy's CMakeLists.txt names the step it came
+# from on a "# from:" line: tools/grade.sh times the new step against that one.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=new_step.sh
 source "$root/tools/args.sh"
-usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 10 to 9999; slug: a-z, 0-9, _)"
-if wants_help "$@"; then sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 11 to 9999; slug: a-z, 0-9, _)"
+if wants_help "$@"; then sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
 
 [ $# -ge 2 ] || usage_error "$usage"
 nn=$1 name=$2; shift 2
@@ -29,8 +31,8 @@ while [ $# -gt 0 ]; do
 done
 # Everything is checked before anything is written. Two to four digits: the build sorts
 # steps by number padded to four, and a longer number would overflow the shell's arithmetic.
-[[ "$nn" =~ ^[0-9]{2,4}$ ]] && [ "$((10#$nn))" -ge 10 ] ||
-  usage_error "step number '$nn': lab steps are numbered 10 to 9999"
+[[ "$nn" =~ ^[0-9]{2,4}$ ]] && [ "$((10#$nn))" -ge 11 ] ||
+  usage_error "step number '$nn': lab steps are numbered 11 to 9999 (1-10 are the tutorial's)"
 [[ "$name" =~ ^[a-z0-9_]+$ ]] || usage_error "slug '$name': use lower-case letters, digits and _"
 number=$((10#$nn))
 slug=$(printf '%02d_%s' "$number" "$name")
@@ -41,8 +43,10 @@ for d in "$steps"/*/; do
   [ "$(basename "$d" | sed -E 's/^0*([0-9]+)_.*/\1/')" = "$number" ] &&
     usage_error "step $number exists already: steps/$(basename "$d")"
 done
+# The default is the last lesson (1-9), not the tuned step 10, whose many switches are not
+# a starting point, nor a lab step made before.
 if [ -z "$from" ]; then
-  from=$(ls "$steps" | grep -E '^[0-9]{2,4}_[a-z0-9_]+$' | sort -V | tail -n 1)
+  from=$(ls "$steps" | grep -E '^0*[1-9]_[a-z0-9_]+$' | sort -V | tail -n 1)
 fi
 # A step folder directly under steps/: not ".", "..", a path, or a folder without a step.
 [[ "$from" =~ ^[0-9]{2,4}_[a-z0-9_]+$ ]] && [ -f "$steps/$from/CMakeLists.txt" ] ||

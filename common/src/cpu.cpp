@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <cpuid.h>
@@ -141,6 +142,41 @@ Caches detect_caches() {
     k = Caches{32 * 1024, 256 * 1024, 8 * 1024 * 1024,
                "default (32 KiB L1d, 256 KiB L2, 8 MiB L3: detection failed)"};
     return k;
+}
+
+// GEMM_CACHES=L1D,L2,L3 (bytes, or with a K, M or G suffix: 32K,512K,32M) stands in for the
+// detected sizes, so that the block-size rules of another CPU can be seen and tested on this
+// one (docs/contracts.md, "Other cache sizes"). A value that is not three sizes is a usage
+// error: one line, exit 2, rather than rules silently computed from something else.
+long parse_size(const std::string& text) {
+    if (text.empty() || text.size() > 12) return -1;
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    if (digits == 0) return -1;
+    long value = std::stol(text.substr(0, digits));
+    const std::string unit = text.substr(digits);
+    if (unit == "K" || unit == "k") value *= 1024L;
+    else if (unit == "M" || unit == "m") value *= 1024L * 1024;
+    else if (unit == "G" || unit == "g") value *= 1024L * 1024 * 1024;
+    else if (!unit.empty()) return -1;
+    return value;
+}
+
+bool caches_from_environment(Caches& k) {
+    const char* text = std::getenv("GEMM_CACHES");
+    if (text == nullptr) return false;
+    std::vector<long> sizes;
+    std::stringstream fields(text);
+    for (std::string field; std::getline(fields, field, ',');) sizes.push_back(parse_size(field));
+    const bool ok = sizes.size() == 3 && sizes[0] >= 1024 && sizes[1] >= 1024 && sizes[2] >= 0 &&
+                    sizes[0] <= (1L << 30) && sizes[1] <= (1L << 34) && sizes[2] <= (1L << 40);
+    if (!ok) {
+        std::fprintf(stderr, "GEMM_CACHES='%.40s': want three sizes L1D,L2,L3 such as 32K,512K,32M "
+                             "(L1D and L2 at least 1K)\n", text);
+        std::exit(2);
+    }
+    k = Caches{sizes[0], sizes[1], sizes[2], "GEMM_CACHES"};
+    return true;
 }
 
 std::string detect_name() {
@@ -342,7 +378,10 @@ std::string microarch_label() {
 }
 
 const Caches& caches() {
-    static const Caches k = detect_caches();
+    static const Caches k = [] {
+        Caches given;
+        return caches_from_environment(given) ? given : detect_caches();
+    }();
     return k;
 }
 

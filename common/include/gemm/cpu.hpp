@@ -28,7 +28,7 @@ struct Caches {
     long l1d = 0;          // bytes, one core's L1 data cache
     long l2 = 0;           // bytes, one core's L2
     long l3 = 0;           // bytes, the whole shared last level (0 when there is none)
-    std::string source;    // "sysfs", "sysconf", "sysctl" or "default (...)"
+    std::string source;    // "sysfs", "sysconf", "sysctl", "GEMM_CACHES" or "default (...)"
 };
 const Caches& caches();
 

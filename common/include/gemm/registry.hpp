@@ -48,7 +48,7 @@ struct StepDef {
 };
 
 struct Step {
-    int number;              // 1..9; lab steps 10 and up
+    int number;              // 1..9 lessons, 10 the tuned step, lab steps 11 and up
     std::string_view slug;   // "05_simd_4x4"
     Kernel kernel;           // the best variant this CPU supports
     bool (*supported)();     // false when this CPU lacks what the step needs

@@ -1,0 +1,141 @@
+// Step 08: the GotoBLAS / BLIS loop nest around the largest register tile the CPU holds.
+//
+//   for jc in 0..n step nc:                 B panel  kc x nc  -> packed, stays in L3
+//     for pc in 0..k step kc:
+//       pack B(pc.., jc..) into Bp          (NR-column slivers)
+//       for ic in 0..m step mc:             A block  mc x kc  -> packed, stays in L2
+//         pack A(ic.., pc..) into Ap        (MR-row slivers)
+//         for jr in 0..nc step NR:          B sliver kc x NR  -> stays in L1
+//           for ir in 0..mc step MR:        A sliver kc x MR  -> streamed from L2
+//             micro-kernel: C(ic+ir.., jc+jr..) += Ap sliver * Bp sliver
+//
+// Step 07's loops were the two inner ones and the kc loop; the jc loop is new, and the tile
+// grows from 4 x 4 to MR x NR: AVX-512 12 x 32, AVX2 6 x 16 or NEON 8 x 12, whichever the
+// CPU has (README: "Which kernel runs on your machine"). The loops and the packing are the
+// same for all three.
+#include "loop_nest.hpp"
+#include "packing.hpp"
+
+#include <gemm/step.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+
+namespace step30 {
+namespace {
+
+int mc_set = 0, kc_set = 0, nc_set = 0;   // from --mc, --kc, --nc; 0 = automatic
+
+int round_up(int x, int to) { return (x + to - 1) / to * to; }
+int round_down_at_least(long x, int to) { return static_cast<int>(std::max(x / to * to, static_cast<long>(to))); }
+
+void blocked_gemm(const Tile& tile, int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+                  float* C, int ldc) {
+    if (m <= 0 || n <= 0 || k <= 0) return;
+    const int MR = tile.mr, NR = tile.nr;
+    const Blocks blk = block_sizes(tile);
+    thread_local PackBuffer a_buffer, b_buffer;
+    const int kc_max = std::min(blk.kc, k), mc_max = std::min(blk.mc, m), nc_max = std::min(blk.nc, n);
+    float* Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
+    float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
+
+    for (int jc = 0; jc < n; jc += blk.nc) {
+        const int nc = std::min(blk.nc, n - jc);
+        for (int pc = 0; pc < k; pc += blk.kc) {
+            const int kc = std::min(blk.kc, k - pc);   // the last slice may be thinner
+            pack_b(kc, nc, B + static_cast<long>(pc) * ldb + jc, ldb, NR, Bp);
+            for (int ic = 0; ic < m; ic += blk.mc) {
+                const int mc = std::min(blk.mc, m - ic);
+                pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
+                for (int jr = 0; jr < nc; jr += NR) {
+                    const float* b_sliver = Bp + static_cast<long>(jr) * kc;
+                    for (int ir = 0; ir < mc; ir += MR)
+                        tile.kernel(kc, Ap + static_cast<long>(ir) * kc, b_sliver,
+                                    C + static_cast<long>(ic + ir) * ldc + jc + jr, ldc, std::min(MR, mc - ir),
+                                    std::min(NR, nc - jr));
+                }
+            }
+        }
+    }
+}
+
+#if defined(__x86_64__) || defined(_M_X64)
+constexpr Tile kAvx512{microkernel_avx512_12x32, kMrAvx512, kNrAvx512};
+constexpr Tile kAvx2{microkernel_avx2_6x16, kMrAvx2, kNrAvx2};
+void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm(kAvx512, m, n, k, A, lda, B, ldb, C, ldc);
+}
+void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm(kAvx2, m, n, k, A, lda, B, ldb, C, ldc);
+}
+constexpr gemm::Variant variants[] = {{"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
+                                      {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"}};
+#elif defined(__aarch64__)
+constexpr Tile kNeon{microkernel_neon_8x12, kMrNeon, kNrNeon};
+void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    blocked_gemm(kNeon, m, n, k, A, lda, B, ldb, C, ldc);
+}
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"}};
+#else
+#error "step 08 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
+#endif
+
+int get_mc() { return block_sizes(best_tile()).mc; }
+int get_kc() { return block_sizes(best_tile()).kc; }
+int get_nc() { return block_sizes(best_tile()).nc; }
+void set_mc(int v) { mc_set = v; }
+void set_kc(int v) { kc_set = v; }
+void set_nc(int v) { nc_set = v; }
+
+}  // namespace
+
+// Block sizes (README: "Block sizes by hand"). The packed A block (mc x kc) is read once for
+// every B sliver of the panel, so it should stay in L2: it gets half of L2 (the B slivers
+// and the C tiles pass through the other half), as a square, mc = kc, because a deeper kc
+// spreads each call's fixed cost (reading and writing its MR x NR tile of C) over more
+// multiply-adds. The B sliver (kc x NR) is then larger than half of L1 for the wide tiles,
+// and that is fine: per step of p the kernel reads NR / 16 cache lines of it against
+// MR x NR / 16 FMAs, which L2 delivers with room to spare. The packed B panel (kc x nc) is
+// read once for every A block: half of L3.
+Blocks block_sizes(const Tile& tile) {
+    const gemm::cpu::Caches& caches = gemm::cpu::caches();
+    const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;   // unknown: a common size
+    const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
+    Blocks b{};
+    b.kc = kc_set > 0 ? kc_set : round_down_at_least(std::lround(std::sqrt(static_cast<double>(l2) / 8)), 16);
+    b.mc = mc_set > 0 ? round_up(mc_set, tile.mr) : round_down_at_least(l2 / 2 / (4L * b.kc), tile.mr);
+    b.nc = nc_set > 0 ? round_up(nc_set, tile.nr) : round_down_at_least(l3 / 2 / (4L * b.kc), tile.nr);
+    return b;
+}
+
+Tile best_tile() {
+#if defined(__x86_64__) || defined(_M_X64)
+    return gemm::cpu::has_avx512f() || !gemm::cpu::has_avx2_fma() ? kAvx512 : kAvx2;
+#else
+    return kNeon;
+#endif
+}
+
+const gemm::Param block_params[3] = {
+    {"mc", "rows of the packed A block, in half of L2 (default: L2 / 2 / (kc * 4 bytes))", get_mc, set_mc},
+    {"kc", "depth of the packed blocks (default: the A block a square in half of L2)", get_kc, set_kc},
+    {"nc", "columns of the packed B panel, in half of L3 (default: L3 / 2 / (kc * 4 bytes))", get_nc, set_nc}};
+
+PackBuffer::~PackBuffer() { std::free(data_); }
+
+float* PackBuffer::get(std::size_t floats) {
+    if (floats > capacity_) {
+        std::free(data_);
+        const std::size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;   // aligned_alloc wants a multiple
+        data_ = static_cast<float*>(std::aligned_alloc(64, bytes));
+        capacity_ = data_ != nullptr ? floats : 0;
+        if (data_ == nullptr) throw std::bad_alloc();
+    }
+    return data_;
+}
+
+}  // namespace step30
+
+GEMM_STEP({.variants = step30::variants, .params = step30::block_params})

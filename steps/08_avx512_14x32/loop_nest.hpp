@@ -1,0 +1,45 @@
+// Step 08's loop nest (loop_nest.cpp): the tile each variant runs, the block sizes for it,
+// and the buffers the packed blocks live in. Step 09 builds on these.
+#pragma once
+
+#include "microkernels.hpp"
+
+#include <gemm/registry.hpp>
+
+#include <cstddef>
+
+namespace step08 {
+
+// A micro-kernel and the MR x NR tile of C it keeps in registers.
+struct Tile {
+    MicroKernel kernel;
+    int mr, nr;
+};
+
+struct Blocks {
+    int mc;   // rows of the packed A block (a multiple of MR)
+    int kc;   // depth of the packed A block and B panel
+    int nc;   // columns of the packed B panel (a multiple of NR)
+};
+
+// The block sizes for `tile` on this CPU's caches, or those set by --mc, --kc, --nc.
+Blocks block_sizes(const Tile& tile);
+
+// --mc, --kc, --nc, shared by step 09.
+extern const gemm::Param block_params[3];
+
+// The tile the best variant this build has runs (for --help and the progress line).
+Tile best_tile();
+
+// A growing, 64-byte aligned scratch buffer (one per thread: thread_local at its use).
+class PackBuffer {
+public:
+    ~PackBuffer();
+    float* get(std::size_t floats);
+
+private:
+    float* data_ = nullptr;
+    std::size_t capacity_ = 0;
+};
+
+}  // namespace step08

@@ -1,0 +1,128 @@
+// Step 10's block sizes, small-matrix and narrow-column rules, and ablation wiring
+// (blocks.hpp).
+#include "blocks.hpp"
+
+#include <gemm/cpu.hpp>
+
+#include <algorithm>
+#include <new>
+
+namespace step10 {
+
+int user_mc = 0, user_kc = 0, user_nc = 0, user_one_slice = 0, user_min_kflops = 0;
+Ablation ablation;
+
+// Block sizes for an MR x NR micro-kernel on this CPU's caches and FMA units, `flops` fp32
+// FLOPs per cycle (README: "Block sizes").
+Blocks block_sizes(int mr, int nr, double flops) {
+    const gemm::cpu::Caches& caches = gemm::cpu::caches();
+    const long l1 = caches.l1d > 0 ? caches.l1d : 32 * 1024;
+    const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
+    const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
+    Blocks b{};
+    if (ablation.old_blocks) {   // step 07's rules: the B sliver in half of L1, the A block in half of L2
+        b.kc = user_kc > 0 ? user_kc : round_down_at_least(l1 / 2 / (4L * nr), 16);
+        b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
+        b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+        b.one_slice = b.kc;
+        return b;
+    }
+    // MC, at least: the calls on one B sliver bring the next one into L2, a line every 4
+    // steps of p each (microkernels.hpp: b_next), so an A block has at least NR / 4 slivers.
+    const int mc_least = mr * (nr / 4);
+    // KC: long enough that each micro-kernel call's fixed cost, reading and writing its
+    // MR x NR tile of C, is spread over many steps of p. A call computes for 2 MR NR kc /
+    // flops cycles; its tile is 2 MR NR / 16 cache lines in and out of L2, about 2 cycles
+    // each. kc >= 12.5 x flops keeps that under 1 %: 400 on a core with split 512-bit FMA
+    // units (Zen 4), 800 on one with two full-width units. Deeper is fine while the two
+    // slivers a call reads, (MR + NR) x kc floats, stay within about four times L1: they
+    // stream in from L2. And the smallest A block must fit in half of L2.
+    if (user_kc > 0) {
+        b.kc = user_kc;
+    } else {
+        const int kc_fma = round_up(static_cast<int>(12.5 * flops + 0.5), 16);
+        const int kc_stream = round_down_at_least(4 * l1 / (4L * (mr + nr)), 16);
+        const int kc_l2 = round_down_at_least(l2 / 2 / (4L * mc_least), 16);
+        b.kc = kc_stream > kc_fma ? kc_stream : kc_fma;
+        if (b.kc > kc_l2) b.kc = kc_l2;
+    }
+    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes a
+    // quarter of L2, leaving room for the B slivers streaming through and the C tiles; but
+    // at least mc_least rows.
+    if (user_mc > 0) {
+        b.mc = round_up(user_mc, mr);
+    } else {
+        b.mc = round_down_at_least(l2 / 4 / (4L * b.kc), mr);
+        if (b.mc < mc_least) b.mc = mc_least;
+    }
+    // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
+    b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+    // One slice of k where it fits: every slice pays a pass of C through L3 and a packing of
+    // B, so a k up to the depth at which the A block (mc rows) and two B slivers fill two
+    // thirds of L2 is not cut (the serial nest on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).
+    // Deeper, the A block no longer survives the slivers streaming through L2: there, k =
+    // 1900 in one slice gained and k = 2000 lost (README: "One slice of k where it fits").
+    // --one-slice sets the depth (never below kc: 1 turns it off); --kc alone turns it off too.
+    const int fits = round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16);
+    const int depth = user_one_slice > 0 ? user_one_slice : user_kc > 0 ? b.kc : fits;
+    b.one_slice = depth > b.kc ? depth : b.kc;
+    return b;
+}
+
+// Small matrices skip packing (README: "Small matrices"). Unpacked, every B sliver reads all
+// of A in place, so A must fit in half of L2. And every A sliver reads the B sliver again:
+// k rows of NR floats, 4 ldb bytes apart, which must stay in L2 too. Rows that far apart
+// can only use the cache sets the stride reaches: for P the largest power of two that
+// divides 4 ldb, one set in P / 64, so L2 holds at most L2 / P of them (P counted up to
+// one way of L2, taken as an eighth: an L2 with more ways holds more). The sliver must fit
+// in half of that. (ldb = 1024 at k = 1024 crowded it into 512 rows: unpacked ran at half
+// the packed speed.) Setting any block size asks for the blocked path, whatever the size.
+bool skip_packing(int m, int k, int ldb, int nr_tile) {
+    if (user_mc > 0 || user_kc > 0 || user_nc > 0 || ablation.no_direct) return false;
+    const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
+    const long stride = 4L * ldb;
+    const long period = std::clamp(stride & -stride, 4L * nr_tile, l2 / 8);
+    return 4L * m * k <= l2 / 2 && k <= l2 / period / 2;
+}
+
+// How many of the last columns of an unpacked product the narrow-strip kernel computes: the
+// 1-4 columns after the last whole 16-column vector (n = 100: 4), when k is deep enough for
+// its dot products to pay for summing their lanes at the end (README: "The narrow last
+// columns").
+constexpr int kNarrowLeastK = 48;
+int narrow_columns(int n, int k) {
+    const int rest = n % 16;
+    return !ablation.no_narrow && rest >= 1 && rest <= 4 && k >= kNarrowLeastK ? rest : 0;
+}
+
+// The ablation switches that change the tile's routines (--no-vector-pack and the AVX-512
+// micro-kernel's own): with none set, the tile is used as it is.
+TileShape ablated(TileShape tile) {
+    if (ablation.no_vector_pack) {
+        tile.pack_a = step10::pack_a;
+        tile.pack_b = step10::pack_b;
+    }
+    if (ablation.no_vector_pack || ablation.no_copy_b) tile.copying = nullptr;
+#if defined(__x86_64__) || defined(_M_X64)
+    const bool kernel_switch = ablation.no_prefetch || ablation.no_strips || ablation.no_fma || ablation.no_fold ||
+                               ablation.tile_rows > 0 || ablation.tile_cols > 0;
+    if (kernel_switch && tile.kernel == microkernel_avx512_14x32) {
+        tile.kernel = microkernel_avx512_ablated;
+        tile.direct = microkernel_avx512_ablated_direct;
+        tile.copying = nullptr;
+    }
+#endif
+    return tile;
+}
+
+float* PackBuffer::get(std::size_t floats) {
+    if (floats > size) {
+        ::operator delete[](data, std::align_val_t{64});
+        data = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64}));
+        size = floats;
+    }
+    return data;
+}
+PackBuffer::~PackBuffer() { ::operator delete[](data, std::align_val_t{64}); }
+
+}  // namespace step10

@@ -1,0 +1,101 @@
+// The micro-kernels of step 10, one per instruction set, each in its own file compiled with
+// that ISA's flags. They all do the same thing on a different tile shape:
+//
+//     C(0..mr-1, 0..nr-1) += (packed A sliver, kc x MR) * (packed B sliver, kc x NR)
+//
+// a[p * MR + i] is A(i, p) and b[p * NR + j] is B(p, j): one column of the A sliver and one
+// row of the B sliver per step of p, both contiguous. Rows and columns past the matrix edge
+// are zero in the packed slivers, so the kernel always computes a whole MR x NR tile in
+// registers; mr <= MR and nr <= NR say how much of it to add into C.
+//
+// b_next points at the part of the packed B that the next calls will read: the kernel asks
+// for one 64-byte line of it every 4 steps of p (4 kc floats in all), into L2, so that the
+// NR / 4 calls on one B sliver together bring in the next sliver (next_sliver_share).
+#pragma once
+
+namespace step10 {
+
+using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, long ldc,
+                             int mr, int nr, const float* b_next);
+// How far into the next B sliver (in floats) call number `call` on the current sliver
+// starts its prefetch: every call covers 4 kc floats, the NR / 4 calls cover NR kc, the
+// whole sliver; later calls start again at its beginning.
+constexpr long next_sliver_share(int call, int nr_tile, int kc) { return (call % (nr_tile / 4)) * 4L * kc; }
+// Packing B inside the kernel calls (README: "Packing B inside the kernel calls"): while the
+// first A block computes on one B sliver, its calls copy the next sliver from B into the
+// packed panel, each a share of its rows. A share is `halves` half rows of 16 floats, from
+// src (B's rows, ld apart) to dst (the packed sliver's rows, 32 floats apart); `odd` says
+// that it starts in the second half of a row.
+struct SliverCopy {
+    const float* src;
+    long ld;
+    float* dst;
+    int halves;
+    int odd;
+};
+// Share number `call` of `calls` of the copy of a kc-row sliver from b (ld) to packed.
+inline SliverCopy sliver_share(const float* b, long ld, float* packed, int kc, int call, int calls) {
+    const long h0 = 2L * kc * call / calls, h1 = 2L * kc * (call + 1) / calls;
+    return {b + h0 / 2 * ld + 16 * (h0 % 2), ld, packed + 16 * h0, static_cast<int>(h1 - h0), static_cast<int>(h0 % 2)};
+}
+using CopyingKernel = void (*)(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                               SliverCopy copy);
+
+// The same tile read straight from A (lda) and B (ldb), without packing: for small matrices.
+using DirectKernel = void (*)(int k, const float* a, long lda, const float* b, long ldb,
+                              float* c, long ldc, int mr, int nr);
+
+// The last 1-4 columns of an unpacked product as dot products along k, for all m rows:
+// bt holds those columns of B laid out along k (pack_b_narrow), each narrow_depth(k) long.
+using NarrowKernel = void (*)(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
+                              int nr);
+constexpr long narrow_depth(int k) { return (k + 15L) / 16 * 16; }
+
+constexpr int kMrAvx512 = 14, kNrAvx512 = 32;   // 28 zmm accumulators
+#if defined(__x86_64__) || defined(_M_X64)
+void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
+                              int mr, int nr, const float* b_next);
+void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const float* b, long ldb,
+                                     float* c, long ldc, int mr, int nr);
+void microkernel_avx512_14x32_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                                     SliverCopy copy);
+void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
+                               int nr);
+// The same two with the micro-kernel switches of `ablation` applied (the ablation study only).
+void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc,
+                                int mr, int nr, const float* b_next);
+void microkernel_avx512_ablated_direct(int k, const float* a, long lda, const float* b, long ldb,
+                                       float* c, long ldc, int mr, int nr);
+constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
+void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
+                           int mr, int nr, const float* b_next);
+void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* b, long ldb,
+                                  float* c, long ldc, int mr, int nr);
+#endif
+// Switches that turn one idea of this step off each, for the ablation study
+// (tools/ablation.sh, README: "Where the 6x comes from"). All zero: the step as it is.
+// step.cpp sets them from the command line (--no-fma 1 ...); the loop nest reads the
+// first four, the AVX-512 micro-kernel the rest, always outside the k loop.
+struct Ablation {
+    int no_direct = 0;       // pack small matrices too (no unpacked small-matrix path)
+    int no_vector_pack = 0;  // the plain packing loops of packing.cpp
+    int no_even_k = 0;       // k in slices of kc and a thinner last one
+    int old_blocks = 0;      // step 07's block rules: B sliver in half of L1, A block in half of L2
+    int no_prefetch = 0;     // no prefetch of the C tile or of the next B sliver
+    int no_copy_b = 0;       // B packed in a pass of its own, not inside the first A block's calls
+    int no_narrow = 0;       // unpacked: the last <= 4 columns in tiles too, not as dot products
+    int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
+    int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps
+    int no_fold = 0;         // a separate vbroadcastss per row instead of the {1to16} operand
+    int tile_rows = 0;       // rows of the register tile, 1..14 (0: 14)
+    int tile_cols = 0;       // columns of the register tile, 16 or 32 (0: 32)
+};
+extern Ablation ablation;
+
+#if defined(__aarch64__)
+constexpr int kMrNeon = 8, kNrNeon = 12;        // 24 q-register accumulators
+void microkernel_neon_8x12(int kc, const float* a, const float* b, float* c, long ldc,
+                           int mr, int nr, const float* b_next);
+#endif
+
+}  // namespace step10

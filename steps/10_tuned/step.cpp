@@ -1,0 +1,106 @@
+// Step 10: the tuned step. One executable for one thread and for all of them: a product
+// too small to share, or a run with --threads 1, takes the serial nest (serial_nest.cpp),
+// anything else the parallel one (parallel_nest.cpp). Each trick of the step can be turned
+// off from the command line (--no-fma 1 ...), so that tools/ablation.sh measures what each
+// one buys on the reader's CPU (README: "What each trick buys").
+#include "blocks.hpp"
+
+#include <gemm/step.hpp>
+
+namespace step10 {
+namespace {
+
+#if defined(__x86_64__) || defined(_M_X64)
+double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
+void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    parallel_gemm(ablated({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, avx512_flops(),
+                          microkernel_avx512_14x32_direct, microkernel_avx512_narrow, microkernel_avx512_14x32_copying,
+                          pack_a_avx512, pack_b_avx512}),
+                 m, n, k, A, lda, B, ldb, C, ldc);
+}
+void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    parallel_gemm(ablated({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32),
+                          microkernel_avx2_6x16_direct, nullptr, nullptr, pack_a_avx2, pack_b_avx2}),
+                 m, n, k, A, lda, B, ldb, C, ldc);
+}
+constexpr gemm::Variant variants[] = {
+    {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
+    {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"},
+    {"neon", nullptr, nullptr, "NEON (an AArch64 build)"}};
+constexpr int kBestMr = kMrAvx512, kBestNr = kNrAvx512;
+double best_flops() { return avx512_flops(); }
+#elif defined(__aarch64__)
+double neon_flops() { return fma_rate(gemm::cpu::microarch().neon, 16); }
+void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    parallel_gemm(ablated({microkernel_neon_8x12, kMrNeon, kNrNeon, neon_flops()}), m, n, k, A, lda, B, ldb, C, ldc);
+}
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"},
+                                      {"avx512", nullptr, nullptr, "AVX-512F (an x86-64 build)"},
+                                      {"avx2", nullptr, nullptr, "AVX2+FMA (an x86-64 build)"}};
+constexpr int kBestMr = kMrNeon, kBestNr = kNrNeon;
+double best_flops() { return neon_flops(); }
+#else
+#error "step 10 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
+#endif
+
+// The values shown by --help and the progress line are those of the first variant listed;
+// a forced --kernel avx2 derives its own from its 6 x 16 tile (a deeper kc, for one).
+int get_mc() { return block_sizes(kBestMr, kBestNr, best_flops()).mc; }
+int get_kc() { return block_sizes(kBestMr, kBestNr, best_flops()).kc; }
+int get_nc() { return block_sizes(kBestMr, kBestNr, best_flops()).nc; }
+void set_mc(int v) { user_mc = v; }
+void set_kc(int v) { user_kc = v; }
+void set_nc(int v) { user_nc = v; }
+int get_one_slice() { return block_sizes(kBestMr, kBestNr, best_flops()).one_slice; }
+void set_one_slice(int v) { user_one_slice = v; }
+int get_min_kflops() { return user_min_kflops > 0 ? user_min_kflops : static_cast<int>(kMinFlopsPerThread / 1e3); }
+void set_min_kflops(int v) { user_min_kflops = v; }
+
+// The ablation switches (README: "Where the 6x comes from"): --no-fma 1 turns that idea
+// off, 0 (the default) leaves it on. get() says what is in effect.
+template <int Ablation::*field>
+int get_switch() { return ablation.*field; }
+template <int Ablation::*field>
+void set_switch(int v) { ablation.*field = v != 0; }
+int get_tile_rows() { return ablation.tile_rows > 0 ? ablation.tile_rows : kMrAvx512; }
+void set_tile_rows(int v) { ablation.tile_rows = v <= 0 || v >= kMrAvx512 ? 0 : v; }
+int get_tile_cols() { return ablation.tile_cols > 0 ? ablation.tile_cols : kNrAvx512; }
+void set_tile_cols(int v) { ablation.tile_cols = v > 0 && v <= 16 ? 16 : 0; }
+
+constexpr gemm::Param params[] = {
+    {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
+    {"kc", "depth of the packed A and B blocks (default: from L1 and the FMA rate)", get_kc, set_kc},
+    {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
+    {"one-slice", "deepest k taken in one slice, not in slices of kc (default: from the L2 size)",
+     get_one_slice, set_one_slice},
+    {"min-kflops", "least work per thread, in thousands of FLOPs (smaller products use fewer threads)",
+     get_min_kflops, set_min_kflops},
+    // Each idea of the step, switched off (tools/ablation.sh):
+    {"no-direct", "1: pack small matrices too", get_switch<&Ablation::no_direct>,
+     set_switch<&Ablation::no_direct>},
+    {"no-vector-pack", "1: the plain packing loops", get_switch<&Ablation::no_vector_pack>,
+     set_switch<&Ablation::no_vector_pack>},
+    {"no-even-k", "1: k in kc slices and a thinner last one", get_switch<&Ablation::no_even_k>,
+     set_switch<&Ablation::no_even_k>},
+    {"old-blocks", "1: step 07's block rules (B sliver in L1/2)", get_switch<&Ablation::old_blocks>,
+     set_switch<&Ablation::old_blocks>},
+    {"no-prefetch", "1: no C or next-B prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
+     set_switch<&Ablation::no_prefetch>},
+    {"no-copy-b", "1: pack B in a pass of its own, not in the kernel calls (avx512)", get_switch<&Ablation::no_copy_b>,
+     set_switch<&Ablation::no_copy_b>},
+    {"no-narrow", "1: last <= 4 columns in tiles, not dot products (avx512)", get_switch<&Ablation::no_narrow>,
+     set_switch<&Ablation::no_narrow>},
+    {"no-strips", "1: masked zmm, not ymm, edge strips (avx512)", get_switch<&Ablation::no_strips>,
+     set_switch<&Ablation::no_strips>},
+    {"no-fma", "1: vmulps + vaddps, not FMA (avx512)", get_switch<&Ablation::no_fma>,
+     set_switch<&Ablation::no_fma>},
+    {"no-fold", "1: vbroadcastss per row, no {1to16} (avx512)", get_switch<&Ablation::no_fold>,
+     set_switch<&Ablation::no_fold>},
+    {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows},
+    {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols}};
+
+}  // namespace
+}  // namespace step10
+
+GEMM_STEP({.variants = step10::variants, .params = step10::params, .parallel = true,
+           .threads_used = step10::threads_used})
