@@ -87,6 +87,17 @@ def isa_of(kernel):
     return word if word in ISAS else None
 
 
+def tunables(text):
+    """{name: value} from a params column ("mc=112 kc=1168 nc=3584"): the block sizes of the
+    variant that ran. Anything that is not name=integer is left out (older CSVs: {})."""
+    out = {}
+    for item in text.split():
+        name, _, value = item.partition("=")
+        if name and value.isdigit():
+            out[name] = int(value)
+    return out
+
+
 def load_run(path):
     """One harness CSV: its rows (sorted by size, then thread count) and what describes the run.
 
@@ -104,6 +115,7 @@ def load_run(path):
             "median": number(path, line, row, "gflops_median", minimum=0),
             "failed": row["verified"].strip() != "1" and not unchecked,
             "unchecked": unchecked,
+            "params": tunables(row.get("params") or ""),
         })
         kernel = (row.get("kernel") or "").strip()
         if kernel and kernel not in run["kernels"]:

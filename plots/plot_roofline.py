@@ -50,7 +50,9 @@ def points(runs, threads, at, caches, blocks, bandwidth):
         if row["threads"] != threads or run["number"] is None:
             continue
         n = row["m"]
-        traffic = model.bytes_per_fma(run["number"], run["kernel"], n, caches, blocks.get(run["step"]))
+        # The blocks of the variant that ran (the CSV's params), else those cpuinfo reports.
+        traffic = model.bytes_per_fma(run["number"], run["kernel"], n, caches,
+                                      row["params"] or blocks.get(run["step"]))
         if traffic is None:
             skipped.append(run["step"])
             continue

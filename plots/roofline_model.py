@@ -30,8 +30,9 @@ STEPS = {
     7: {"mr": 4, "nr": 4, "c_in_registers": True, "blocked": True, "packed": True},
     8: {"blocked": True, "packed": True, "c_in_registers": True},
     9: {"blocked": True, "packed": True, "c_in_registers": True},
+    10: {"blocked": True, "packed": True, "c_in_registers": True},
 }
-# Steps 08 and 09: the micro-kernel, hence the tile, depends on the ISA the kernel ran.
+# Steps 08-10: the micro-kernel, hence the tile, depends on the ISA the kernel ran.
 TILES = {"avx512": (14, 32), "avx2": (6, 16), "neon": (8, 12)}
 
 
@@ -43,7 +44,7 @@ def fits(nbytes, cache):
 
 def loop_nest(number, kernel):
     """The STEPS entry for a step, with mr and nr filled in; None for a step the model does
-    not know (lab steps 10 and up, or 08/09 with an unknown kernel)."""
+    not know (lab steps 11 and up, or 08-10 with an unknown kernel)."""
     if number not in STEPS:
         return None
     nest = dict(STEPS[number])
@@ -56,8 +57,8 @@ def loop_nest(number, kernel):
 
 def unblocked(n, nest, caches):
     """Bytes per multiply-add at each level for loops j (nr columns) > i (mr rows) > p, the
-    mr x nr tile of C in registers (or not), A and B read in place (steps 01-05, and 08-09
-    when they skip packing)."""
+    mr x nr tile of C in registers (or not), A and B read in place (steps 01-05, and 10
+    when it skips packing)."""
     mr, nr = nest["mr"], nest["nr"]
     l1, l2, l3 = caches["L1"], caches["L2"], caches["L3"]
     # Registers <- L1: per step of p, mr elements of A and nr of B for mr*nr multiply-adds;
@@ -82,13 +83,13 @@ def unblocked(n, nest, caches):
 
 
 def blocked(n, nest, caches, blocks):
-    """Bytes per multiply-add at each level for the blocked loop nest (steps 06-09):
+    """Bytes per multiply-add at each level for the blocked loop nest (steps 06-10):
     for pc (kc deep) > ic (mc rows of A, kept in L2) > jr (nr columns, a kc x nr B sliver,
     kept in L1 when it fits) > ir (mr rows): the micro-kernel. nc columns per B panel
     (n for steps 06 and 07, which have no nc)."""
     mr, nr = nest["mr"], nest["nr"]
     # k is cut into ceil(n / kc) slices: kc here is their mean depth, which is what counts
-    # for the passes over C (steps 08-09 cut k into equal slices, 06-07 leave a thin last one).
+    # for the passes over C (step 10 cuts k into equal slices, 06-08 leave a thin last one).
     kc = n / -(-n // blocks["kc"])
     mc, nc = min(blocks["mc"], n), min(blocks.get("nc", n), n)
     l1, l2, l3 = caches["L1"], caches["L2"], caches["L3"]
@@ -118,9 +119,9 @@ def blocked(n, nest, caches, blocks):
 
 
 def skips_packing(number, n, caches, blocks):
-    """Steps 08 and 09 read small matrices in place (A within half of L2) unless a block
-    size was set; the model then follows the unblocked nest."""
-    return number in (8, 9) and not blocks.get("set") and fits(FLOAT * n * n, caches["L2"])
+    """Step 10 reads small matrices in place (A within half of L2) unless a block size was
+    set; the model then follows the unblocked nest. The lessons 08 and 09 always pack."""
+    return number == 10 and not blocks.get("set") and fits(FLOAT * n * n, caches["L2"])
 
 
 def bytes_per_fma(number, kernel, n, caches, blocks=None):

@@ -195,6 +195,40 @@ TEST_CASE("the step executables run as the README says", "[e2e]") {
     }
 }
 
+// The CSV's params column and the progress line name the block sizes of the variant that
+// ran, which differ per register tile: a forced --kernel avx2 shows the 6 x 16 tile's
+// (mc = 8 tiles of 6 rows in step 08), not those of the AVX-512 kernel the CPU would pick.
+// GEMM_CACHES fixes the caches, so the expected values are the same on every machine.
+TEST_CASE("the CSV names the block sizes of the variant that ran", "[e2e]") {
+    const std::string bin = GEMM_TEST_BIN_DIR;
+    const std::string csv = scratch("params.csv");
+    struct Case {
+        const char* step;
+        const char* kernel;
+        const char* params;
+    };
+#if defined(__x86_64__)
+    const Case cases[] = {{"08_avx512_14x32", "avx2", "mc=48 kc=1360 nc=3072"},
+                          {"08_avx512_14x32", "avx512", "mc=112 kc=576 nc=7264"},
+                          {"09_openmp", "avx2", "mc=48 kc=1360 nc=3072"}};
+#else
+    const Case cases[] = {{"08_avx512_14x32", "neon", "mc=64 kc=1024 nc=4092"}};
+#endif
+    for (const Case& c : cases) {
+        INFO(c.step << " --kernel " << c.kernel);
+        const int status = shell(bin + "/step" + c.step + " --kernel " + c.kernel + " --sizes 20 --reps 1 --csv " + csv,
+                                 "GEMM_CACHES=32K,512K,32M");
+        if (status == 77) continue;   // this CPU lacks the variant
+        REQUIRE(status == 0);
+        const auto lines = read_lines(csv);
+        REQUIRE(lines.size() == 2);
+        CHECK(field(lines[0], 14) == "params");
+        CHECK(field(lines[1], 14) == c.params);
+    }
+    CHECK(shell(bin + "/step08_avx512_14x32 --sizes 20", "GEMM_CACHES=32K") == 2);   // not three sizes
+    std::remove(csv.c_str());
+}
+
 TEST_CASE("probe runs a step at a leading dimension of its own - and refuses what it cannot do", "[e2e][probe]") {
     const std::string probe = std::string(GEMM_TEST_BIN_DIR) + "/probe";
     const std::string csv = scratch("probe.csv");
@@ -213,8 +247,8 @@ TEST_CASE("probe runs a step at a leading dimension of its own - and refuses wha
     CHECK(shell(probe + " no_such_step") == 2);
     CHECK(shell(probe + " 8 --kernel no_such_kernel --sizes 8") == 2);
     CHECK(shell(probe) == 2);
-    if (const gemm::Step* parallel = find_parallel_step(); parallel != nullptr)
-        CHECK(shell(probe + " " + std::to_string(parallel->number)) == 2);
+    if (const gemm::Step* parallel = find_parallel_step(); parallel != nullptr)   // runs on one thread
+        CHECK(shell(probe + " " + std::to_string(parallel->number) + " --sizes 37,130 --pad 3 --reps 1") == 0);
     CHECK(shell(probe + " --help") == 0);
 }
 

@@ -22,7 +22,9 @@ void set_tunable(int v) { tunable = v; }
 bool never() { return false; }
 
 constexpr gemm::Variant variants[] = {{"plain", noop_kernel}, {"fancy", noop_kernel, never, "FANCY-ISA"}};
-constexpr gemm::Param params[] = {{"kc", "a block size", get_tunable, set_tunable}};
+constexpr gemm::Param params[] = {{"kc", "a block size", get_tunable, set_tunable},
+                                   {"no-wide", "a switch of a kernel this CPU lacks", get_tunable, set_tunable,
+                                    [] { return false; }}};
 constexpr gemm::StepDef def{.variants = variants, .params = params};
 const gemm::Step step{42, "42_test", noop_kernel, [] { return true; }, &def};
 
@@ -111,6 +113,8 @@ TEST_CASE("help: --help prints the usage and exits 0", "[cli]") {
     CHECK(r.message.find("--sizes") != std::string::npos);
     CHECK(r.message.find("--kc N") != std::string::npos);
     CHECK(r.message.find("fancy (not on this CPU)") != std::string::npos);
+    CHECK(r.message.find("--kc N") < r.message.find("(here: "));
+    CHECK(r.message.find("a switch of a kernel this CPU lacks (changes nothing on this CPU)") != std::string::npos);
     CHECK(r.message.find("512") != std::string::npos);   // says what is verified, and how
 }
 
@@ -250,6 +254,8 @@ TEST_CASE("the CSV has the SPEC columns first and is replaced whole", "[csv]") {
     row.kernel = "sse";
     row.reps = 3;
     row.cpu = "Some CPU, 8 cores";   // the comma must not break the row
+    row.uarch = "Zen 4";
+    row.params = "mc=112 kc=1168";
     REQUIRE(gemm::write_csv(path, {row, row}) == "");
     std::ifstream in(path);
     std::string header, line;
@@ -262,7 +268,7 @@ TEST_CASE("the CSV has the SPEC columns first and is replaced whole", "[csv]") {
         std::stringstream ss(line);
         std::string f;
         while (std::getline(ss, f, ',')) fields.push_back(f);
-        REQUIRE(fields.size() == 13);
+        REQUIRE(fields.size() == 15);
         CHECK(fields[0] == "05_simd_4x4");
         CHECK(fields[1] == "300");
         CHECK(fields[4] == "2");
@@ -270,6 +276,8 @@ TEST_CASE("the CSV has the SPEC columns first and is replaced whole", "[csv]") {
         CHECK(std::stod(fields[7]) == Approx(row.seconds_best).epsilon(1e-5));
         CHECK(fields[9] == "1");
         CHECK(fields[10] == "sse");
+        CHECK(fields[13] == "Zen 4");
+        CHECK(fields[14] == "mc=112 kc=1168");
     }
     CHECK(rows == 2);
     std::ifstream tmp(path + ".tmp");

@@ -274,6 +274,20 @@ def main():
         expect(len([l for l in fig.axes[1].lines if l.get_marker() == "o"]) == 1,
                "plot_roofline.py: the 2-thread panel should hold step 09")
         expect("Roofline" in fig._suptitle.get_text(), "plot_roofline.py: no title")
+        # The blocks of the variant that ran come from the CSV's params column where it has one
+        # (a forced --kernel avx2 runs other blocks than cpuinfo reports): kc = 125 there, so
+        # the C tile costs 8 bytes per 125 steps of p at L1, not per 1000.
+        s08p = write("s08p.csv", "step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,"
+                                 "verified,kernel,reps,cpu,uarch,params\n08_avx512_14x32,1000,1000,1000,1,90.0,85.0,"
+                                 "0.02,1e-7,1,avx512,3,Test,Test,mc=112 kc=125 nc=8192\n")
+        import harness_csv
+        run08 = harness_csv.load_run(s08p)
+        expect(run08["rows"][0]["params"] == {"mc": 112, "kc": 125, "nc": 8192},
+               "harness_csv: the params column: {}".format(run08["rows"][0]["params"]))
+        pts, _ = plot_roofline.points([run08], 1, 1000, caches, {"08_avx512_14x32": {"kc": 1056, "mc": 112, "nc": 8192}},
+                                      harness_csv.level_bandwidth(harness_csv.load_bandwidth(bandwidth), 1))
+        expect(len(pts) == 1 and abs(pts[0]["intensities"]["L1"] - 896 / (184 + 448 * 8 / 125)) < 1e-6,
+               "plot_roofline.py: step 08's blocks should come from its params column: {}".format(pts))
 
         # ---- plot_scaling.py ------------------------------------------------------------------
         t1 = write("t1.csv", harness("09_openmp", "avx512", [(1000, 150.0, 140.0)], threads=1))

@@ -23,14 +23,15 @@ std::string number(const char* format, double v) {
 }  // namespace
 
 std::string csv_header() {
-    return "step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,kernel,reps,cpu,uarch";
+    return "step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,kernel,reps,cpu,uarch,params";
 }
 
 std::string csv_line(const CsvRow& r) {
     return plain(r.step) + ',' + std::to_string(r.m) + ',' + std::to_string(r.n) + ',' + std::to_string(r.k) + ',' +
            std::to_string(r.threads) + ',' + number("%.3f", r.gflops_best) + ',' + number("%.3f", r.gflops_median) +
            ',' + number("%.6g", r.seconds_best) + ',' + number("%.3g", r.max_rel_err) + ',' +
-           (r.verified ? "1" : "0") + ',' + plain(r.kernel) + ',' + std::to_string(r.reps) + ',' + plain(r.cpu) + ',' + plain(r.uarch);
+           (r.verified ? "1" : "0") + ',' + plain(r.kernel) + ',' + std::to_string(r.reps) + ',' + plain(r.cpu) + ',' + plain(r.uarch) +
+           ',' + plain(r.params);
 }
 
 std::string csv_text(const std::vector<CsvRow>& rows) {

@@ -25,8 +25,8 @@
 namespace gemm {
 namespace {
 
-// libgomp's spins before a waiting thread sleeps (its default: 300000, milliseconds of
-// pause instructions). Measured (README of step 09, "A busy core").
+// libgomp's spins before a waiting thread sleeps (its default: 300000 rounds of pause
+// instructions; step 09's README, "A busy core"; the measurements: docs/tuning-log.md).
 constexpr const char* kSpinCount = "1000";
 
 struct SizeResult {
@@ -83,6 +83,10 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     r.row.kernel = std::string(variant.name);
     r.row.cpu = cpu::name();
     r.row.uarch = cpu::microarch_label();
+    for (const Param& p : step.def->params) {
+        if (!r.row.params.empty()) r.row.params += ' ';
+        r.row.params.append(p.name).append("=").append(std::to_string(p.get()));
+    }
     // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
     r.row.verified = false;
     r.row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
@@ -214,6 +218,7 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
                      static_cast<int>(variant->requirement.size()), variant->requirement.data());
         return kExitUnsupported;
     }
+    if (step.def->use_variant != nullptr) step.def->use_variant(variant->name);
     for (const auto& [param, value] : o.params) param->set(value);
 
     // Threads (SPEC): --threads, else a parallel step takes OpenMP's default, which honours

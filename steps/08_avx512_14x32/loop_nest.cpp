@@ -5,7 +5,7 @@
 //       pack B(pc.., jc..) into Bp          (NR-column slivers)
 //       for ic in 0..m step mc:             A block  mc x kc  -> packed, stays in L2
 //         pack A(ic.., pc..) into Ap        (MR-row slivers)
-//         for jr in 0..nc step NR:          B sliver kc x NR  -> stays in L1
+//         for jr in 0..nc step NR:          B sliver kc x NR  -> reused from L2
 //           for ir in 0..mc step MR:        A sliver kc x MR  -> streamed from L2
 //             micro-kernel: C(ic+ir.., jc+jr..) += Ap sliver * Bp sliver
 //
@@ -19,7 +19,6 @@
 #include <gemm/step.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <new>
 
@@ -82,35 +81,40 @@ constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "
 #error "step 08 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
 #endif
 
-int get_mc() { return block_sizes(best_tile()).mc; }
-int get_kc() { return block_sizes(best_tile()).kc; }
-int get_nc() { return block_sizes(best_tile()).nc; }
+const Tile* chosen = nullptr;   // use_variant's
+
+int get_mc() { return block_sizes(shown_tile()).mc; }
+int get_kc() { return block_sizes(shown_tile()).kc; }
+int get_nc() { return block_sizes(shown_tile()).nc; }
 void set_mc(int v) { mc_set = v; }
 void set_kc(int v) { kc_set = v; }
 void set_nc(int v) { nc_set = v; }
 
 }  // namespace
 
-// Block sizes (README: "Block sizes by hand"). The packed A block (mc x kc) is read once for
-// every B sliver of the panel, so it should stay in L2: it gets half of L2 (the B slivers
-// and the C tiles pass through the other half), as a square, mc = kc, because a deeper kc
-// spreads each call's fixed cost (reading and writing its MR x NR tile of C) over more
-// multiply-adds. The B sliver (kc x NR) is then larger than half of L1 for the wide tiles,
-// and that is fine: per step of p the kernel reads NR / 16 cache lines of it against
-// MR x NR / 16 FMAs, which L2 delivers with room to spare. The packed B panel (kc x nc) is
-// read once for every A block: half of L3.
+// Block sizes (README: "Block sizes by hand"). Each block is sized for the cache it should
+// stay in, from the order in which the loops above reuse it:
+// - mc: the packed A block meets every B sliver of the panel, and each B sliver it meets is
+//   read from L3 once per A block: 2 x mc flops per 4 bytes of B. Eight tiles of rows make
+//   that 56 flops per byte for the 14 x 32 tile (24 for 6 x 16), far more than a core needs
+//   from L3, and keep the A block small.
+// - kc: each micro-kernel call reads and writes its MR x NR tile of C once for MR x NR x kc
+//   multiply-adds, so the deeper the better, as long as the A block (mc x kc) stays in L2:
+//   it gets half of L2 (the B sliver and C pass through the other half).
+// - nc: the packed B panel (kc x nc) is read once for every A block: half of L3.
 Blocks block_sizes(const Tile& tile) {
     const gemm::cpu::Caches& caches = gemm::cpu::caches();
     const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;   // unknown: a common size
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
-    b.kc = kc_set > 0 ? kc_set : round_down_at_least(std::lround(std::sqrt(static_cast<double>(l2) / 8)), 16);
-    b.mc = mc_set > 0 ? round_up(mc_set, tile.mr) : round_down_at_least(l2 / 2 / (4L * b.kc), tile.mr);
+    b.mc = mc_set > 0 ? round_up(mc_set, tile.mr) : 8 * tile.mr;
+    b.kc = kc_set > 0 ? kc_set : round_down_at_least(l2 / 2 / (4L * b.mc), 16);
     b.nc = nc_set > 0 ? round_up(nc_set, tile.nr) : round_down_at_least(l3 / 2 / (4L * b.kc), tile.nr);
     return b;
 }
 
-Tile best_tile() {
+Tile shown_tile() {
+    if (chosen != nullptr) return *chosen;
 #if defined(__x86_64__) || defined(_M_X64)
     return gemm::cpu::has_avx512f() || !gemm::cpu::has_avx2_fma() ? kAvx512 : kAvx2;
 #else
@@ -118,9 +122,17 @@ Tile best_tile() {
 #endif
 }
 
+void use_variant(std::string_view name) {
+#if defined(__x86_64__) || defined(_M_X64)
+    chosen = name == "avx2" ? &kAvx2 : &kAvx512;
+#else
+    chosen = name.empty() ? nullptr : &kNeon;
+#endif
+}
+
 const gemm::Param block_params[3] = {
-    {"mc", "rows of the packed A block, in half of L2 (default: L2 / 2 / (kc * 4 bytes))", get_mc, set_mc},
-    {"kc", "depth of the packed blocks (default: the A block a square in half of L2)", get_kc, set_kc},
+    {"mc", "rows of the packed A block (default: 8 tiles, 8 x MR)", get_mc, set_mc},
+    {"kc", "depth of the packed blocks (default: the A block in half of L2, L2 / 2 / (mc * 4 bytes))", get_kc, set_kc},
     {"nc", "columns of the packed B panel, in half of L3 (default: L3 / 2 / (kc * 4 bytes))", get_nc, set_nc}};
 
 PackBuffer::~PackBuffer() { std::free(data_); }
@@ -138,4 +150,4 @@ float* PackBuffer::get(std::size_t floats) {
 
 }  // namespace step08
 
-GEMM_STEP({.variants = step08::variants, .params = step08::block_params})
+GEMM_STEP({.variants = step08::variants, .params = step08::block_params, .use_variant = step08::use_variant})

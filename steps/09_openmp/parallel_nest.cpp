@@ -34,7 +34,7 @@ using step08::Tile;
 // Each thread takes blocks of rows from a shared queue (schedule(dynamic)) rather than a
 // fixed share, about this many each: if another program holds one of the cores, the other
 // threads take over that core's blocks instead of waiting for them (README: "A busy core").
-constexpr int kBlocksPerThread = 4;
+constexpr int kBlocksPerThread = 8;
 // No thread gets less than this much work (about 10 us of a core): a product of n = 100
 // takes about that on one core, about what waking a second thread costs.
 constexpr double kMinFlopsPerThread = 1.5e6;
@@ -52,8 +52,13 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
     const int row_tiles = (m + MR - 1) / MR;
     const double worth = 2.0 * m * n * k / kMinFlopsPerThread;
     const int team = static_cast<int>(std::clamp<double>(std::min(omp_get_max_threads(), row_tiles), 1, std::max(worth, 1.0)));
-    // Rows per block: step 08's mc, or fewer, so that every thread gets kBlocksPerThread.
-    const int mc = std::min(blk.mc, round_up((m + team * kBlocksPerThread - 1) / (team * kBlocksPerThread), MR));
+    // Blocks of rows: at least kBlocksPerThread per thread, none over step 08's mc, a multiple
+    // of the team, and all of the same number of tiles give or take one. With fixed blocks of
+    // mc rows, m = 1024 on 2 threads is 9 blocks of 8 tiles and one of 2: one thread gets 40
+    // tiles, the other 34, and the first waits for the second at the end (README: "Which loop
+    // to share").
+    const int blocks = round_up(std::max((row_tiles * MR + blk.mc - 1) / blk.mc, team * kBlocksPerThread), team);
+    const int mc = (row_tiles + blocks - 1) / blocks * MR;   // the largest block's rows
     const int kc_max = std::min(blk.kc, k), nc_max = std::min(blk.nc, n);
     thread_local step08::PackBuffer b_buffer;   // the shared panel: the calling thread's buffer
     float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
@@ -84,8 +89,10 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
                     step08::pack_b(kc, std::min(NR, nc - jr), b_panel + jr, ldb, NR, Bp + static_cast<long>(jr) * kc);
                 // (the end of an omp for waits for every thread: the panel is whole)
 #pragma omp for schedule(dynamic)
-                for (int ic = 0; ic < m; ic += mc) {
-                    const int mb = std::min(mc, m - ic);
+                for (int b = 0; b < blocks; ++b) {
+                    const int ic = row_tiles * b / blocks * MR;
+                    const int mb = std::min(row_tiles * (b + 1) / blocks * MR, m) - ic;
+                    if (mb <= 0) continue;
                     step08::pack_a(mb, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
                     for (int jr = 0; jr < nc; jr += NR) {
                         const float* b_sliver = Bp + static_cast<long>(jr) * kc;
@@ -125,4 +132,4 @@ constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "
 }  // namespace step09
 
 GEMM_STEP({.variants = step09::variants, .params = step08::block_params, .parallel = true,
-           .threads_used = step09::threads_used})
+           .threads_used = step09::threads_used, .use_variant = step08::use_variant})

@@ -7,6 +7,8 @@
 
 #include <gemm/step.hpp>
 
+#include <string_view>
+
 namespace step10 {
 namespace {
 
@@ -27,8 +29,19 @@ constexpr gemm::Variant variants[] = {
     {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
     {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"},
     {"neon", nullptr, nullptr, "NEON (an AArch64 build)"}};
-constexpr int kBestMr = kMrAvx512, kBestNr = kNrAvx512;
-double best_flops() { return avx512_flops(); }
+// The tile whose blocks --help, the progress line and the CSV show: the variant about to
+// run (use_variant), else the best this CPU runs (the AVX2 tile's on a core without AVX-512).
+struct Shown {
+    int mr, nr;
+    double flops;
+};
+int chosen = 0;   // 0: none yet, 1: avx512, 2: avx2
+Shown shown() {
+    const bool avx512 = chosen == 1 || (chosen == 0 && (gemm::cpu::has_avx512f() || !gemm::cpu::has_avx2_fma()));
+    return avx512 ? Shown{kMrAvx512, kNrAvx512, avx512_flops()}
+                  : Shown{kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32)};
+}
+void use_variant(std::string_view name) { chosen = name == "avx2" ? 2 : 1; }
 #elif defined(__aarch64__)
 double neon_flops() { return fma_rate(gemm::cpu::microarch().neon, 16); }
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
@@ -37,21 +50,27 @@ void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int
 constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"},
                                       {"avx512", nullptr, nullptr, "AVX-512F (an x86-64 build)"},
                                       {"avx2", nullptr, nullptr, "AVX2+FMA (an x86-64 build)"}};
-constexpr int kBestMr = kMrNeon, kBestNr = kNrNeon;
-double best_flops() { return neon_flops(); }
+struct Shown {
+    int mr, nr;
+    double flops;
+};
+Shown shown() { return {kMrNeon, kNrNeon, neon_flops()}; }
+void use_variant(std::string_view) {}
 #else
 #error "step 10 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
 #endif
 
-// The values shown by --help and the progress line are those of the first variant listed;
-// a forced --kernel avx2 derives its own from its 6 x 16 tile (a deeper kc, for one).
-int get_mc() { return block_sizes(kBestMr, kBestNr, best_flops()).mc; }
-int get_kc() { return block_sizes(kBestMr, kBestNr, best_flops()).kc; }
-int get_nc() { return block_sizes(kBestMr, kBestNr, best_flops()).nc; }
+Blocks shown_blocks() {
+    const Shown t = shown();
+    return block_sizes(t.mr, t.nr, t.flops);
+}
+int get_mc() { return shown_blocks().mc; }
+int get_kc() { return shown_blocks().kc; }
+int get_nc() { return shown_blocks().nc; }
 void set_mc(int v) { user_mc = v; }
 void set_kc(int v) { user_kc = v; }
 void set_nc(int v) { user_nc = v; }
-int get_one_slice() { return block_sizes(kBestMr, kBestNr, best_flops()).one_slice; }
+int get_one_slice() { return shown_blocks().one_slice; }
 void set_one_slice(int v) { user_one_slice = v; }
 int get_min_kflops() { return user_min_kflops > 0 ? user_min_kflops : static_cast<int>(kMinFlopsPerThread / 1e3); }
 void set_min_kflops(int v) { user_min_kflops = v; }
@@ -85,22 +104,22 @@ constexpr gemm::Param params[] = {
     {"old-blocks", "1: step 07's block rules (B sliver in L1/2)", get_switch<&Ablation::old_blocks>,
      set_switch<&Ablation::old_blocks>},
     {"no-prefetch", "1: no C or next-B prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
-     set_switch<&Ablation::no_prefetch>},
+     set_switch<&Ablation::no_prefetch>, gemm::cpu::has_avx512f},
     {"no-copy-b", "1: pack B in a pass of its own, not in the kernel calls (avx512)", get_switch<&Ablation::no_copy_b>,
-     set_switch<&Ablation::no_copy_b>},
+     set_switch<&Ablation::no_copy_b>, gemm::cpu::has_avx512f},
     {"no-narrow", "1: last <= 4 columns in tiles, not dot products (avx512)", get_switch<&Ablation::no_narrow>,
-     set_switch<&Ablation::no_narrow>},
+     set_switch<&Ablation::no_narrow>, gemm::cpu::has_avx512f},
     {"no-strips", "1: masked zmm, not ymm, edge strips (avx512)", get_switch<&Ablation::no_strips>,
-     set_switch<&Ablation::no_strips>},
+     set_switch<&Ablation::no_strips>, gemm::cpu::has_avx512f},
     {"no-fma", "1: vmulps + vaddps, not FMA (avx512)", get_switch<&Ablation::no_fma>,
-     set_switch<&Ablation::no_fma>},
+     set_switch<&Ablation::no_fma>, gemm::cpu::has_avx512f},
     {"no-fold", "1: vbroadcastss per row, no {1to16} (avx512)", get_switch<&Ablation::no_fold>,
-     set_switch<&Ablation::no_fold>},
-    {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows},
-    {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols}};
+     set_switch<&Ablation::no_fold>, gemm::cpu::has_avx512f},
+    {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows, gemm::cpu::has_avx512f},
+    {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols, gemm::cpu::has_avx512f}};
 
 }  // namespace
 }  // namespace step10
 
 GEMM_STEP({.variants = step10::variants, .params = step10::params, .parallel = true,
-           .threads_used = step10::threads_used})
+           .threads_used = step10::threads_used, .use_variant = step10::use_variant})

@@ -1,4 +1,4 @@
-// bin/probe: one serial step's kernel under conditions the sweep keeps fixed.
+// bin/probe: one step's kernel, on one thread, under conditions the sweep keeps fixed.
 //
 //   probe STEP [--sizes a,b,c] [--ld N | --pad N] [--reps N] [--kernel NAME] [--PARAM N ...] [--csv FILE]
 //
@@ -9,7 +9,8 @@
 // shared with other work the wall clock counts the time the core ran something else, so
 // probe reports GFLOPS from the thread's own CPU time as well (as bin/peak does). The first
 // call is verified like the sweep's (padding holds NaN, which a read past the window would
-// carry into C). Exit: 0 verified, 1 a result was wrong, 2 usage, 3 out of memory or CSV not
+// carry into C). A parallel step (10) runs on one thread: the thread whose CPU time is
+// counted is then the only one working. Exit: 0 verified, 1 a result was wrong, 2 usage, 3 out of memory or CSV not
 // writable, 77 the CPU lacks the step's (or --kernel's) instruction set.
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
@@ -29,12 +30,15 @@
 #include <string_view>
 #include <vector>
 
+// The OpenMP runtime, when the steps link one (weak: probe runs without it too).
+extern "C" void omp_set_num_threads(int threads) __attribute__((weak));
+
 namespace {
 
 const char* const kUsage =
     "usage: probe STEP [--sizes a,b,c] [--ld N | --pad N] [--reps N] [--kernel NAME] [--PARAM N ...] [--csv FILE]\n"
-    "Times one serial step (STEP: its number or slug) at square sizes with a leading dimension of\n"
-    "your choice, and reports GFLOPS from the thread's CPU time beside the wall clock.\n"
+    "Times one step (STEP: its number or slug; a parallel one on one thread) at square sizes with a\n"
+    "leading dimension of your choice, and reports GFLOPS from the thread's CPU time beside the wall clock.\n"
     "  --sizes a,b,c   sizes m = n = k (default 1000)\n"
     "  --ld N          lda = ldb = ldc = N for every size (N >= the size), e.g. 1024 or 4096\n"
     "  --pad N         lda = ldb = ldc = size + N (default 0: the sweep's ld = n)\n"
@@ -176,8 +180,6 @@ int main(int argc, char** argv) {
             }
         }
         if (step == nullptr) throw Usage{"name a step (see --help)"};
-        if (step->def->parallel)
-            throw Usage{"step " + std::string(step->slug) + " is parallel: probe times serial steps (one thread's CPU time)"};
         if (ld_fixed > 0 && pad > 0) throw Usage{"--ld and --pad: choose one"};
         for (const int s : sizes)
             if (ld_fixed > 0 && ld_fixed < s)
@@ -187,6 +189,7 @@ int main(int argc, char** argv) {
         return gemm::kExitUsage;
     }
 
+    if (step->def->parallel && omp_set_num_threads != nullptr) omp_set_num_threads(1);
     const gemm::Variant* variant = kernel_name.empty() ? step->best_variant() : step->find_variant(kernel_name);
     if (variant == nullptr && !kernel_name.empty()) {
         std::fprintf(stderr, "probe: --kernel '%s': step %.*s has no such variant\n", kernel_name.c_str(),

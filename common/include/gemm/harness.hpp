@@ -101,6 +101,7 @@ struct CsvRow {
     int reps = 0;            // timed repetitions actually run
     std::string cpu;
     std::string uarch;       // gemm::cpu::microarch_label()
+    std::string params;      // the step's tunables in effect, "mc=112 kc=1168 nc=3584" ("" without)
 };
 std::string csv_header();
 std::string csv_line(const CsvRow& row);

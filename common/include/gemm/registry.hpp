@@ -32,6 +32,9 @@ struct Param {
     std::string_view help;
     int (*get)();
     void (*set)(int);
+    // Whether it changes anything on this CPU (a switch of the AVX-512 kernel does not on a
+    // CPU without AVX-512); nullptr: wherever the step runs. cpuinfo lists only those that do.
+    bool (*applies)() = nullptr;
 };
 
 // What a step's source file declares with GEMM_STEP (see <gemm/step.hpp>).
@@ -45,6 +48,10 @@ struct StepDef {
     // Bytes a library maps on its own for `threads` threads, beyond what the harness
     // allocates (e.g. OpenBLAS's buffers); the memory pre-check budgets them.
     unsigned long long (*library_bytes)(int threads) = nullptr;
+    // Called with the variant about to run (the best one, or --kernel's), before its params
+    // are set or shown, for steps whose params depend on it (block sizes per register tile).
+    // nullptr: the params are the same for every variant.
+    void (*use_variant)(std::string_view name) = nullptr;
 };
 
 struct Step {

@@ -7,6 +7,7 @@
 #include <gemm/registry.hpp>
 
 #include <cstddef>
+#include <string_view>
 
 namespace step30 {
 
@@ -28,8 +29,10 @@ Blocks block_sizes(const Tile& tile);
 // --mc, --kc, --nc, shared by step 09.
 extern const gemm::Param block_params[3];
 
-// The tile the best variant this build has runs (for --help and the progress line).
-Tile best_tile();
+// The tile whose block sizes --help, the progress line and the CSV show: the variant the
+// harness said is about to run (use_variant), else the best one this CPU runs.
+Tile shown_tile();
+void use_variant(std::string_view name);
 
 // A growing, 64-byte aligned scratch buffer (one per thread: thread_local at its use).
 class PackBuffer {

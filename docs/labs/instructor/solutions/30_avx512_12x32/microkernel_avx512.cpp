@@ -3,12 +3,14 @@
 //
 //     b0, b1  = B(p, 0..15), B(p, 16..31)          two 16-wide loads of the B sliver
 //     for i in 0..11:
-//         c[i][0] += A(i, p) * b0                  A(i, p) broadcast to 16 lanes, straight
-//         c[i][1] += A(i, p) * b1                  from memory ({1to16}) inside the FMA
+//         a  = A(i, p) in all 16 lanes             vbroadcastss from memory: a load port's
+//         c[i][0] += a * b0                        work, not an FMA pipe's
+//         c[i][1] += a * b1
 //
-// 24 FMAs (384 multiply-adds) for 2 vector loads and 12 broadcasts. 24 accumulators + 2 B
-// registers leave 6 of the 32 zmm registers spare. An FMA has a latency of 4 cycles and a
-// core issues up to 2 per cycle, so at least 8 independent chains keep it busy: 24 do.
+// 24 FMAs (384 multiply-adds) for 2 vector loads and 12 broadcasts. 24 accumulators, 2 B
+// registers and the broadcast take 27 of the 32 zmm registers. An FMA has a latency of 4
+// cycles and a core issues up to 2 per cycle, so at least 8 independent chains keep it
+// busy: 24 do.
 #include "microkernels.hpp"
 
 #include <immintrin.h>
