@@ -156,19 +156,25 @@ OwnLoops own_loops() {
 // STREAM's way: a few arrays, timed runs of passes, the best run; bytes counted here: 4 per
 // float read (sum), 12 per element of a = b + 3c. Runs of ~2 ms, as many as `seconds` holds
 // on a quiet machine, at least 5.
+// `set` staggers the arrays' starts within a 4 KiB page differently for each set: arrays
+// whose starts are the same distance from a page boundary make the core's store-to-load
+// check see false conflicts (4K aliasing; triad at L1 ran at 185 GB/s against 284 on Zen
+// 4), and a set freed and made again by malloc lands at the same addresses.
 struct Own {
-    std::vector<float*> arrays;
+    std::vector<float*> arrays, blocks;
     long n = 0;
-    Own(bw::Kind kind, long bytes) {
+    Own(bw::Kind kind, long bytes, int set = 0) {
         const int count = kind == bw::Kind::read ? 1 : 3;
         n = bytes / (4 * count) / 128 * 128;
         for (int i = 0; i < count; ++i) {
-            arrays.push_back(static_cast<float*>(std::aligned_alloc(64, static_cast<std::size_t>(n) * 4)));
+            const std::size_t offset = static_cast<std::size_t>((i * 5 + set * 3) % 64) * 64;   // bytes, < 4 KiB
+            blocks.push_back(static_cast<float*>(std::aligned_alloc(4096, (static_cast<std::size_t>(n) * 4 + 8191) / 4096 * 4096)));
+            arrays.push_back(blocks.back() + offset / 4);
             std::fill(arrays.back(), arrays.back() + n, 1.0f + static_cast<float>(i));
         }
     }
     ~Own() {
-        for (float* a : arrays) std::free(a);
+        for (float* b : blocks) std::free(b);
     }
     Own(const Own&) = delete;
     Own& operator=(const Own&) = delete;
@@ -347,7 +353,7 @@ TEST_CASE("the bandwidth CSV: kind,bytes,threads,gbps,level,isa, a row per level
     std::remove(path.c_str());
 }
 
-TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop", "[.][bandwidth-timing]") {
+TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop - 25% for DRAM", "[.][bandwidth-timing]") {
     CHECK(bw::isa() == own_loops().isa);
     if (!kTimingBuild) {
         WARN("not an optimised build without sanitizers: the figures are not compared");
@@ -362,7 +368,12 @@ TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop", "
     // keeps its best run: each side's quietest moment). Three turns, more (up to nine) only
     // while none is within 10%: a meter that is wrong is off by all three, however many
     // turns it gets.
-    auto within = [](double ratio) { return ratio > 0.9 && ratio < 1.1; };
+    // DRAM, the one level outside the core and its caches, within 25 %: on a Zen 4 VM the
+    // same loop in the meter and here read DRAM 20-25 % apart in one process for a whole
+    // run (9 turns, 3 sets of arrays), and as close as 5 % in the next; a meter that is
+    // wrong is off by far more than that (the caches' figures are several times DRAM's).
+    double tolerance = 0.1;
+    auto within = [&tolerance](double ratio) { return ratio > 1 - tolerance && ratio < 1 + tolerance; };
     auto median_of = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
         return v[v.size() / 2];
@@ -374,6 +385,7 @@ TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop", "
     std::vector<std::pair<int, bw::Level>> cases;
     for (const bw::Level& level : bw::level_points(1).levels) cases.emplace_back(1, level);
     for (const auto& [threads, level] : cases) {
+        tolerance = level.name == "DRAM" ? 0.25 : 0.1;
         for (bw::Kind kind : {bw::Kind::read, bw::Kind::triad}) {
             std::vector<double> meters, owns, ratios;
             std::ostringstream turns;
@@ -382,7 +394,7 @@ TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop", "
             // arrays, which physical pages back them) can slow our loop by a third for the
             // life of the set. A meter that is wrong disagrees with every set.
             for (int attempt = 0; attempt < 3 && !agree; ++attempt) {
-                const Own own(kind, level.bytes);
+                const Own own(kind, level.bytes, attempt);
                 auto ours_now = [&, threads = threads, level = level] {
                     return threads == 1 ? own.gbps(0.1) : own_parallel_gbps(kind, level.bytes, threads, 0.1);
                 };
