@@ -72,6 +72,9 @@ function(gemm_add_step)
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${GEMM_BIN_DIR})
 
   set_property(GLOBAL APPEND PROPERTY GEMM_STEP_LIST "${number}:${slug}")
+  if(arg_OPENMP)
+    set_property(GLOBAL APPEND PROPERTY GEMM_PARALLEL_STEPS "${slug}")
+  endif()
 endfunction()
 
 # After every step is added: generate the registry, make gemm::steps and the step-N targets.
@@ -79,7 +82,9 @@ function(gemm_finish_steps)
   get_property(entries GLOBAL PROPERTY GEMM_STEP_LIST)
   set(decls "")
   set(rows "")
+  get_property(parallel_steps GLOBAL PROPERTY GEMM_PARALLEL_STEPS)
   set(prev_slug "")
+  set(prev_serial_slug "")   # the last step before that runs on one thread
   set(sorted "")
   foreach(entry IN LISTS entries)           # sort numerically: pad the number to 4 digits
     string(REGEX MATCH "^[0-9]+" number "${entry}")
@@ -104,15 +109,31 @@ function(gemm_finish_steps)
     if(prev_slug)
       set(prev_csv "${GEMM_RESULTS_DIR}/step${prev_slug}.csv")
     endif()
+    # The tuned step and the parallel steps after it (10 and up) are swept twice, as run_all.sh
+    # does: on one thread (stepNN_slug.csv, drawn beside the last one-thread step) and on all
+    # cores (stepNN_slug_mt.csv, beside the step before it).
+    set(both 0)
+    set(serial_prev_csv "")
+    list(FIND parallel_steps "${slug}" parallel_index)
+    if(number GREATER_EQUAL 10 AND parallel_index GREATER_EQUAL 0)
+      set(both 1)
+      if(prev_serial_slug)
+        set(serial_prev_csv "${GEMM_RESULTS_DIR}/step${prev_serial_slug}.csv")
+      endif()
+    endif()
     add_custom_target(${GEMM_TARGET_PREFIX}step-${number}
       COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:step${slug}> -DSLUG=${slug}
               -DRESULTS=${GEMM_RESULTS_DIR} -DPREV_CSV=${prev_csv} -DPYTHON=${GEMM_PYTHON}
+              -DBOTH=${both} -DSERIAL_PREV_CSV=${serial_prev_csv}
               -DPLOT=${PROJECT_SOURCE_DIR}/plots/plot_gflops.py
               -P ${PROJECT_SOURCE_DIR}/cmake/RunStep.cmake
       USES_TERMINAL
       COMMENT "step ${number}: sweep, verify, plot")
     add_dependencies(${GEMM_TARGET_PREFIX}step-${number} step${slug})
     set(prev_slug ${slug})
+    if(parallel_index LESS 0)
+      set(prev_serial_slug ${slug})
+    endif()
   endforeach()
   set(GEMM_STEP_SLUGS "${GEMM_STEP_SLUGS}" PARENT_SCOPE)
 
