@@ -7,8 +7,9 @@ over the step before and over step 01, the libraries and the peaks as horizontal
 
 Step CSVs (step column NN_slug) become bars, at the size nearest to --at (1000; the bar
 says @n when another size was nearest); a parallel step's bar is hatched and says its
-thread count. Reference CSVs (ref_openblas, ref_blis) become horizontal lines, at one
-thread. With --peak: a short black mark above each bar at the peak of the ISA that step
+thread count. Reference CSVs (ref_openblas, ref_blis) become horizontal lines, one per
+library and thread count that a bar also ran on: an all-core bar is read against the
+libraries on all cores, not on one. With --peak: a short black mark above each bar at the peak of the ISA that step
 ran, and the machine's best one-thread peak (and all-core peak, when a bar is parallel) as
 lines. The GFLOPS axis is logarithmic: a factor of 100 between step 01 and step 08 is the
 point. Bad input: exit 2 with one line naming the file.
@@ -25,7 +26,8 @@ from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_pea
 def bars_and_lines(runs, at):
     """(bars, refs, first): a bar per step CSV, in step order, with its GFLOPS at the size
     nearest `at` (on the threads that ran it) and its speed-ups; a line per one-thread
-    reference; the bar of step 01 (or the first) the speed-ups are over. A bar's speed-up
+    reference at a thread count some bar ran on; the bar of step 01 (or the first) the
+    speed-ups are over. A bar's speed-up
     "over the previous" is over the last bar before it on one thread when it ran on one, on
     several when it ran on several (step 10 on one thread over step 08, on all cores over step
     09), else over the bar just before it (step 09 over step 08)."""
@@ -36,9 +38,11 @@ def bars_and_lines(runs, at):
                 "kernel": run["kernel"], "isa": run["isa"], "n": row["m"], "gflops": row["best"]}
         if run["number"] is not None:
             bars.append(item)
-        elif row["threads"] == 1:
+        else:
             refs.append(item)
     bars.sort(key=lambda b: (b["number"], b["threads"]))
+    counts = set(b["threads"] for b in bars)
+    refs = sorted((r for r in refs if r["threads"] in counts), key=lambda r: (r["threads"], r["step"]))
     first = next((b for b in bars if b["number"] == 1 and b["threads"] == 1), bars[0] if bars else None)
     for i, b in enumerate(bars):
         alike = [p for p in bars[:i] if (p["threads"] > 1) == (b["threads"] > 1)]
@@ -87,11 +91,13 @@ def render(args):
     if any(b["isa"] for b in bars) and peaks:
         ax.plot([], [], color="black", linewidth=2.5,
                 label="peak of the ISA each step ran" + (" ({})".format(estimated) if estimated else ""))
-    styles = ["-.", "--", ":"]
-    for i, r in enumerate(refs):
-        ax.axhline(r["gflops"], color="tab:gray" if i else "tab:purple", linestyle=styles[i % len(styles)],
-                   linewidth=1.5, zorder=1,
-                   label="{}, 1 thread: {:.1f}".format(r["step"], r["gflops"]) +
+    # A colour per library, a style per thread count (one thread dash-dot, all cores dotted).
+    libraries = sorted(set(r["step"] for r in refs), key=lambda s: (s != "ref_openblas", s))
+    colours = ["tab:purple", "tab:gray", "tab:brown"]
+    for r in refs:
+        ax.axhline(r["gflops"], color=colours[libraries.index(r["step"]) % len(colours)],
+                   linestyle="-." if r["threads"] == 1 else (0, (1, 1)), linewidth=1.5, zorder=1,
+                   label="{}, {}: {:.1f}".format(r["step"], drawing.threads_text([r["threads"]]), r["gflops"]) +
                          ("" if r["n"] == args.at else " @{}".format(r["n"])))
     for threads in sorted(set(b["threads"] for b in bars)):
         best = best_peak(peaks, threads) if peaks else None
