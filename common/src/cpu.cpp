@@ -74,20 +74,27 @@ Features detect_features() {
     return f;
 }
 
-long read_long(const std::string& path) {
-    std::ifstream in(path);
-    std::string text;
-    if (!(in >> text) || text.empty()) return 0;
-    long value = 0;
-    try {
-        value = std::stol(text);
-    } catch (...) {
-        return 0;
-    }
-    const char unit = text.back();
-    if (unit == 'K') value *= 1024;
-    if (unit == 'M') value *= 1024 * 1024;
+// A size as sysfs and GEMM_CACHES write it: digits, then optionally K, M or G (binary);
+// -1 for anything else. At most 9 digits, so that even G cannot overflow.
+long parse_size(const std::string& text) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    if (digits == 0 || digits > 9) return -1;
+    long value = std::stol(text.substr(0, digits));
+    const std::string unit = text.substr(digits);
+    if (unit == "K" || unit == "k") value *= 1024L;
+    else if (unit == "M" || unit == "m") value *= 1024L * 1024;
+    else if (unit == "G" || unit == "g") value *= 1024L * 1024 * 1024;
+    else if (!unit.empty()) return -1;
     return value;
+}
+
+std::string read_word(const std::string& path);
+
+// A number from a sysfs file ("2", "32K"); 0 when the file is missing or holds something else.
+long read_long(const std::string& path) {
+    const long value = parse_size(read_word(path));
+    return value < 0 ? 0 : value;
 }
 
 std::string read_word(const std::string& path) {
@@ -148,20 +155,6 @@ Caches detect_caches() {
 // detected sizes, so that the block-size rules of another CPU can be seen and tested on this
 // one (docs/contracts.md, "Other cache sizes"). A value that is not three sizes is a usage
 // error: one line, exit 2, rather than rules silently computed from something else.
-long parse_size(const std::string& text) {
-    if (text.empty() || text.size() > 12) return -1;
-    std::size_t digits = 0;
-    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-    if (digits == 0) return -1;
-    long value = std::stol(text.substr(0, digits));
-    const std::string unit = text.substr(digits);
-    if (unit == "K" || unit == "k") value *= 1024L;
-    else if (unit == "M" || unit == "m") value *= 1024L * 1024;
-    else if (unit == "G" || unit == "g") value *= 1024L * 1024 * 1024;
-    else if (!unit.empty()) return -1;
-    return value;
-}
-
 bool caches_from_environment(Caches& k) {
     const char* text = std::getenv("GEMM_CACHES");
     if (text == nullptr) return false;
