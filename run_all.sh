@@ -15,6 +15,8 @@
 #                                sizes, not the figure); default 1, 3 with --docs
 #   --docs                       also copy the figures and summary.md to docs/figures/<cpu>/
 #                                (the tutorial's; <cpu>: the microarchitecture, e.g. zen4)
+# Exit status: 0 done, 1 a run, the build or the set-up failed, 2 usage error, 3 results/ cannot be
+# written or another run_all.sh is writing it (both found before building).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -22,7 +24,8 @@ cd "$root"
 
 prog=run_all.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+refuse_repeats "$@"
 mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0 rounds=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,7 +42,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 # The executables refuse more than 4 threads per usable CPU: say so before building anything.
-[ -z "$threads" ] || check_count --threads "$threads" $((4 * $(nproc 2>/dev/null || echo 1)))
+[ -z "$threads" ] || check_count --threads "$threads" "$(harness_max_threads)"
 [ -z "$rounds" ] || check_count --rounds "$rounds" 1000
 [ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=3 || rounds=1; }
 if [ "$docs" = 1 ] && [ -n "$steps_wanted" ]; then
@@ -50,7 +53,24 @@ if [ -n "$steps_wanted" ] && ! [[ "$steps_wanted" =~ ^[0-9]+(,[0-9]+)*$ ]]; then
 fi
 
 say() { printf '\n== %s\n' "$*"; }
-jobs=$(nproc 2>/dev/null || echo 2)
+jobs=$(usable_cpus)
+
+# results/: writable, and written by one run at a time (two runs would remove each other's
+# scaling/ and rounds/ and empty each other's CSVs); both found out before building, exit 3.
+# The lock is flock(1) on results/.run_all.lock, held on descriptor 9 by this script and the
+# programs it runs: the kernel drops it when the last of them ends, however it ends (Ctrl-C,
+# a failure, a kill), so no stale lock is ever left; the empty file stays.
+results="$root/results"
+if [ "$mode" = figures ]; then
+  writable_folder "$results"
+  if command -v flock > /dev/null; then
+    { exec 9>> "$results/.run_all.lock"; } 2> /dev/null ||
+      { echo "run_all.sh: $results/.run_all.lock: cannot open the lock file" >&2; exit 3; }
+    flock -n 9 || { echo "run_all.sh: another run_all.sh is writing $results (it holds results/.run_all.lock): wait for it to end" >&2; exit 3; }
+  else
+    echo "run_all.sh: no flock (util-linux) here: nothing stops a second run in this checkout from mixing its results with this one's" >&2
+  fi
+fi
 
 # --- 1. What this needs, installed where we can -------------------------------------------
 packages=(g++ cmake make catch2 libopenblas-dev libblis-dev python3-matplotlib)
@@ -112,11 +132,12 @@ if [ -z "$python" ] || [ "$python" = "GEMM_PYTHON-NOTFOUND" ]; then
   echo "run_all.sh: no Python interpreter here can import matplotlib: CSVs are written, figures are not" \
        "(Debian/Ubuntu: apt-get install python3-matplotlib)" >&2
 fi
-results="$root/results"
-mkdir -p "$results"
 bin="$build/bin"
-cores=$(nproc 2>/dev/null || echo 1)
+find_writer "$build"   # run_all.sh's own files go through the project's writer
+cores=$(usable_cpus)
 mt_threads=${threads:-$cores}
+# The meters pin one thread to each CPU and allow no more (two on one CPU would count it twice).
+meter_threads=$((mt_threads < cores ? mt_threads : cores))
 
 if [ "$quick" = 1 ]; then
   sweep=(--sizes 64,128,256,384 --reps 2)
@@ -153,23 +174,23 @@ cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
   echo "flags: $(cache_value CMAKE_CXX_FLAGS) $(cache_value CMAKE_CXX_FLAGS_RELEASE) (Release); kernel files add their ISA's flags (-mavx2 -mfma, -mavx512f ...)"
   echo "date: $(date '+%Y-%m-%d %H:%M %Z')"
   echo "rounds: $rounds"
-} > "$results/machine.txt"
+} | write_out "$results/machine.txt"
 
 # The peak first: every figure draws its line from results/peak.csv.
 if [ -x "$bin/peak" ]; then
-  say "measuring the peak (1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads"))"
+  say "measuring the peak (1 thread$([ "$meter_threads" -gt 1 ] && echo " and $meter_threads threads"))"
   peak_opts=()
   [ "$quick" = 1 ] && peak_opts=(--seconds 0.05 --reps 1)
-  "$bin/peak" "${peak_opts[@]}" --threads "$mt_threads" --csv "$results/peak.csv" || failed=1
-  "$bin/cpuinfo" > "$results/cpuinfo.txt" && sed -n '/^Steps built/,$p' "$results/cpuinfo.txt"
+  "$bin/peak" "${peak_opts[@]}" --threads "$meter_threads" --csv "$results/peak.csv" || failed=1
+  "$bin/cpuinfo" | write_out "$results/cpuinfo.txt" && sed -n '/^Steps built/,$p' "$results/cpuinfo.txt"
 fi
 # The memory roofs of the roofline: bandwidth from L1 to DRAM (tools/bandwidth), at each
 # level's point and, for bandwidth.png, at 4 KiB, 16 KiB ... between (~20 s; --quick: the points).
 if [ -x "$bin/bandwidth" ]; then
-  say "measuring the memory bandwidth, L1 to DRAM (1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads"))"
+  say "measuring the memory bandwidth, L1 to DRAM (1 thread$([ "$meter_threads" -gt 1 ] && echo " and $meter_threads threads"))"
   bandwidth_opts=(--sweep)
   [ "$quick" = 1 ] && bandwidth_opts=(--seconds 0.02)
-  "$bin/bandwidth" "${bandwidth_opts[@]}" --threads "$mt_threads" --csv "$results/bandwidth.csv" || failed=1
+  "$bin/bandwidth" "${bandwidth_opts[@]}" --threads "$meter_threads" --csv "$results/bandwidth.csv" || failed=1
 fi
 
 # One-thread runs are pinned to the last CPU, so the scheduler cannot move them between
@@ -222,7 +243,7 @@ for ((round = 1; round <= rounds; ++round)); do
   for csv in "$dir"/*.csv; do
     [ -e "$csv" ] || continue
     name=$(basename "$csv")
-    "$root/tools/merge_rounds.sh" "$results/$name" "$results"/rounds/*/"$name" || failed=1
+    "$root/tools/merge_rounds.sh" --build "$build" "$results/$name" "$results"/rounds/*/"$name" || failed=1
   done
 done
 
@@ -279,7 +300,7 @@ if [ -n "$python" ]; then
   docs_dir="$root/docs/figures/$("$build/bin/cpuinfo" --uarch | tr 'A-Z' 'a-z' | sed -E 's/ ([0-9])/\1/g; s/[^a-z0-9]+/-/g; s/^-|-$//g')"
   [ "$docs" = 1 ] && figure_opts+=(--docs "$docs_dir")
   "$python" plots/make_figures.py "${figure_opts[@]}" --at "$figure_size" || failed=1
-  [ "$docs" = 1 ] && [ -f "$results/summary.md" ] && cp "$results/summary.md" "$docs_dir/"
+  [ "$docs" = 1 ] && [ -f "$results/summary.md" ] && write_out "$docs_dir/summary.md" < "$results/summary.md"
 else
   python3 plots/summary.py "${figure_opts[@]}" > /dev/null || failed=1   # standard library only
   [ "$docs" = 1 ] && echo "run_all.sh: --docs: no figures to copy (no matplotlib)" >&2

@@ -1,12 +1,17 @@
 """What every figure script shares: matplotlib set up the same way, titles that name the
-step, the thread count and the microarchitecture, the output file checked before any work,
-and one exit-status convention (0; 2 bad input, one line naming the file; 3 no matplotlib).
+step, the thread count and the microarchitecture, the output file checked before any work
+and written by plots/output_file.py's rules, and one exit-status convention (0; 2 bad input,
+one line naming the file; 3 no matplotlib, or the output cannot be written).
 """
 import argparse
+import io
 import os
 import sys
+import zlib
 
-from harness_csv import InputError
+import output_file
+from harness_csv import InputError, step_number
+from output_file import OutputError
 
 
 class NoMatplotlib(Exception):
@@ -33,21 +38,76 @@ def plain_numbers(*axes):
         axis.set_major_formatter(FuncFormatter(lambda v, _: "{:g}".format(v)))
 
 
+# ---- One look per series and per ceiling, in every figure ------------------------------------
+# A step keeps its colour from figure to figure (step 09 is the same olive in its own figure,
+# in overlay_mt.png, on the staircase and in scaling.png), and no library shares a colour
+# with a step. Steps 01-10 are keyed by their number (a renamed slug keeps its colour); lab
+# steps and anything else get one of EXTRA_COLOURS by a checksum of the name, the same in
+# every process (Python's hash() is not).
+STEP_COLOURS = {1: "#1f77b4", 2: "#ff7f0e", 3: "#2ca02c", 4: "#d62728", 5: "#9467bd", 6: "#8c564b",
+                7: "#e377c2", 8: "#17becf", 9: "#bcbd22", 10: "#393b79"}
+LIBRARY_COLOURS = {"ref_openblas": "#7f7f7f", "ref_blis": "#a6761d"}
+EXTRA_COLOURS = ("#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363")
+MARKERS = {"ref_openblas": "s", "ref_blis": "D"}   # steps: "o"
+
+# Ceilings (measured peaks): black, a dash pattern per instruction set, so that no two ISAs
+# look alike (the scalar and SSE peaks were the same grey dotted line); the all-core peak of
+# an ISA is the same pattern drawn twice as thick.
+CEILING_DASHES = {"scalar": (0, (1, 2)), "sse": (0, (5, 2, 1, 2)), "avx": (0, (3, 2)),
+                  "avx2": (0, (8, 3)), "avx512": (0, (8, 2, 1, 2, 1, 2)), "neon": (0, (4, 4))}
+CEILING_COLOUR = "black"
+CEILING_WIDTH = {False: 1.3, True: 2.6}   # one thread, all cores
+
+
+def series_key(step):
+    """What a series is known by in the palette: the step's number for NN_slug, else its name."""
+    number = step_number(step)
+    return number if number is not None else step
+
+
+def series_colour(step):
+    """The colour of a step or library (its `step` column) in every figure."""
+    key = series_key(step)
+    if key in STEP_COLOURS:
+        return STEP_COLOURS[key]
+    if key in LIBRARY_COLOURS:
+        return LIBRARY_COLOURS[key]
+    return EXTRA_COLOURS[zlib.crc32(str(step).encode()) % len(EXTRA_COLOURS)]
+
+
+def series_marker(step):
+    return MARKERS.get(step, "o")
+
+
+def ceiling_style(isa, all_cores=False):
+    """matplotlib line properties of the measured peak of `isa` (on one thread or all cores)."""
+    return {"color": CEILING_COLOUR, "linestyle": CEILING_DASHES.get(isa, (0, (2, 1))),
+            "linewidth": CEILING_WIDTH[bool(all_cores)]}
+
+
+def image_format(path):
+    """The image format the output's extension names, or None (matplotlib's default, PNG)."""
+    return os.path.splitext(path)[1].lower().lstrip(".") or None
+
+
 def check_output(path):
-    """Refuses an output whose format matplotlib cannot write (out.xyz), before any work."""
+    """Refuses, before any work, an output whose format matplotlib cannot write (out.xyz:
+    InputError) or that cannot be written (OutputError)."""
     plt = pyplot()
-    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    ext = image_format(path)
     formats = plt.figure().canvas.get_supported_filetypes()
     plt.close("all")
     if ext and ext not in formats:
         raise InputError("{}: cannot write a '.{}' image (use .png, .svg or .pdf)".format(path, ext))
+    output_file.check(path)
 
 
 def save(fig, path):
-    try:
-        fig.savefig(path)
-    except OSError as e:
-        raise InputError("{}: cannot write ({})".format(path, e.strerror))
+    """The figure, drawn in memory, then written whole (output_file.write: an interrupted or
+    failed save leaves the old image as it was)."""
+    image = io.BytesIO()
+    fig.savefig(image, format=image_format(path))
+    output_file.write(path, image.getvalue())
 
 
 def threads_text(counts):
@@ -94,6 +154,6 @@ def run(name, body):
     except InputError as e:
         print("{}: {}".format(name, e), file=sys.stderr)
         return 2
-    except NoMatplotlib as e:
+    except (NoMatplotlib, OutputError) as e:
         print("{}: {}".format(name, e), file=sys.stderr)
         return 3

@@ -98,6 +98,17 @@ def tunables(text):
     return out
 
 
+def cpu_wait(path, line, row):
+    """The cpu_wait column, 0 to 1 (None: an older CSV without it, or nan: the OS did not say)."""
+    text = (row.get("cpu_wait") or "").strip()
+    if text == "" or text.lower() == "nan":
+        return None
+    value = number(path, line, row, "cpu_wait", minimum=0)
+    if value > 1:
+        raise InputError("{}: line {}: column cpu_wait is '{}', above 1".format(path, line, shown(text)))
+    return value
+
+
 def load_run(path):
     """One harness CSV: its rows (sorted by size, then thread count) and what describes the run.
 
@@ -116,6 +127,7 @@ def load_run(path):
             "failed": row["verified"].strip() != "1" and not unchecked,
             "unchecked": unchecked,
             "params": tunables(row.get("params") or ""),
+            "cpu_wait": cpu_wait(path, line, row),
         })
         kernel = (row.get("kernel") or "").strip()
         if kernel and kernel not in run["kernels"]:
@@ -139,6 +151,26 @@ def split_by_threads(run):
         part["threads"] = threads
         parts.append(part)
     return parts
+
+
+def split_as_run(run):
+    """As split_by_threads, except that a size the most-threads part has no row for keeps its
+    row on fewer threads in that part, marked 'fewer' (a parallel step runs a product too small
+    to share on fewer threads: that row is the step as it runs, not a run of its own)."""
+    parts = split_by_threads(run)
+    if len(parts) < 2:
+        return parts
+    most = parts[-1]
+    sizes = set(r["m"] for r in most["rows"])
+    moved = {}
+    for part in parts[:-1]:
+        for r in part["rows"]:
+            if r["m"] not in sizes and (r["m"] not in moved or r["threads"] > moved[r["m"]]["threads"]):
+                moved[r["m"]] = r
+    for part in parts[:-1]:
+        part["rows"] = [r for r in part["rows"] if moved.get(r["m"]) is not r]
+    most["rows"] = sorted(most["rows"] + [dict(r, fewer=True) for r in moved.values()], key=lambda r: r["m"])
+    return [p for p in parts if p["rows"]]
 
 
 def best_by_size(run):

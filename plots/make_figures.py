@@ -19,20 +19,23 @@ Makes, in DIR (default results/ at the checkout's root), each from the files it 
   summary.md         plots/summary.py's table
 --docs DIR also copies the figures there (the tutorial's docs/figures/). A figure whose
 inputs are not there is left out, with a line saying so. Titles name the microarchitecture
-from the CSVs or DIR/machine.txt. Needs matplotlib (through the plot_*.py scripts); exit 1
-when a figure failed, 2 on a usage error or bad input.
+from the CSVs or DIR/machine.txt. Every file is written by plots/output_file.py's rules. Needs
+matplotlib (through the plot_*.py scripts); exit 1 when a figure failed, 2 on a usage error or
+bad input, 3 when DIR or the --docs folder cannot take the files (checked before drawing).
 """
 import argparse
 import glob
+import io
 import os
-import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import output_file  # noqa: E402
 import summary  # noqa: E402  (plots/summary.py, next to this file)
 from harness_csv import InputError, best_peak, load_bandwidth, load_peak, load_run, step_number  # noqa: E402
+from output_file import OutputError  # noqa: E402
 
 
 def script(name):
@@ -84,6 +87,19 @@ def main(argv):
     if not steps and not refs:
         print("make_figures.py: {}: no step or reference CSV to draw".format(results), file=sys.stderr)
         return 2
+
+    # The folders must take the files before anything is drawn.
+    try:
+        output_file.check(path("summary.md"))
+        if args.docs:
+            try:
+                os.makedirs(args.docs, exist_ok=True)
+            except OSError as e:
+                raise OutputError("cannot write {}: {}".format(args.docs, e.strerror))
+            output_file.check(os.path.join(args.docs, "overlay.png"))
+    except OutputError as e:
+        print("make_figures.py: {}".format(e), file=sys.stderr)
+        return 3
 
     made, failed = [], 0
     machine = ["--machine", path("machine.txt")] if os.path.exists(path("machine.txt")) else []
@@ -177,21 +193,28 @@ def main(argv):
     for key in ("steps", "compiler", "flags"):
         if getattr(args, key):
             summary_args += ["--" + key, getattr(args, key)]
-    with open(os.devnull, "w") as quiet:
-        stdout, sys.stdout = sys.stdout, quiet
-        try:
-            rc = summary.main(summary_args)
-        finally:
-            sys.stdout = stdout
+    stdout, sys.stdout = sys.stdout, io.StringIO()   # summary.py prints the table, not wanted here
+    try:
+        rc = summary.main(summary_args)
+    finally:
+        sys.stdout = stdout
     if rc != 0:
         failed += 1
     else:
         print("   summary: " + path("summary.md"))
 
     if args.docs and made:
-        os.makedirs(args.docs, exist_ok=True)
-        for figure in made:
-            shutil.copy2(figure, args.docs)
+        try:
+            for figure in made:
+                with open(figure, "rb") as f:
+                    image = f.read()
+                output_file.write(os.path.join(args.docs, os.path.basename(figure)), image)
+        except OSError as e:
+            print("make_figures.py: {}: cannot read ({})".format(figure, e.strerror), file=sys.stderr)
+            return 3
+        except OutputError as e:
+            print("make_figures.py: {}".format(e), file=sys.stderr)
+            return 3
         print("   copied {} figure(s) to {}".format(len(made), args.docs))
     return 1 if failed else 0
 

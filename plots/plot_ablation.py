@@ -6,12 +6,16 @@
 ABLATION_CSV has the columns study,order,config,switches,n,gflops (more may follow); study is
 "off" or "added" (the AVX-512 kernel), "off_avx2" or "added_avx2" (the AVX2 kernel). One panel
 per study, a row of two per kernel, one horizontal bar per configuration and size.
-Malformed or empty input: exit 2 with one line naming the file and the problem.
+Malformed or empty input: exit 2 with one line naming the file and the problem; no matplotlib,
+or OUT.png cannot be written: exit 3.
 """
 import argparse
 import sys
 
+import drawing
+import output_file
 from harness_csv import InputError, number, read_rows
+from output_file import OutputError
 
 REQUIRED = ["study", "order", "config", "n", "gflops"]
 PANELS = [("off", "step 10 (avx512) with one idea switched off"), ("added", "ideas added one by one (avx512)"),
@@ -43,6 +47,11 @@ def main(argv):
     except InputError as e:
         print(f"plot_ablation.py: {e}", file=sys.stderr)
         return 2
+    try:
+        output_file.check(args.output)
+    except OutputError as e:
+        print(f"plot_ablation.py: {e}", file=sys.stderr)
+        return 3
     try:
         import matplotlib
     except ImportError:
@@ -92,10 +101,10 @@ def main(argv):
         fig.suptitle(args.title, fontsize=13)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     try:
-        fig.savefig(args.output)
-    except OSError as e:
-        print(f"plot_ablation.py: {args.output}: cannot write ({e.strerror})", file=sys.stderr)
-        return 2
+        drawing.save(fig, args.output)
+    except OutputError as e:
+        print(f"plot_ablation.py: {e}", file=sys.stderr)
+        return 3
     return 0
 
 

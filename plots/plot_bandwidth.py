@@ -4,7 +4,8 @@
     plot_bandwidth.py BANDWIDTH_CSV [--cpuinfo CPUINFO] [--machine FILE] -o OUT.png
 
 One curve per kind (read, triad) and thread count from build/bin/bandwidth's CSV
-(kind,bytes,threads,gbps,level,isa; bytes per thread), the level points marked and named;
+(kind,bytes,threads,gbps,level,isa; bytes per thread), the level points marked and named (a
+name moved up or down until it overlaps no other);
 with --cpuinfo (build/bin/cpuinfo's report), dotted lines at the cache sizes. Both axes are
 logarithmic. Bad input: exit 2 with one line naming the file.
 """
@@ -14,6 +15,37 @@ import sys
 
 import drawing
 from harness_csv import InputError, load_bandwidth, load_machine, machine_name
+
+
+# Where a level's label may go around its point, in points (dx, dy, ha, va): beside it first,
+# then further up or down, until it overlaps no label placed before it.
+LABEL_SPOTS = [(dx, dy, ha, va) for dy, va in ((4, "bottom"), (-4, "top"), (16, "bottom"), (-16, "top"),
+                                                  (28, "bottom"), (-28, "top"))
+               for dx, ha in ((5, "left"), (-5, "right"))]
+
+
+def place_labels(fig, ax, labels):
+    """Annotates each (text, x, y, colour) at its point, at the first of LABEL_SPOTS where its
+    box overlaps neither the legend nor a label placed before it (two thread counts' L1 points are often a few %
+    apart, and their labels at one offset covered each other). Call after the layout is final."""
+    renderer = fig.canvas.get_renderer()
+    placed = [ax.get_legend().get_window_extent(renderer)] if ax.get_legend() else []
+    for text, x, y, colour in labels:
+        fallback = None
+        for dx, dy, ha, va in LABEL_SPOTS:
+            note = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha, va=va,
+                               fontsize=8.5, color=colour)
+            box = note.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in placed):
+                break
+            fallback = fallback or (dx, dy, ha, va)
+            note.remove()
+        else:   # nowhere free: the first spot, overlapping
+            dx, dy, ha, va = fallback
+            note = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha, va=va,
+                               fontsize=8.5, color=colour)
+            box = note.get_window_extent(renderer)
+        placed.append(box)
 
 
 def render(args):
@@ -29,6 +61,7 @@ def render(args):
     counts = sorted(set(r["threads"] for r in rows))
     styles = {"read": "-", "triad": "--"}
     colours = {t: c for t, c in zip(counts, ["tab:blue", "tab:red", "tab:green", "tab:purple"])}
+    labels = []
     for threads in counts:
         for kind in ("read", "triad"):
             here = sorted((r for r in rows if r["threads"] == threads and r["kind"] == kind), key=lambda r: r["bytes"])
@@ -42,8 +75,8 @@ def render(args):
                     ax.plot(r["bytes"], r["gbps"], marker="o", markersize=7, color=colours.get(threads, "gray"),
                             markeredgecolor="black", linestyle="none")
                     if kind == "read":
-                        ax.annotate("{} {:.0f}".format(r["level"], r["gbps"]), (r["bytes"], r["gbps"]),
-                                    textcoords="offset points", xytext=(4, 6), fontsize=8.5)
+                        labels.append(("{} {:.0f}".format(r["level"], r["gbps"]), r["bytes"], r["gbps"],
+                                       colours.get(threads, "gray")))
     for level, size in sorted(caches.items(), key=lambda kv: kv[1]):
         if size > 0:
             ax.axvline(size, color="gray", linestyle=":", linewidth=1)
@@ -62,6 +95,7 @@ def render(args):
     ax.legend(loc="upper right", fontsize=9)
     ax.set_title(drawing.title("Memory bandwidth by working set", counts, machine_name([], machine)))
     fig.tight_layout()
+    place_labels(fig, ax, labels)
     return fig
 
 

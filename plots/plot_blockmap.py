@@ -4,8 +4,9 @@
     plot_blockmap.py CSV [--machine FILE] [--title TEXT] -o OUT.png
 
 CSV: what tools/block_map.py writes (step,n,kc,mc,default,gflops_best,gflops_median,verified,
-kernel,cpu,uarch). Each cell is labelled with its best GFLOPS; the step's own kc x mc (the
-row with default = 1) is outlined in black, the best cell marked with a star; a cell whose
+kernel,cpu,uarch[,params]; kc and mc the blocks that ran). Each cell is labelled with its best
+GFLOPS; the step's own kc x mc (the row with default = 1: the step run with no block option,
+on the kernel that ran) is outlined in black, the best cell marked with a star; a cell whose
 run failed verification is crossed out. Bad input: exit 2 with one line naming the file.
 """
 import argparse

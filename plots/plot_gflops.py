@@ -14,7 +14,10 @@ machine's best peak is drawn too (or named, when it is far above the axis). --lo
 the GFLOPS axis in log scale, so that a scalar step and an AVX-512 one are both readable.
 The title names the step, the thread count and the microarchitecture (the CSV's `uarch`
 column, else the `uarch:` line of --machine, by default the machine.txt beside the first
-CSV, else the CPU's name); --title replaces its first part.
+CSV, else the CPU's name); --title replaces its first part. A series has the same colour
+in every figure, a peak the same line style (plots/drawing.py). A size that a parallel step
+ran on fewer threads than the rest of its curve (a product too small to share) is ringed,
+and the legend says so; a CSV that swept whole on several thread counts gives a curve each.
 Bad input (a malformed CSV, a GFLOPS that is negative or not finite, a peak that is not
 above 0, an image format matplotlib cannot write): exit 2 with one line naming the file.
 """
@@ -24,20 +27,25 @@ import sys
 
 import drawing
 from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
-                         machine_name, split_by_threads)
+                         machine_name, split_as_run)
 
 # A best-peak line more than this far above everything else would squash the curves.
 FAR_ABOVE = 1.6
 
 
 def curves(runs):
-    """The curves to draw: one per CSV and thread count, rows sorted by size, and its label."""
+    """The curves to draw: one per CSV and thread count, rows sorted by size, and its label.
+    A size a parallel step ran on fewer threads (too small to share) stays in its curve, its
+    row marked 'fewer'; a CSV that ran whole sweeps on several counts gives a curve each, the
+    ones on fewer threads than its most dashed ('minor')."""
     out = []
     steps = [r["step"] for r in runs]
     for run in runs:
-        for part in split_by_threads(run):
+        parts = split_as_run(run)
+        most = max(p["threads"] for p in parts)
+        for part in parts:
             extra = []
-            if part["threads"] > 1 or len(run["thread_counts"]) > 1:
+            if part["threads"] > 1 or len(parts) > 1:
                 extra.append(drawing.threads_text([part["threads"]]))
             library = run["step"].startswith("ref_") and run["kernel"]
             if steps.count(run["step"]) > 1 and run["kernel"] and not library:
@@ -47,8 +55,22 @@ def curves(runs):
             part["label"] = run["step"] + (" ({})".format(", ".join(extra)) if extra else "")
             if library:
                 part["label"] += ": " + run["kernel"]   # which kernels the library ran, and what it detected
+            part["minor"] = part["threads"] < most
+            part["fewer"] = [r for r in part["rows"] if r.get("fewer")]
             out.append(part)
     return out
+
+
+def fewer_label(curve):
+    """The legend's reason for the sizes a curve ran on fewer threads than the rest of it."""
+    by_count = {}
+    for r in curve["fewer"]:
+        by_count.setdefault(r["threads"], []).append(str(r["m"]))
+    where = "; ".join("n = {} ran on {}".format(", ".join(sizes), drawing.threads_text([t]))
+                      for t, sizes in sorted(by_count.items()))
+    largest = max(r["m"] for r in curve["fewer"])
+    return "{} at {}: too small to share ({}{:.3g} MFLOP)".format(
+        curve["step"], where, "up to " if len(curve["fewer"]) > 1 else "", 2.0 * largest ** 3 / 1e6)
 
 
 def default_what(runs):
@@ -101,14 +123,20 @@ def render(args):
         drawing.plain_numbers(ax.yaxis)
     top = 0.0
     low = float("inf")
-    colours = []
     for c in drawn:
         sizes = [r["m"] for r in c["rows"]]
         best_values = [r["best"] for r in c["rows"]]
         medians = [min(r["median"], r["best"]) for r in c["rows"]]
-        line, = ax.plot(sizes, best_values, marker="o", markersize=4, linewidth=2, label=c["label"])
-        colours.append(line.get_color())
-        ax.fill_between(sizes, medians, best_values, color=line.get_color(), alpha=0.2, linewidth=0)
+        colour = drawing.series_colour(c["step"])
+        line, = ax.plot(sizes, best_values, marker=drawing.series_marker(c["step"]), markersize=4, linewidth=2,
+                        color=colour, linestyle="--" if c["minor"] else "-", label=c["label"])
+        ax.fill_between(sizes, medians, best_values, color=colour, alpha=0.2, linewidth=0)
+        if c["fewer"]:
+            # Ringed, and said why: a point on fewer threads than the curve's is not comparable
+            # with its neighbours (step 09 at n = 100 on one thread, next to step 08).
+            ax.plot([r["m"] for r in c["fewer"]], [r["best"] for r in c["fewer"]], linestyle="none", marker="o",
+                    markersize=10, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
+                    zorder=line.get_zorder() + 1, label=fewer_label(c))
         bad = [(r["m"], r["best"]) for r in c["rows"] if r["failed"]]
         if bad:
             ax.plot([x for x, _ in bad], [y for _, y in bad], linestyle="none", marker="X",
@@ -120,32 +148,35 @@ def render(args):
         isa, value, note = own
         label = "{} {} peak, {}: {:.1f} GFLOPS".format("estimated" if note else "measured", isa,
                                                       drawing.threads_text([threads]), value)
-        ax.axhline(value, color="black", linestyle="--", linewidth=1.5,
-                   label=label + (" ({})".format(note) if note else ""))
+        ax.axhline(value, **drawing.ceiling_style(isa, threads > 1), label=label + (" ({})".format(note) if note else ""))
         top = max(top, value)
         if best[0] != isa:
             if args.log or best[1] <= FAR_ABOVE * top:
-                ax.axhline(best[1], color="dimgray", linestyle=":", linewidth=1.5,
+                ax.axhline(best[1], **drawing.ceiling_style(best[0], threads > 1),
                            label="machine's best, {}: {:.1f} GFLOPS".format(best[0], best[1]))
                 top = max(top, best[1])
             else:
                 ax.plot([], [], linestyle="none",
                         label="machine's best, {}: {:.1f} GFLOPS (far above this axis)".format(*best))
         # The other curves' own ceilings, when their ISA or thread count differs (step 05's
-        # figure: the scalar peak that bounds step 04; step 09's: step 08's one-thread peak):
-        # dotted, in the curve's colour when it is the only one.
+        # figure: the scalar peak that bounds step 04; step 09's: step 08's one-thread peak,
+        # which is also the ceiling of its own points on one thread), each in its ISA's style.
         others = {}
-        for c, colour in zip(drawn, colours):
-            if c["isa"] and (c["isa"], c["threads"]) not in ((isa, threads), (best[0], threads)):
-                others.setdefault((c["isa"], c["threads"]), []).append((c, colour))
+        for c in drawn:
+            counts = [c["threads"]] + [r["threads"] for r in c["fewer"]]
+            for count in sorted(set(counts)):
+                if c["isa"] and (c["isa"], count) not in ((isa, threads), (best[0], threads)):
+                    users = others.setdefault((c["isa"], count), [])
+                    if c["step"] not in users:
+                        users.append(c["step"])
         for (other_isa, other_threads), users in sorted(others.items()):
             other, other_note = isa_peak(peaks, other_isa, other_threads)
             if other and (args.log or other <= FAR_ABOVE * top):
-                whose = users[0][0]["step"] + "'s " if len(users) == 1 else ""
+                whose = users[0] + "'s " if len(users) == 1 else ""
                 on = ", " + drawing.threads_text([other_threads]) if other_threads != threads else ""
-                ax.axhline(other, color=users[0][1] if len(users) == 1 else "dimgray", linestyle=":",
-                           linewidth=1.3, label="{}{} peak{}: {:.1f}{}".format(
-                               whose, other_isa, on, other, " (estimated)" if other_note else ""))
+                ax.axhline(other, **drawing.ceiling_style(other_isa, other_threads > 1),
+                           label="{}{} peak{}: {:.1f}{}".format(whose, other_isa, on, other,
+                                                               " (estimated)" if other_note else ""))
         right = ax.secondary_yaxis("right", functions=(lambda g: 100.0 * g / value,
                                                        lambda p: p * value / 100.0))
         right.set_ylabel("% of the {} peak".format(isa))

@@ -6,11 +6,14 @@ roofs of each level of the memory hierarchy, log-log.
                      [--at N] [--machine FILE] -o OUT.png
 
 Compute roofs: peak.csv's fp32 rows (one per ISA). Memory roofs: bandwidth.csv's read rows
-at each level's point (bandwidth x intensity). A point per step CSV (steps 01-09; lab steps
+at each level's point (bandwidth x intensity). A point per step CSV (steps 01-10; lab steps
 and libraries have no model): its best GFLOPS at the size nearest to --at (1000), at the
-arithmetic intensity its loop nest achieves against the level that bounds it, computed by
-plots/roofline_model.py (docs/roofline.md) from its block sizes and the caches, both read
-from the report of build/bin/cpuinfo (--cpuinfo). One panel per thread count among the CSVs.
+arithmetic intensity its loop nest achieves against the level whose roof is lowest for it,
+computed by plots/roofline_model.py (docs/roofline.md) from its block sizes and the caches,
+both read from the report of build/bin/cpuinfo (--cpuinfo); small hollow points at its
+intensity against each other level; a dotted line up to what bounds it, the lower of that
+roof and its ISA's peak, which its colour and the caption under the axes name (one function,
+roofline_model.place, gives all three). One panel per thread count among the CSVs.
 Bad input: exit 2 with one line naming the file.
 """
 import argparse
@@ -24,6 +27,7 @@ from harness_csv import (ISAS, InputError, isa_peak, level_bandwidth, load_bandw
 
 X_RANGE = (0.01, 1000.0)   # flops per byte
 LEVEL_COLOURS = {"L1": "tab:blue", "L2": "tab:green", "L3": "tab:orange", "DRAM": "tab:red"}
+COMPUTE_COLOUR = "black"   # a point bound by its ISA's peak, as the compute roofs are drawn
 
 
 def read_cpuinfo(path):
@@ -40,10 +44,11 @@ def read_cpuinfo(path):
     return caches, blocks
 
 
-def points(runs, threads, at, caches, blocks, bandwidth):
-    """The steps' points at `threads` (those whose size nearest `at` ran on that many):
-    step, GFLOPS, size, bounding level, its intensity and roof, all intensities. Steps the
-    model does not know are listed apart (`skipped`)."""
+def points(runs, threads, at, caches, blocks, bandwidth, peaks=None):
+    """The steps' points at `threads` (those whose size nearest `at` ran on that many): step,
+    GFLOPS, size, intensities, and where it stands (roofline_model.place: the level whose roof
+    is lowest, that roof, and the bound, against its ISA's peak at `threads` when `peaks` has
+    it). Steps the model does not know are listed apart (`skipped`)."""
     out, skipped = [], []
     for run in runs:
         row = nearest_row(run, at)
@@ -57,15 +62,29 @@ def points(runs, threads, at, caches, blocks, bandwidth):
             skipped.append(run["step"])
             continue
         intensities = model.intensity(traffic)
-        where = model.bound(intensities, bandwidth)
+        ceiling = isa_peak(peaks, run["kernel"], threads)[0] if peaks else None
+        where = model.place(intensities, bandwidth, ceiling)
         if where is None:
             raise InputError("no read bandwidth at {} thread(s) for any level".format(threads))
-        level, roof = where
-        out.append({"step": run["step"], "number": run["number"], "kernel": run["kernel"],
-                    "n": n, "gflops": row["best"], "level": level, "intensity": intensities[level],
-                    "roof": roof, "intensities": intensities})
+        point = {"step": run["step"], "number": run["number"], "kernel": run["kernel"], "n": n,
+                 "gflops": row["best"], "intensities": intensities}
+        point.update(where)
+        out.append(point)
     out.sort(key=lambda p: p["number"])
     return out, skipped
+
+
+def bound_colour(p):
+    return COMPUTE_COLOUR if p["bound"] == "compute" else LEVEL_COLOURS[p["level"]]
+
+
+def caption(p):
+    """The line under the figure for one point: its numbers, and what bounds it, in words."""
+    ceiling = ", {} peak {:.3g}".format(p["kernel"], p["ceiling"]) if p["ceiling"] else ""
+    what = "the {} peak".format(p["kernel"]) if p["bound"] == "compute" else p["level"]
+    return "{:02d} {:<14}{:>6.1f} GFLOPS {:>6.3g} flop/B vs {:<4} {} roof {:.3g}{}: bound by {} ({:.0f}%)".format(
+        p["number"], p["step"].split("_", 1)[1], p["gflops"], p["intensity"], p["level"], p["level"], p["roof"],
+        ceiling, what, 100 * p["gflops"] / p["limit"])
 
 
 def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
@@ -77,8 +96,7 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
             roofs.append((isa, value, note))
     top = max(v for _, v, _ in roofs)
     for isa, value, note in roofs:
-        ax.plot([lo, hi], [value, value], color="black", linewidth=1.2 if isa != "scalar" else 1.0,
-                linestyle="-" if not note else ":")
+        ax.plot([lo, hi], [value, value], **drawing.ceiling_style(isa, threads > 1))
         ax.text(hi, value, " {} {:.0f}{}".format(isa, value, "*" if note else ""), va="center",
                 ha="left", fontsize=9)
     for level in model.LEVELS:
@@ -92,29 +110,40 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     # pair of each side lower, so that clustered points (05-07) stay readable.
     offsets = [(-20, 3), (7, 3), (-20, -12), (7, -12)]
     for p in pts:
-        ax.plot(p["intensity"], p["gflops"], marker="o", markersize=8, color=LEVEL_COLOURS[p["level"]],
-                markeredgecolor="black", linestyle="none")
+        # Each level has its own intensity: the step's point against each other level, small
+        # and hollow in that level's colour, on a thin line of the step's (a point is read
+        # against the roof of its own colour only; step 04's L2 point may lie on the DRAM roof
+        # while its DRAM point is far to the right of it).
+        others = [lv for lv in p["roofs"] if lv != p["level"]]
+        xs = [p["intensities"][lv] for lv in others]
+        if xs:
+            ax.plot([min(xs + [p["intensity"]]), max(xs + [p["intensity"]])], [p["gflops"]] * 2,
+                    color="gray", linewidth=0.6, alpha=0.6, zorder=1)
+            ax.scatter(xs, [p["gflops"]] * len(xs), marker="d", s=28, facecolors="white", zorder=2,
+                       edgecolors=[LEVEL_COLOURS[lv] for lv in others], linewidths=1.2)
+        # The line from the point to its bound (the lowest roof above it), in the bound's colour.
+        ax.plot([p["intensity"]] * 2, [p["gflops"], p["limit"]], color=bound_colour(p), linestyle=(0, (1, 1)),
+                linewidth=1.4, zorder=2)
+        ax.plot(p["intensity"], p["gflops"], marker="o", markersize=8, color=bound_colour(p),
+                markeredgecolor="black", linestyle="none", zorder=3)
         ax.annotate("{:02d}".format(p["number"]), (p["intensity"], p["gflops"]), textcoords="offset points",
                     xytext=offsets[p["number"] % 4], fontsize=10, fontweight="bold")
+    ax.plot([], [], marker="o", markersize=8, color=COMPUTE_COLOUR, markeredgecolor="black", linestyle="none",
+            label="bound by its ISA's peak")
     ax.set_xscale("log")
     ax.set_yscale("log")
     drawing.plain_numbers(ax.xaxis, ax.yaxis)
     ax.set_xlim(lo, hi)
     low = min([p["gflops"] for p in pts] + [v for _, v, _ in roofs]) / 3
     ax.set_ylim(low, top * 2.5)
-    ax.set_xlabel("flops per byte, against the level that bounds the step")
+    ax.set_xlabel("flops per byte (large point: against the level whose roof is lowest)")
     ax.set_ylabel("GFLOPS")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=9, title="memory roofs\n(point colour: the level\nthat bounds the step)",
-              title_fontsize=9)
+    ax.legend(loc="lower right", fontsize=9, title_fontsize=9,
+              title="memory roofs; a point's colour:\nits bound, dotted up to it;\nhollow: vs the other levels")
     # Under the axes, what each point is: the step, its GFLOPS, its intensity against the
-    # level that bounds it and that level's roof, and its own ISA's ceiling.
-    notes = []
-    for p in pts:
-        own, _ = isa_peak(peaks, p["kernel"], threads)
-        ceiling = "  {:.0f}% of {} {:.0f}".format(100 * p["gflops"] / own, p["kernel"], own) if own else ""
-        notes.append("{:02d} {:<14}{:>6.1f} GFLOPS {:>6.3g} flop/B vs {:<4} roof {:<5.0f}{}".format(
-            p["number"], p["step"].split("_", 1)[1], p["gflops"], p["intensity"], p["level"], p["roof"], ceiling))
+    # level whose roof is lowest and that roof, its own ISA's peak, and which of them bounds it.
+    notes = [caption(p) for p in pts]
     notes += ["* " + note for _, _, note in roofs if note]
     if skipped:
         notes.append("no model for: " + ", ".join(skipped))
@@ -137,7 +166,7 @@ def render(args):
             raise InputError("{}: no read rows at a level's point for {} thread(s)".format(args.bandwidth, threads))
         if not any(isa_peak(peaks, isa, threads)[0] for isa in ISAS):
             raise InputError("{}: no fp32 row of {} for {} thread(s)".format(args.peak, "/".join(ISAS), threads))
-        pts, skipped = points(runs, threads, args.at, caches, blocks, bandwidth)
+        pts, skipped = points(runs, threads, args.at, caches, blocks, bandwidth, peaks)
         if pts:
             panels.append((threads, bandwidth, pts, skipped))
     if not panels:

@@ -60,7 +60,7 @@ def render(args):
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.5), dpi=120)
     ticks = sorted(set(counts + [1, most]))
     peak_line = [(t, peak_at(peaks, t, most)[0]) for t in ticks]
-    left.plot([t for t, _ in peak_line], [g for _, g in peak_line], color="black", linestyle="--",
+    left.plot([t for t, _ in peak_line], [g for _, g in peak_line], **drawing.ceiling_style(best_peak(peaks, most)[0], True),
               marker="s", markersize=4,
               label="peak ({}; measured at {})".format(best_peak(peaks, most)[0],
                                                        " and ".join(str(t) for t in ticks if peak_at(peaks, t, most)[1])))
@@ -69,12 +69,14 @@ def render(args):
         gflops = [points[t][0] for t in ts]
         sizes = set(points[t][1] for t in ts)
         label = name + ("" if sizes == {args.at} else " (n = {})".format(", ".join(str(s) for s in sorted(sizes))))
-        line, = left.plot(ts, gflops, marker="o", linewidth=2, label=label)
+        colour = drawing.series_colour(name)
+        left.plot(ts, gflops, marker=drawing.series_marker(name), linewidth=2, color=colour, label=label)
         of_peak = [100.0 * g / peak_at(peaks, t, most)[0] for t, g in zip(ts, gflops)]
-        right.plot(ts, of_peak, marker="o", linewidth=2, color=line.get_color(), label=name + ": % of the peak at t")
+        right.plot(ts, of_peak, marker=drawing.series_marker(name), linewidth=2, color=colour,
+                   label=name + ": % of the peak at t")
         if 1 in points:
             scaling = [100.0 * g / (t * points[1][0]) for t, g in zip(ts, gflops)]
-            right.plot(ts, scaling, marker="^", linewidth=1.5, linestyle="--", color=line.get_color(),
+            right.plot(ts, scaling, marker="^", linewidth=1.5, linestyle="--", color=colour,
                        label=name + ": GFLOPS(t) / (t \u00d7 GFLOPS(1))")
     for ax in (left, right):
         ax.set_xticks(ticks)

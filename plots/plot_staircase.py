@@ -63,14 +63,13 @@ def render(args):
 
     plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(max(9, 1.15 * len(bars) + 2), 6.5), dpi=130)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     xs = list(range(len(bars)))
     values = [b["gflops"] for b in bars]
     top = max(values)
     low = min(v for v in values if v > 0) if any(v > 0 for v in values) else 0.1
     estimated = ""
     for x, b in zip(xs, bars):
-        ax.bar(x, b["gflops"], width=0.7, color=colours[x % len(colours)], edgecolor="black",
+        ax.bar(x, b["gflops"], width=0.7, color=drawing.series_colour(b["step"]), edgecolor="black",
                hatch="//" if b["threads"] > 1 else None, zorder=2)
         label_at = b["gflops"]
         if peaks and b["isa"]:
@@ -91,18 +90,16 @@ def render(args):
     if any(b["isa"] for b in bars) and peaks:
         ax.plot([], [], color="black", linewidth=2.5,
                 label="peak of the ISA each step ran" + (" ({})".format(estimated) if estimated else ""))
-    # A colour per library, a style per thread count (one thread dash-dot, all cores dotted).
-    libraries = sorted(set(r["step"] for r in refs), key=lambda s: (s != "ref_openblas", s))
-    colours = ["tab:purple", "tab:gray", "tab:brown"]
+    # A colour per library (the palette's), a style per thread count (one thread dash-dot, all cores dotted).
     for r in refs:
-        ax.axhline(r["gflops"], color=colours[libraries.index(r["step"]) % len(colours)],
+        ax.axhline(r["gflops"], color=drawing.series_colour(r["step"]),
                    linestyle="-." if r["threads"] == 1 else (0, (1, 1)), linewidth=1.5, zorder=1,
                    label="{}, {}: {:.1f}".format(r["step"], drawing.threads_text([r["threads"]]), r["gflops"]) +
                          ("" if r["n"] == args.at else " @{}".format(r["n"])))
     for threads in sorted(set(b["threads"] for b in bars)):
         best = best_peak(peaks, threads) if peaks else None
         if best:
-            ax.axhline(best[1], color="black", linestyle="--" if threads == 1 else ":", linewidth=1.2, zorder=1,
+            ax.axhline(best[1], **drawing.ceiling_style(best[0], threads > 1), zorder=1,
                        label="measured {} peak, {}: {:.1f}".format(best[0], drawing.threads_text([threads]), best[1]))
             top = max(top, best[1])
     ax.set_yscale("log")

@@ -152,6 +152,23 @@ def bound(intensities, bandwidth):
     return level, gflops
 
 
+def place(intensities, bandwidth, ceiling=None):
+    """Where a step stands on the roofline, every number the figure shows of it: the level
+    whose memory roof is lowest at the step's intensities (the point is drawn at its intensity
+    against that level), that roof, each level's roof, and the bound, the lower of that roof
+    and `ceiling` (the peak of the ISA the step ran): "compute" or the level. The point, the
+    line from it to its bound and the caption under the figure all come from this, so they
+    cannot disagree. None when no level has both a bandwidth and an intensity."""
+    where = bound(intensities, bandwidth)
+    if where is None:
+        return None
+    level, roof = where
+    compute = ceiling is not None and ceiling < roof
+    return {"level": level, "intensity": intensities[level], "roof": roof, "ceiling": ceiling,
+            "bound": "compute" if compute else level, "limit": ceiling if compute else roof,
+            "roofs": {lv: bandwidth[lv] * intensities[lv] for lv in LEVELS if lv in bandwidth and lv in intensities}}
+
+
 # ---- What cpuinfo says: the caches and each step's block sizes --------------------------------
 
 UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}

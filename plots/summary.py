@@ -11,9 +11,14 @@ the caller wrote one ("key: value" lines for cpu, uarch, cores, compiler, flags,
 options override it). A CSV with several thread counts gives a row per count. For each size
 the row measured nearest to it is used. % of peak: against the best fp32 figure in peak.csv
 at the run's thread count. x OpenBLAS: against ref_openblas at the same size and thread
-count. Rows run with --no-verify are noted as unverified, not as failed. Standard library
+count. Rows run with --no-verify are noted as unverified, not as failed. A closing Spread
+paragraph names every step whose own numbers disagree by more than 10 % (SPREAD): a size's
+median and best, its rounds (DIR/rounds/N/, when run_all.sh --rounds left them), or the sweep
+and the scaling run (DIR/scaling/) at the same size and thread count; and the sizes timed
+while other programs held the CPUs for 5 % (BUSY) or more of the time (the cpu_wait column). Standard library
 only; Python 3.7 or later. Malformed input (a GFLOPS that is negative or not finite, a peak
-that is not above 0 ...): exit 2 with one line naming the file and the problem.
+that is not above 0 ...): exit 2 with one line naming the file and the problem; OUT.md cannot
+be written: exit 3 (it is written by plots/output_file.py's rules).
 """
 import argparse
 import datetime
@@ -22,10 +27,19 @@ import os
 import re
 import sys
 
+import output_file
 from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
                          nearest, split_by_threads)
+from output_file import OutputError
 
 SIZES = (500, 1000, 1500)
+# Two numbers of one measurement further apart than this (as a fraction of the larger) make
+# the summary say that the step's figures are uncertain by as much.
+SPREAD = 0.10
+# A size whose timed calls spent this share of their time waiting for a CPU that another
+# program held (the CSV's cpu_wait; gemm::kBusyShare in common/include/gemm/harness.hpp)
+# measured the machine's other load as much as the step.
+BUSY = 0.05
 
 
 def load_runs(path):
@@ -60,11 +74,68 @@ def collect(results, steps=None):
     return runs + refs
 
 
+def spread_notes(results, runs):
+    """A sentence per step and thread count whose own numbers disagree by more than SPREAD:
+    a size whose median is that far below its best (the repetitions of one sweep); a size
+    whose rounds disagree (results/rounds/N/, the sweeps of run_all.sh --rounds, of which
+    tools/merge_rounds.sh keeps only the best); a size the scaling run (results/scaling/)
+    measured too, on as many threads, with another result (issue 28: step 09 at n = 1000,
+    118.6 GFLOPS in the sweep and 186.3 in the scaling run)."""
+    def apart(a, b):
+        return 1.0 - min(a, b) / max(a, b) if max(a, b) > 0 else 0.0
+
+    def far(x):   # as the sentence shows it: 10.04 % is "10 %", not more than 10 %
+        return round(100 * x) > round(100 * SPREAD)
+
+    def pct(x):
+        return "{:.0f} %".format(100 * x)
+
+    scaling = [load_run(p) for p in sorted(glob.glob(os.path.join(results, "scaling", "*.csv")))]
+    rounds = {}   # CSV name -> [that round's copy, loaded]
+    for path in sorted(glob.glob(os.path.join(results, "rounds", "*", "*.csv"))):
+        rounds.setdefault(os.path.basename(path), []).append(load_run(path))
+    notes = []
+    for run in runs:
+        said = []
+        wide = [(r["m"], apart(r["best"], r["median"])) for r in run["rows"] if far(apart(r["best"], r["median"]))]
+        busy = [(r["m"], r["cpu_wait"]) for r in run["rows"] if r["cpu_wait"] is not None and r["cpu_wait"] >= BUSY]
+        if busy:
+            said.append("other programs held its CPUs for {} or more of the timed calls at n = {}".format(
+                pct(BUSY), ", ".join("{} ({})".format(m, pct(x)) for m, x in busy)))
+        if wide:
+            said.append("the median of the repetitions is more than {} below the best at n = {}".format(
+                pct(SPREAD), ", ".join("{} ({})".format(m, pct(x)) for m, x in wide)))
+        copies = rounds.get(os.path.basename(run["path"]), [])
+        by_size = {}
+        for copy in copies:
+            for r in copy["rows"]:
+                if r["threads"] == run["threads"]:
+                    by_size.setdefault(r["m"], []).append(r["best"])
+        disagree = [(m, apart(min(v), max(v))) for m, v in sorted(by_size.items())
+                    if len(v) > 1 and far(apart(min(v), max(v)))]
+        if disagree:
+            said.append("the best of its {} rounds differ by more than {} at n = {}".format(
+                len(copies), pct(SPREAD), ", ".join("{} ({})".format(m, pct(x)) for m, x in disagree)))
+        for other in scaling:
+            if other["step"] != run["step"]:
+                continue
+            theirs = {r["m"]: r["best"] for r in other["rows"] if r["threads"] == run["threads"]}
+            for m, (best, _) in sorted(best_by_size(run).items()):
+                if m in theirs and far(apart(best, theirs[m])):
+                    said.append("at n = {} this sweep measured {} GFLOPS and the scaling run ({}) {}: {} apart".format(
+                        m, fmt(best), os.path.basename(other["path"]), fmt(theirs[m]), pct(apart(best, theirs[m]))))
+        if said:
+            notes.append("- **{}** ({} thread{}): {}.".format(run["step"], run["threads"],
+                                                             "s" if run["threads"] > 1 else "", "; ".join(said)))
+    return notes
+
+
 def fmt(value, digits=1):
     return "{:.{}f}".format(value, digits)
 
 
-def render(runs, peak, machine):
+def render(runs, peak, machine, spread=None):
+    """summary.md's text; spread: spread_notes' sentences (None: not looked for)."""
     openblas = {r["threads"]: r for r in runs if r["step"] == "ref_openblas"}
     lines = ["# SGEMM: where each step stands", ""]
     lines += ["| machine | |", "|---|---|"]
@@ -118,6 +189,14 @@ def render(runs, peak, machine):
                     ", ".join(str(m) for m in sizes)))
     if notes:
         lines += ["", "Verification:"] + notes
+    if spread is not None:
+        lines += ["", "Spread: where two numbers of the same measurement (a size's best and median, its "
+                      "rounds, or the scaling run at the same size and thread count) differ by more than "
+                      "{:.0f} %, a step's figures are uncertain by as much; a difference smaller than that "
+                      "between two steps or sizes is noise. A size also shows here when other programs held "
+                      "the CPUs for {:.0f} % or more of its timed calls (the CSV's cpu_wait).".format(
+                          100 * SPREAD, 100 * BUSY)]
+        lines += spread or ["- every step and library: within {:.0f} % everywhere.".format(100 * SPREAD)]
     return "\n".join(lines) + "\n"
 
 
@@ -151,6 +230,7 @@ def main(argv):
         peak_path = os.path.join(args.results, "peak.csv")
         peak = load_peak(peak_path) if os.path.exists(peak_path) else {}
         machine = load_machine(os.path.join(args.results, "machine.txt"))
+        spread = spread_notes(args.results, runs)
     except InputError as e:
         print("summary.py: {}".format(e), file=sys.stderr)
         return 2
@@ -164,13 +244,12 @@ def main(argv):
     machine.setdefault("date", datetime.date.today().isoformat())
 
     output = args.output or os.path.join(args.results, "summary.md")
-    text = render(runs, peak, machine)
+    text = render(runs, peak, machine, spread)
     try:
-        with open(output, "w") as f:
-            f.write(text)
-    except OSError as e:
-        print("summary.py: {}: cannot write ({})".format(output, e.strerror), file=sys.stderr)
-        return 2
+        output_file.write(output, text)
+    except OutputError as e:
+        print("summary.py: {}".format(e), file=sys.stderr)
+        return 3
     print(text, end="")
     return 0
 

@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <barrier>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -23,6 +25,10 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -462,4 +468,85 @@ TEST_CASE("bandwidth: bad options are usage errors, exit 2 and one line naming t
     CHECK(out.find("usage: bandwidth") != std::string::npos);
     CHECK(run({"--csv", "/nonexistent-folder/x.csv"}, out, err) == 3);
     CHECK(err.find("/nonexistent-folder/x.csv") != std::string::npos);
+}
+
+namespace {
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// A scratch folder of this test's own, empty.
+std::filesystem::path fresh_folder(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / ("gemm_bandwidth_" + std::to_string(getpid())) / name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+std::size_t files_in(const std::filesystem::path& dir) {
+    return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir), {}));
+}
+
+}  // namespace
+
+TEST_CASE("bandwidth --csv: the old file stays until the run ends - then holds every row, a link kept",
+          "[bandwidth][output]") {
+    const auto dir = fresh_folder("csv_kept");
+    const std::string path = (dir / "bw.csv").string(), report = (dir / "report.txt").string();
+    std::ofstream(path) << "old\n";
+
+    // Killed while measuring, after its first row: the old file, nothing else.
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::ofstream out(report);
+        std::ostringstream err;
+        const char* argv[] = {"bandwidth", "--seconds", "0.5", "--levels", "L1", "--csv", path.c_str()};
+        bw::run(7, argv, out, err);
+        std::_Exit(0);
+    }
+    bool measuring = false;   // a row is printed (and flushed) once measured
+    for (int i = 0; i < 600 && !measuring; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        measuring = slurp(report).find("\nread ") != std::string::npos;
+    }
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    CHECK(measuring);
+    CHECK(slurp(path) == "old\n");
+    CHECK(files_in(dir) == 2);   // bw.csv and report.txt: no temporary left
+
+    // A write that fails at the end (a file size limit, as a full disk): exit 3, the old file.
+    rlimit saved{};
+    REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = saved;
+    small.rlim_cur = 16;
+    REQUIRE(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    std::string out, err;
+    const int failed = run({"--seconds", "0.01", "--levels", "L1", "--csv", path}, out, err);
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, old_handler);
+    CHECK(failed == 3);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    CHECK(err.find(path) != std::string::npos);
+    CHECK(slurp(path) == "old\n");
+    CHECK(files_in(dir) == 2);
+
+    // A run that ends: through a symbolic link, which stays; every row, whole.
+    const std::string link = (dir / "link.csv").string();
+    std::filesystem::create_symlink(path, link);
+    REQUIRE(run({"--seconds", "0.01", "--levels", "L1", "--csv", link}, out, err) == 0);
+    CHECK(std::filesystem::is_symlink(link));
+    const std::string csv = slurp(path);
+    const int all = static_cast<int>(gemm::cpu::allowed_cpus().size());
+    CHECK(csv.rfind("kind,bytes,threads,gbps,level,isa\n", 0) == 0);
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 2 * (all > 1 ? 2 : 1));   // read and triad per thread count
+    CHECK(files_in(dir) == 3);
+    std::filesystem::remove_all(dir);
 }

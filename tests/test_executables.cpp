@@ -1,20 +1,28 @@
 // End to end: the harness's main loop in-process on made-up steps (a right one, a wrong
 // one, one this CPU cannot run), and the real step executables as a user runs them.
 #include "kernel_choice.hpp"
+#include "replacements.hpp"
 
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/numbers.hpp>
+#include <gemm/output_file.hpp>
 #include <gemm/registry.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -416,5 +424,283 @@ TEST_CASE("the reference runners name the kernels they ran - the widest this CPU
         CHECK(field(lines[1], 10) == line(normal, "label"));
         CHECK(field(lines[1], 4) == "2");   // the library's own thread count
         std::remove(csv.c_str());
+    }
+}
+
+namespace {
+
+// A FIFO's reader, in a thread: what the writer sends until it closes. release() lets a reader
+// that no writer ever came to go (a FIFO replaced by a file, or never opened), so the test
+// fails instead of hanging.
+class FifoReader {
+public:
+    explicit FifoReader(std::string path) : path_(std::move(path)), thread_([this] { received_ = slurp(path_); }) {}
+    std::string release() {
+        ::close(::open(path_.c_str(), O_WRONLY | O_NONBLOCK));   // ENXIO when the reader is gone
+        thread_.join();
+        return received_;
+    }
+
+private:
+    std::string path_, received_;
+    std::thread thread_;
+};
+
+bool is_fifo(const std::string& path) {
+    struct stat st{};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+// A device of the test's own, "null" or "full" (Linux's numbers), or "" when none can be made:
+// run as root, a writer that renames over its path would otherwise replace the system's
+// /dev/null. Another user cannot make one, nor replace /dev/null: that one is used.
+std::string own_device(const std::string& name) {
+    const std::string path = scratch("dev_" + name);
+    ::unlink(path.c_str());
+    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, name == "null" ? 3 : 7)) == 0) return path;
+    return ::geteuid() == 0 ? "" : "/dev/" + name;
+}
+
+bool is_device(const std::string& path) {
+    struct stat st{};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+}  // namespace
+
+TEST_CASE("probe --csv: checked before measuring - a link kept, a FIFO and a device written through, never replaced",
+          "[e2e][probe][output]") {
+    namespace fs = std::filesystem;
+    const std::string run = std::string(GEMM_TEST_BIN_DIR) + "/probe 1 --sizes 16 --reps 1 --csv ";
+    const std::string out = scratch("probe_stdout.txt");
+    // A folder that is not there: exit 3 and one line naming it, before anything is measured.
+    CHECK(shell(run + scratch("no/such/folder/p.csv"), "", out) == 3);
+    CHECK(slurp(out).empty());
+    const std::string err = slurp(scratch("stderr.txt"));
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    CHECK(err.find("no/such/folder/p.csv") != std::string::npos);
+
+    const std::string target = scratch("probe_target.csv"), link = scratch("probe_link.csv");
+    std::ofstream(target) << "old\n";
+    fs::remove(link);
+    fs::create_symlink(target, link);
+    CHECK(shell(run + link) == 0);
+    CHECK(fs::is_symlink(link));
+    const auto lines = read_lines(target);
+    CHECK(lines.size() == 2);
+    CHECK((lines.size() == 2 && field(lines[1], 1) == "16"));
+
+    const std::string fifo = scratch("probe_fifo");
+    fs::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    FifoReader reader(fifo);
+    CHECK(shell(run + fifo) == 0);
+    const std::string received = reader.release();
+    CHECK(received.rfind("step,m,n,k,ld,", 0) == 0);
+    CHECK(std::count(received.begin(), received.end(), '\n') == 2);
+    CHECK(is_fifo(fifo));
+
+    const std::string null = own_device("null"), full = own_device("full");
+    if (!null.empty()) {
+        CHECK(shell(run + null) == 0);
+        CHECK(is_device(null));
+    }
+    if (!full.empty() && ::access(full.c_str(), W_OK) == 0) {
+        CHECK(shell(run + full) == 3);                                    // the CSV lost
+        CHECK(slurp(scratch("stderr.txt")).find(full) != std::string::npos);
+        CHECK(is_device(full));
+        CHECK(shell(run + scratch("probe_ok.csv"), "", full) == 3);       // the report lost
+    }
+    if (null.rfind(scratch(""), 0) == 0) fs::remove(null);
+    if (full.rfind(scratch(""), 0) == 0) fs::remove(full);
+    fs::remove(target);
+    fs::remove(link);
+    fs::remove(fifo);
+    fs::remove(scratch("probe_ok.csv"));
+}
+
+TEST_CASE("a sweep of thousands of sizes rewrites its CSV a bounded number of times - complete at the end",
+          "[e2e][output]") {
+    // Rewriting the whole CSV after every size made 3,000 quick sizes quadratic (seconds of
+    // rewriting for milliseconds of measuring). Counted, not timed: the renames onto the CSV.
+    const std::string csv = scratch("many_sizes.csv");
+    std::string sizes;
+    for (int i = 0; i < 3000; ++i) sizes += std::to_string(2 + i % 3) + ',';
+    sizes.pop_back();
+    Replacements replaced(std::filesystem::path(csv).parent_path().string(), "many_sizes.csv");
+    REQUIRE(replaced.watching());
+    const auto start = std::chrono::steady_clock::now();
+    REQUIRE(shell(std::string(GEMM_TEST_BIN_DIR) + "/step01_baseline --reps 1 --sizes " + sizes + " --csv " + csv) == 0);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto lines = read_lines(csv);
+    REQUIRE(lines.size() == 3001);
+    CHECK(field(lines[1], 1) == "2");
+    CHECK(field(lines[3000], 1) == "4");   // size 2 + 2999 % 3
+    const long count = replaced.count();
+    INFO(count << " replacements in " << elapsed << " s");
+    CHECK(count >= 1);
+    // The first row at once, one replacement per interval at most, the last one at the end.
+    CHECK(count <= 2 + static_cast<long>(elapsed / gemm::OutputFile::kGrowingInterval));
+    std::remove(csv.c_str());
+}
+
+namespace {
+
+std::string slow_csv;
+long slow_csv_lines = -1;
+void slow_kernel(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+    static int last_m = 0;
+    const bool first_call = m != last_m;
+    last_m = m;
+    // Size 6 takes longer than the interval at which the CSV may be rewritten; size 7, as it
+    // starts, looks at what is on disk.
+    if (m == 6 && first_call)
+        std::this_thread::sleep_for(std::chrono::duration<double>(gemm::OutputFile::kGrowingInterval + 0.1));
+    if (m == 7 && first_call) slow_csv_lines = static_cast<long>(read_lines(slow_csv).size());
+    right_kernel(m, n, k, A, lda, B, ldb, C, ldc);
+}
+
+}  // namespace
+
+TEST_CASE("a size that took longer than the CSV's interval is on disk before the next size starts", "[e2e][output]") {
+    static constexpr gemm::Variant v[] = {{"plain", slow_kernel}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{19, "19_slow", slow_kernel, [] { return true; }, &def};
+    slow_csv = scratch("slow.csv");
+    CHECK(run(step, {"--sizes", "5,6,7", "--reps", "1", "--csv", slow_csv}) == gemm::kExitOk);
+    CHECK(slow_csv_lines == 3);   // the header, sizes 5 and 6
+    CHECK(read_lines(slow_csv).size() == 4);
+    std::remove(slow_csv.c_str());
+}
+
+// ---- One thread cap, however the count arrives (docs/contracts.md, "Threads") ---------------
+
+namespace {
+
+std::string stderr_text() { return slurp(scratch("stderr.txt")); }
+long line_count(const std::string& text) { return std::count(text.begin(), text.end(), '\n'); }
+
+}  // namespace
+
+TEST_CASE("OMP_NUM_THREADS over the cap is refused as --threads over it is - exit 2, one line, nothing run",
+          "[e2e][threads]") {
+    const gemm::Step* step = parallel_step();
+    if (step == nullptr) return;   // built without OpenMP
+    const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/step" + std::string(step->slug);
+    const std::string csv = scratch("cap.csv");
+    const std::string run = " --sizes 16 --reps 1 --csv " + csv;
+    const int cap = gemm::max_threads(gemm::kThreadsPerCpu);
+    const std::string over = std::to_string(cap + 1);
+    std::remove(csv.c_str());
+    for (const std::string& asked : {over, std::string("999"), over + ",2"}) {   // a list: its first level counts
+        INFO("OMP_NUM_THREADS=" << asked);
+        CHECK(shell(exe + run, "OMP_NUM_THREADS=" + asked) == gemm::kExitUsage);
+        const std::string err = stderr_text();
+        CHECK(line_count(err) == 1);
+        CHECK(err.find("OMP_NUM_THREADS '" + asked + "': must be from 1 to " + std::to_string(cap)) != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(csv));   // refused before anything was measured
+    }
+    CHECK(shell(exe + " --threads " + over + run) == gemm::kExitUsage);   // the same cap
+    CHECK(stderr_text().find("--threads '" + over + "': must be from 1 to " + std::to_string(cap)) != std::string::npos);
+    REQUIRE(shell(exe + " --threads 1" + run, "OMP_NUM_THREADS=999") == 0);   // --threads overrides it
+    CHECK(threads_column(csv) == std::vector<std::string>{"1"});
+    CHECK(shell(exe + run, "OMP_NUM_THREADS=" + std::to_string(cap)) == 0);   // at the cap: runs
+    std::remove(csv.c_str());
+}
+
+TEST_CASE("the header, each progress line and each CSV row agree on the threads", "[e2e][threads]") {
+    const gemm::Step* step = parallel_step();
+    if (step == nullptr) return;
+    const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/step" + std::string(step->slug);
+    const std::string csv = scratch("agree.csv"), out = scratch("agree.txt");
+    // 16: a product too small to share out (steps 09 and 10 run it on one thread); 300: on two.
+    REQUIRE(shell(exe + " --sizes 16,300 --reps 1 --csv " + csv, "OMP_NUM_THREADS=2", out) == 0);
+    const auto lines = read_lines(out);
+    REQUIRE_FALSE(lines.empty());
+    INFO(slurp(out));
+    // The header gives the plan: "up to 2 threads" when the step takes fewer for small products.
+    const std::string plan = step->def->threads_used != nullptr ? "up to 2 threads," : " 2 threads,";
+    CHECK(lines[0].find(plan) != std::string::npos);
+    std::vector<std::string> progress;   // "n size: threads" from the progress lines
+    for (const std::string& line : lines) {
+        const auto n = line.find(" n=");
+        const auto t = line.find(" thread");
+        if (n == std::string::npos || t == std::string::npos) continue;
+        const auto count_start = line.rfind(' ', t - 1) + 1;
+        progress.push_back(std::to_string(std::stoi(line.substr(n + 3))) + ": " + line.substr(count_start, t - count_start));
+    }
+    std::vector<std::string> rows;
+    const auto csv_lines = read_lines(csv);
+    for (std::size_t i = 1; i < csv_lines.size(); ++i) rows.push_back(field(csv_lines[i], 1) + ": " + field(csv_lines[i], 4));
+    CHECK(progress == rows);
+    CHECK(rows.size() == 2);
+    std::remove(csv.c_str());
+}
+
+TEST_CASE("a reference runner's library runs on --threads or 1 - whatever its own variables ask", "[e2e][ref][threads]") {
+    const std::string all_asks = "OPENBLAS_NUM_THREADS=999 GOTO_NUM_THREADS=999 BLIS_NUM_THREADS=999 OMP_NUM_THREADS=999";
+    const std::string over = std::to_string(gemm::max_threads(gemm::kThreadsPerCpu) + 1);
+    for (const std::string lib : {"openblas", "blis"}) {
+        const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/ref_" + lib;
+        if (!std::filesystem::exists(exe)) continue;
+        INFO(exe);
+        const std::string csv = scratch("ref_threads.csv"), out = scratch("ref_threads.txt");
+        REQUIRE(shell(exe + " --sizes 32 --reps 1 --csv " + csv, all_asks, out) == 0);
+        CHECK(threads_column(csv) == std::vector<std::string>{"1"});
+        CHECK(slurp(out).find(", 1 thread,") != std::string::npos);   // the header says so too
+        REQUIRE(shell(exe + " --sizes 32 --reps 1 --threads 2 --csv " + csv, all_asks) == 0);
+        CHECK(threads_column(csv) == std::vector<std::string>{"2"});
+        CHECK(shell(exe + " --sizes 32 --threads " + over, all_asks) == gemm::kExitUsage);
+        std::remove(csv.c_str());
+    }
+}
+
+// ---- Kernel sets forced through the library's variable (docs/contracts.md) ---------------------
+
+TEST_CASE("a forced kernel set: exit 2 when the value names none, 77 when this CPU lacks it - never SIGILL",
+          "[e2e][ref]") {
+    struct Lib {
+        std::string name, var;
+        std::vector<std::string> names_nothing;
+        std::string foreign;     // a set of another architecture's instructions
+        std::string widest;      // the library's AVX-512 set
+    };
+    const Lib libs[] = {{"openblas", "OPENBLAS_CORETYPE", {"garbage", "", "3"}, "armv8", "SkylakeX"},
+                        {"blis", "BLIS_ARCH_TYPE", {"", "1x", "garbage", "999"}, "cortexa57", "skx"}};
+    for (const Lib& lib : libs) {
+        const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/ref_" + lib.name;
+        if (!std::filesystem::exists(exe)) continue;
+        auto expect = [&](const std::string& value, const std::string& args, int code) {
+            INFO(lib.var << "='" << value << "' ref_" << lib.name << args);
+            CHECK(shell(exe + args, lib.var + "='" + value + "'") == code);
+            if (code == 0) return;
+            const std::string err = stderr_text();
+            CHECK(line_count(err) == 1);
+            CHECK(err.find(lib.var + " '" + value + "'") != std::string::npos);
+        };
+        for (const std::string& value : lib.names_nothing) {
+            expect(value, " --sizes 32 --reps 1", gemm::kExitUsage);
+            expect(value, " --kernels", gemm::kExitUsage);
+        }
+#if defined(__x86_64__)
+        expect(lib.foreign, " --sizes 32 --reps 1", gemm::kExitUnsupported);
+        expect(lib.widest, " --sizes 32 --reps 1", gemm::ref::cpu_vectors().avx512 ? 0 : gemm::kExitUnsupported);
+#endif
+    }
+}
+
+TEST_CASE("ref_* --kernels checks the rest of the command line as a run would", "[e2e][ref]") {
+    for (const std::string lib : {"openblas", "blis"}) {
+        const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/ref_" + lib;
+        if (!std::filesystem::exists(exe)) continue;
+        INFO(exe);
+        const std::string unset = "-u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE";
+        CHECK(shell(exe + " --kernels --sizes 64", unset) == 0);
+        for (const char* bad : {" --kernels --sizes abc", " --sizes abc --kernels", " --kernels --reps 1 --reps 2",
+                                " --kernels --kernels", " --kernels --bogus"}) {
+            INFO(bad);
+            CHECK(shell(exe + bad, unset) == gemm::kExitUsage);
+            CHECK(line_count(stderr_text()) == 1);
+        }
     }
 }

@@ -7,6 +7,7 @@ and one line naming the file. What is inside each figure is tests/test_plot.py's
     test_figures.py PATH/TO/plots     (run by ctest with the interpreter that has matplotlib)
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -214,6 +215,61 @@ def main():
         expect("| 07_packing | sse | 1 | 30.0 |" in text and "| 07_packing | sse | 2 | 55.0 |" in text,
                "summary.md: one row per thread count:\n" + text)
         os.remove(os.path.join(results, "step07_packing.csv"))
+
+        # Issue 28: summary.md says where a step's own numbers disagree by more than 10 %: a
+        # median far below its best (step 05 at n = 500), rounds that disagree (step 01's two
+        # rounds at n = 500; merge_rounds.sh keeps only the best, so results/rounds/ is read),
+        # a scaling run that measured the same size on as many threads otherwise (step 09 at
+        # n = 900: 150 in the sweep, 100 there); and nothing for what agrees within 10 %.
+        write("step05_simd_4x4.csv", HEADER + "05_simd_4x4,500,500,500,1,20.0,15.0,0.1,1e-7,1,sse,3,x\n"
+                                              "05_simd_4x4,900,900,900,1,20.0,19.0,0.1,1e-7,1,sse,3,x\n")
+        for round_, slow in ((1, 1.0), (2, 0.8)):
+            os.makedirs(os.path.join(results, "rounds", str(round_)))
+            write(os.path.join("rounds", str(round_), "step01_baseline.csv"),
+                  harness_csv("01_baseline", 1, "scalar", lambda n: slow if n == 500 else 1.0 - 0.05 * round_))
+        write(os.path.join("scaling", "step09_openmp.t2.csv"), harness_csv("09_openmp", 2, "avx512",
+                                                                          lambda n: 100.0 if n == 900 else 150.0))
+        r = run([summary, "--results", results])
+        with open(os.path.join(results, "summary.md")) as f:
+            text = f.read()
+        spread = text[text.find("Spread:"):]
+        lines = {l.split("**")[1] + l.split("(")[1].split(")")[0]: l for l in spread.splitlines() if l.startswith("- **")}
+        expect(r.returncode == 0 and "more than 10 %" in spread.splitlines()[0],
+               "summary.md: no Spread paragraph stating its threshold:\n" + text)
+        expect("n = 500 (25 %)" in lines.get("05_simd_4x41 thread", "") and "900" not in lines.get("05_simd_4x41 thread", ""),
+               "summary.md: step 05's median is 25 % below its best at n = 500 (only):\n" + spread)
+        expect("rounds differ by more than 10 % at n = 500 (20 %)" in lines.get("01_baseline1 thread", "")
+               and "900" not in lines.get("01_baseline1 thread", ""),
+               "summary.md: step 01's rounds disagree at n = 500 (only):\n" + spread)
+        expect("n = 900 this sweep measured 150.0 GFLOPS and the scaling run (step09_openmp.t2.csv) 100.0: 33 % apart"
+               in lines.get("09_openmp2 threads", ""), "summary.md: step 09's sweep and scaling run disagree:\n" + spread)
+        agree = ("08_avx512_14x321 thread", "10_tuned2 threads", "ref_openblas1 thread", "ref_openblas2 threads",
+                 "ref_blis1 thread", "ref_blis2 threads")
+        expect(not any(key in lines for key in agree),
+               "summary.md: a sentence for a run within 10 % everywhere: {}".format(sorted(lines)))
+        shutil.rmtree(os.path.join(results, "rounds"))
+        write(os.path.join("scaling", "step09_openmp.t2.csv"), harness_csv("09_openmp", 2, "avx512", lambda n: 150.0))
+
+        # A size timed while other programs held the CPUs (cpu_wait >= 0.05) is named with its
+        # share, one just under it is not, and nan (the OS did not say) is no number; a share
+        # above 1 is malformed input.
+        busy_header = HEADER.rstrip("\n") + ",uarch,params,cpu_wait\n"
+        row = "06_blocking,{0},{0},{0},1,20.0,19.9,0.1,1e-7,1,sse,3,x,y,kc=256 mc=256,{1}\n"
+        write("step06_blocking.csv", busy_header + row.format(500, "0.320") + row.format(1000, "0.049")
+              + row.format(1500, "nan"))
+        r = run([summary, "--results", results])
+        with open(os.path.join(results, "summary.md")) as f:
+            text = f.read()
+        said = [l for l in text[text.find("Spread:"):].splitlines() if l.startswith("- **06_blocking**")]
+        expect(r.returncode == 0 and len(said) == 1 and "held its CPUs" in said[0] and "n = 500 (32 %)" in said[0]
+               and "1000" not in said[0] and "1500" not in said[0],
+               "summary.md: step 06 was busy at n = 500 only:\n" + text)
+        write("step06_blocking.csv", busy_header + row.format(500, "1.5"))
+        r = run([summary, "--results", results])
+        expect(r.returncode == 2 and "cpu_wait" in r.stderr, "summary.py on cpu_wait 1.5: exit {}, {!r}".format(
+            r.returncode, r.stderr))
+        write("step06_blocking.csv", harness_csv("06_blocking", 1, "sse", lambda n: 20.0))
+        write("step05_simd_4x4.csv", harness_csv("05_simd_4x4", 1, "sse", lambda n: 20.0))
 
         # Issue 12.15: NaN, inf, 1e309 or negative GFLOPS, a zero or NaN peak: exit 2 and one line
         # naming the file, from summary.py and make_figures.py alike.

@@ -10,6 +10,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -95,6 +96,25 @@ TEST_CASE("the thread count is capped at 4 x the usable CPUs", "[cli]") {
     const auto r = parse({"--threads", std::to_string(cap + 1)});
     CHECK(r.exit_code == gemm::kExitUsage);
     CHECK(r.message.find("from 1 to " + std::to_string(cap)) != std::string::npos);
+}
+
+TEST_CASE("an option given twice is a usage error - neither value silently wins", "[cli]") {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> twice = {
+        {{"--reps", "3", "--reps", "5"}, "--reps"},
+        {{"--threads=2", "--sizes", "8", "--threads", "1"}, "--threads"},
+        {{"--no-verify", "--no-verify"}, "--no-verify"},
+        {{"--kc", "8", "--kc=16"}, "--kc"},
+        {{"--sizes", "8", "--csv", "a.csv", "--csv", "b.csv"}, "--csv"},
+    };
+    for (const auto& [args, option] : twice) {
+        INFO(args[0] << " ... " << option);
+        const auto r = parse(args);
+        CHECK(r.exit_code == gemm::kExitUsage);
+        CHECK(r.message == "prog: " + option + ": given twice");
+    }
+    CHECK(parse({"--sizes", "8", "--reps", "3", "--warmup", "3"}).exit_code == -1);   // the same value, other options
+    CHECK(parse({"--reps", "3", "--help", "--reps", "5"}).exit_code == gemm::kExitOk);  // --help still wins
+    CHECK(gemm::usage(step, "prog").find("an option may be given once") != std::string::npos);
 }
 
 TEST_CASE("help anywhere on the line prints the usage and exits 0, whatever else is there", "[cli]") {
@@ -256,6 +276,7 @@ TEST_CASE("the CSV has the SPEC columns first and is replaced whole", "[csv]") {
     row.cpu = "Some CPU, 8 cores";   // the comma must not break the row
     row.uarch = "Zen 4";
     row.params = "mc=112 kc=1168";
+    row.cpu_wait = 0.25;
     REQUIRE(gemm::write_csv(path, {row, row}) == "");
     std::ifstream in(path);
     std::string header, line;
@@ -268,7 +289,7 @@ TEST_CASE("the CSV has the SPEC columns first and is replaced whole", "[csv]") {
         std::stringstream ss(line);
         std::string f;
         while (std::getline(ss, f, ',')) fields.push_back(f);
-        REQUIRE(fields.size() == 15);
+        REQUIRE(fields.size() == 16);
         CHECK(fields[0] == "05_simd_4x4");
         CHECK(fields[1] == "300");
         CHECK(fields[4] == "2");
@@ -278,6 +299,7 @@ TEST_CASE("the CSV has the SPEC columns first and is replaced whole", "[csv]") {
         CHECK(fields[10] == "sse");
         CHECK(fields[13] == "Zen 4");
         CHECK(fields[14] == "mc=112 kc=1168");
+        CHECK(fields[15] == "0.250");
     }
     CHECK(rows == 2);
     std::ifstream tmp(path + ".tmp");

@@ -2,14 +2,18 @@
 // microarchitecture table and the peak formula built on it, the measured clock, the meter's
 // refusal to count a CPU twice, and the choice of a BLAS library's kernel set. Pure functions
 // are checked on made-up CPUs; the measured parts only for being sane, never for a speed.
+#include "bandwidth.hpp"
 #include "kernel_choice.hpp"
 #include "peak.hpp"
 
 #include <gemm/cpu.hpp>
+#include <gemm/numbers.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <ostream>
+#include <utility>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -133,6 +137,23 @@ TEST_CASE("the meter never runs more threads than usable CPUs", "[instruments]")
     CHECK(std::count(message.begin(), message.end(), '\n') == 1);
 }
 
+TEST_CASE("both meters refuse more threads than usable CPUs - the same cap, the same line", "[instruments]") {
+    const std::string too_many = std::to_string(gemm::cpu::cores() + 1);
+    using Run = int (*)(int, const char* const*, std::ostream&, std::ostream&);
+    for (const auto& [name, run] : {std::pair<const char*, Run>{"peak", gemm::peak::run},
+                                    std::pair<const char*, Run>{"bandwidth", gemm::bandwidth::run}}) {
+        INFO(name);
+        const char* argv[] = {name, "--threads", too_many.c_str(), "--seconds", "0.01"};
+        std::ostringstream out, err;
+        CHECK(run(5, argv, out, err) == 2);
+        const std::string message = err.str();
+        CHECK(message == std::string(name) + ": --threads '" + too_many + "': must be from 1 to " +
+                             std::to_string(gemm::cpu::cores()) + " (" +
+                             gemm::thread_cap_reason(gemm::kPinnedThreadsPerCpu) + ")\n");
+        CHECK(out.str().empty());   // refused before measuring anything
+    }
+}
+
 TEST_CASE("a library whose own kernels are narrower than the CPU is moved to its best set", "[instruments]") {
     using gemm::ref::Library;
     const gemm::ref::CpuVectors avx512{true, true, true}, avx2{false, true, true}, old{false, false, false};
@@ -164,4 +185,103 @@ TEST_CASE("a library whose own kernels are narrower than the CPU is moved to its
     CHECK(gemm::ref::isa_of(Library::openblas, "Prescott") == "sse");
     CHECK(gemm::ref::isa_of(Library::blis, "generic") == "generic");
     CHECK(gemm::ref::isa_of(Library::blis, "nonsense") == "unknown");
+}
+
+// ---- A kernel set the user forces: one table of what each set needs, against the CPU ------
+// Made-up CPUs, as gemm::cpu::features() would describe them, so that the refusal of a set
+// this CPU lacks is tested on any machine (this one may well have AVX-512).
+
+namespace {
+
+gemm::cpu::Features x86_cpu(bool avx2, bool avx512) {
+    gemm::cpu::Features f;
+    f.sse2 = f.sse3 = f.ssse3 = f.sse4_1 = true;
+    f.avx = avx2 || avx512;
+    f.fma = f.avx2 = avx2 || avx512;
+    f.avx512f = f.avx512cd = f.avx512bw = f.avx512dq = f.avx512vl = avx512;
+    return f;
+}
+
+// BLIS 0.9.0's configurations by number (bli_arch_string), as the runner passes them.
+const std::vector<std::string> blis_09 = {"skx", "knl", "knc", "haswell", "sandybridge", "penryn", "zen3", "zen2",
+                                          "zen", "excavator", "steamroller", "piledriver", "bulldozer", "armsve",
+                                          "a64fx", "firestorm", "thunderx2", "cortexa57", "cortexa53", "cortexa15",
+                                          "cortexa9", "power10", "power9", "power7", "bgq", "generic"};
+
+}  // namespace
+
+TEST_CASE("a forced kernel set runs only where the CPU has what it needs - 77 otherwise, 2 for no set",
+          "[instruments]") {
+    using gemm::ref::Library;
+    using Verdict = gemm::ref::Forced::Verdict;
+    const gemm::cpu::Features haswell = x86_cpu(true, false), skylake_x = x86_cpu(true, true);
+    auto verdict = [](Library lib, const char* value, const gemm::cpu::Features& cpu,
+                      const std::vector<std::string>& sets = {}) {
+        return gemm::ref::check_forced(lib, value, cpu, sets).verdict;
+    };
+
+    // OpenBLAS: its AVX-512 sets on a CPU without AVX-512 would end in SIGILL.
+    const auto skx = gemm::ref::check_forced(Library::openblas, "SkylakeX", haswell);
+    CHECK(skx.verdict == Verdict::cpu_lacks);
+    CHECK(skx.problem.find("AVX-512") != std::string::npos);
+    CHECK(skx.problem.find('\n') == std::string::npos);
+    CHECK(verdict(Library::openblas, "skylakex", skylake_x) == Verdict::runs);
+    CHECK(gemm::ref::check_forced(Library::openblas, "skylakex", skylake_x).kernel_set == "SkylakeX");
+    CHECK(verdict(Library::openblas, "Cooperlake", haswell) == Verdict::cpu_lacks);
+    CHECK(verdict(Library::openblas, "Haswell", haswell) == Verdict::runs);
+    CHECK(verdict(Library::openblas, "Haswell", x86_cpu(false, false)) == Verdict::cpu_lacks);
+    // AMD-only instructions: FMA4 in the Bulldozer family's kernels, 3DNow! in Opteron's.
+    CHECK(verdict(Library::openblas, "Piledriver", skylake_x) == Verdict::cpu_lacks);
+    gemm::cpu::Features bulldozer = x86_cpu(false, false);
+    bulldozer.avx = bulldozer.fma4 = true;
+    CHECK(verdict(Library::openblas, "Bulldozer", bulldozer) == Verdict::runs);
+    CHECK(verdict(Library::openblas, "Opteron", skylake_x) == Verdict::cpu_lacks);
+    // A value that names no set: OpenBLAS would run a set of its own choosing under that name.
+    for (const char* none : {"garbage", "", "3", "SkylakeX2", " Haswell"}) {
+        INFO("OPENBLAS_CORETYPE='" << none << "'");
+        const auto f = gemm::ref::check_forced(Library::openblas, none, skylake_x);
+        CHECK(f.verdict == Verdict::names_nothing);
+        CHECK_FALSE(f.problem.empty());
+    }
+
+    // BLIS 0.9 reads a number, and "" or a name as 0, "1x" as 1: only a whole number in range
+    // or a name on its list names a configuration.
+    CHECK(verdict(Library::blis, "skx", haswell, blis_09) == Verdict::cpu_lacks);
+    CHECK(verdict(Library::blis, "0", haswell, blis_09) == Verdict::cpu_lacks);
+    CHECK(verdict(Library::blis, "0", skylake_x, blis_09) == Verdict::runs);
+    CHECK(gemm::ref::check_forced(Library::blis, "3", haswell, blis_09).kernel_set == "haswell");
+    CHECK(verdict(Library::blis, "HASWELL", haswell, blis_09) == Verdict::runs);
+    const auto knl = gemm::ref::check_forced(Library::blis, "1", skylake_x, blis_09);   // Xeon Phi's
+    CHECK(knl.verdict == Verdict::cpu_lacks);
+    CHECK(knl.kernel_set == "knl");
+    CHECK(verdict(Library::blis, "bulldozer", skylake_x, blis_09) == Verdict::cpu_lacks);
+    CHECK(verdict(Library::blis, "piledriver", haswell, blis_09) == Verdict::runs);
+    CHECK(verdict(Library::blis, "cortexa57", skylake_x, blis_09) == Verdict::cpu_lacks);   // NEON
+    CHECK(verdict(Library::blis, "power9", skylake_x, blis_09) == Verdict::cpu_lacks);
+    CHECK(verdict(Library::blis, "generic", x86_cpu(false, false), blis_09) == Verdict::runs);
+    for (const char* none : {"", "1x", "garbage", "26", "-1", "zen4"}) {   // zen4: from BLIS 0.9.1 on
+        INFO("BLIS_ARCH_TYPE='" << none << "'");
+        CHECK(verdict(Library::blis, none, skylake_x, blis_09) == Verdict::names_nothing);
+    }
+    CHECK(verdict(Library::blis, "zen4", skylake_x) == Verdict::runs);   // a BLIS that has it
+
+    // AArch64: NEON everywhere, SVE only where the CPU has it.
+    gemm::cpu::Features neoverse_n1;
+    neoverse_n1.neon = true;
+    CHECK(verdict(Library::openblas, "neoversen1", neoverse_n1) == Verdict::runs);
+    CHECK(verdict(Library::openblas, "a64fx", neoverse_n1) == Verdict::cpu_lacks);
+    CHECK(verdict(Library::openblas, "SkylakeX", neoverse_n1) == Verdict::cpu_lacks);
+    CHECK(verdict(Library::blis, "armsve", neoverse_n1) == Verdict::cpu_lacks);
+    gemm::cpu::Features a64fx = neoverse_n1;
+    a64fx.sve = true;
+    CHECK(verdict(Library::blis, "armsve", a64fx) == Verdict::runs);
+
+    // The automatic choice only ever picks a set the table says the CPU runs.
+    for (const gemm::cpu::Features& cpu : {haswell, skylake_x}) {
+        const gemm::ref::CpuVectors v{cpu.avx512f, cpu.avx2 && cpu.fma, cpu.avx};
+        for (Library lib : {Library::openblas, Library::blis}) {
+            const auto c = gemm::ref::choose(lib, "Prescott", v, nullptr, false);
+            if (c.change) CHECK(verdict(lib, c.kernel_set.c_str(), cpu) == Verdict::runs);
+        }
+    }
 }

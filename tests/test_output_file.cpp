@@ -1,14 +1,18 @@
 // The results-file writer (common/src/output_file.cpp) under abuse: what is at the path is
 // replaced only when it is a regular file, never half-written, never mixed by two writers,
 // and a failed write leaves the old file and no temporary behind.
+#include "replacements.hpp"
+
 #include <gemm/output_file.hpp>
 
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -180,4 +184,75 @@ TEST_CASE("output: a write that fails (disk full) keeps the old file and removes
     CHECK(error.find(path) != std::string::npos);
     CHECK(slurp(path) == "old contents\n");
     CHECK(others(dir, {"res.csv"}).empty());
+}
+
+TEST_CASE("output: check() refuses what open() refuses - and opens nothing, not even a FIFO", "[output]") {
+    const fs::path dir = scratch_dir("check");
+    CHECK(gemm::OutputFile::check((dir / "no" / "x.csv").string()).find("no/x.csv") != std::string::npos);
+    CHECK(gemm::OutputFile::check(dir.string()).find("folder") != std::string::npos);
+    fs::create_symlink(dir / "no" / "y.csv", dir / "dangling.csv");   // into a folder that is not there
+    CHECK(gemm::OutputFile::check((dir / "dangling.csv").string()).find("dangling.csv") != std::string::npos);
+    CHECK(gemm::OutputFile::check((dir / "later.csv").string()) == "");
+    CHECK(gemm::OutputFile::check("/dev/null") == "");
+    CHECK(gemm::OutputFile::check("/dev/stdout") == "");
+    // A FIFO without a reader: opening it to write would wait for one (and then end its input).
+    const std::string fifo = (dir / "pipe").string();
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    auto checked = std::async(std::launch::async, [&] { return gemm::OutputFile::check(fifo); });
+    const bool returned = checked.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+    if (!returned) ::close(::open(fifo.c_str(), O_RDONLY | O_NONBLOCK));   // lets a waiting open() go on
+    CHECK(returned);
+    CHECK(checked.get() == "");
+    CHECK(others(dir, {"dangling.csv", "pipe"}).empty());   // nothing created
+}
+
+TEST_CASE("output: write_growing replaces a file at most once an interval - a slow row at once, all at the end",
+          "[output]") {
+    const fs::path dir = scratch_dir("growing");
+    const std::string path = (dir / "res.csv").string();
+    Replacements replaced(dir.string(), "res.csv");
+    REQUIRE(replaced.watching());
+    gemm::OutputFile file;
+    REQUIRE(file.open(path) == "");
+    std::string contents = "header\n";
+    const auto start = std::chrono::steady_clock::now();
+    for (int row = 0; row < 2000; ++row) {
+        contents += "row " + std::to_string(row) + '\n';
+        REQUIRE(file.write_growing(contents) == "");
+        if (row == 0) CHECK(slurp(path) == contents);   // the first row at once
+    }
+    // A row after a pause longer than the interval (a slow size) is put in place at once.
+    std::this_thread::sleep_for(std::chrono::duration<double>(gemm::OutputFile::kGrowingInterval + 0.05));
+    contents += "slow row\n";
+    REQUIRE(file.write_growing(contents) == "");
+    CHECK(slurp(path) == contents);
+    contents += "last row\n";
+    REQUIRE(file.write_growing(contents, true) == "");
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(slurp(path) == contents);
+    const long count = replaced.count();
+    INFO(count << " replacements in " << elapsed << " s");
+    CHECK(count >= 3);
+    // The first, the slow row, the last, and one per interval at most in between.
+    CHECK(count <= 3 + static_cast<long>(elapsed / gemm::OutputFile::kGrowingInterval));
+    REQUIRE(file.write_growing(contents, true) == "");   // already in place: not again
+    CHECK(replaced.count() == count);
+    CHECK(others(dir, {"res.csv"}).empty());
+}
+
+TEST_CASE("output: write_growing gives a FIFO each part once", "[output]") {
+    const fs::path dir = scratch_dir("growing_fifo");
+    const std::string path = (dir / "pipe").string();
+    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+    std::string received;
+    std::thread reader([&] { received = slurp(path); });
+    {
+        gemm::OutputFile file;
+        REQUIRE(file.open(path) == "");
+        CHECK(file.write_growing("header\nrow 1\n") == "");
+        CHECK(file.write_growing("header\nrow 1\nrow 2\n") == "");
+        CHECK(file.write_growing("header\nrow 1\nrow 2\n", true) == "");
+    }
+    reader.join();
+    CHECK(received == "header\nrow 1\nrow 2\n");
 }

@@ -68,13 +68,13 @@ def main():
         return subprocess.run([sys.executable, os.path.join(plots, script)] + args, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, universal_newlines=True)
 
-    def refused(script, args, name, what):
-        """exit 2 and one line on stderr naming `name`."""
+    def refused(script, args, name, what, status=2):
+        """exit `status` (2: bad input; 3: the output cannot be written) and one line on stderr naming `name`."""
         r = run(script, args)
         lines = r.stderr.strip().splitlines()
-        expect(r.returncode == 2 and len(lines) == 1 and name in lines[0],
-               "{} {}: exit {}, stderr {!r} (wanted 2 and one line naming {})".format(script, what, r.returncode,
-                                                                                       r.stderr, name))
+        expect(r.returncode == status and len(lines) == 1 and name in lines[0],
+               "{} {}: exit {}, stderr {!r} (wanted {} and one line naming {})".format(script, what, r.returncode,
+                                                                                        r.stderr, status, name))
 
     with tempfile.TemporaryDirectory() as d:
         def write(name, text):
@@ -185,7 +185,7 @@ def main():
                                        "-o", out], name, "peak " + value)
         refused("plot_gflops.py", [s04, "-o", os.path.join(d, "out.xyz")], "out.xyz", "-o out.xyz")
         refused("plot_gflops.py", [s04, "-o", os.path.join(d, "no-such-folder", "out.png")], "out.png",
-                "an output in a missing folder")
+                "an output in a missing folder", status=3)
 
         # ---- plot_staircase.py ---------------------------------------------------------------
         s01 = write("s01.csv", harness("01_baseline", "scalar", [(500, 1.0, 0.9), (1000, 1.0, 0.9)]))
@@ -267,18 +267,19 @@ def main():
         fig = plot_roofline.render(plot_roofline.parse(args))
         expect(len(fig.axes) == 2, "plot_roofline.py: one panel per thread count (1 and 2): {}".format(len(fig.axes)))
         one = fig.axes[0]
-        points = [(l.get_xdata()[0], l.get_ydata()[0]) for l in one.lines if l.get_marker() == "o"]
+        points = [(l.get_xdata()[0], l.get_ydata()[0]) for l in one.lines
+                  if l.get_marker() == "o" and len(l.get_xdata())]   # (not the legend's sample)
         # Step 01 at 1.0 GFLOPS, bounded by L2: 2/68 flop/B.
         expect(any(abs(x - 2 / 68) < 1e-6 and abs(y - 1.0) < 1e-9 for x, y in points),
                "plot_roofline.py: no point for step 01 at (2/68 flop/B, 1.0 GFLOPS): {}".format(points))
         expect(len(points) == 4, "plot_roofline.py: 4 one-thread steps, {} points".format(len(points)))
-        roofs = [l for l in one.lines if l.get_marker() != "o" and len(l.get_xdata()) == 2
+        roofs = [l for l in one.lines if list(l.get_xdata()) == list(plot_roofline.X_RANGE)
                  and l.get_ydata()[0] == l.get_ydata()[1]]
         expect(sorted(round(l.get_ydata()[0], 1) for l in roofs) == [8.0, 32.0, 96.0, 160.0],
                "plot_roofline.py: compute roofs should be scalar, sse, avx2, avx512")
         memory = [l.get_label() for l in one.lines if "GB/s" in l.get_label()]
         expect(len(memory) == 4 and "L1 read: 300 GB/s" in memory, "plot_roofline.py: memory roofs {}".format(memory))
-        expect(len([l for l in fig.axes[1].lines if l.get_marker() == "o"]) == 1,
+        expect(len([l for l in fig.axes[1].lines if l.get_marker() == "o" and len(l.get_xdata())]) == 1,
                "plot_roofline.py: the 2-thread panel should hold step 09")
         expect("Roofline" in fig._suptitle.get_text(), "plot_roofline.py: no title")
         # The blocks of the variant that ran come from the CSV's params column where it has one
@@ -353,6 +354,143 @@ def main():
                "plot_blockmap.py: the best cell should be marked")
         refused("plot_blockmap.py", [write("bm2.csv", "\n".join(cells + [cells[1]]) + "\n"), "-o", out], "bm2.csv",
                 "a cell twice")
+
+        # ---- Issue 28: figures that agree with each other ----------------------------------------
+        from matplotlib.colors import to_hex
+        import matplotlib.pyplot as plt
+        import drawing
+        plt.close("all")
+
+        def drawn(ax, label):
+            """The lines of `ax` with this exact label."""
+            return [l for l in ax.lines if l.get_label() == label]
+
+        def look(line):
+            """What tells two lines apart: dash pattern, width, colour."""
+            dashes = getattr(line, "_unscaled_dash_pattern", (0, None))[1]
+            return (line.get_linestyle(), tuple(dashes or ()), line.get_linewidth(), to_hex(line.get_color()))
+
+        blis_mt = write("ref_blis_mt.csv", harness("ref_blis", "blis 0.9.0", [(1000, 260.0, 250.0)], threads=2))
+        # (a) One colour per series, whatever figure it is in and whatever else is drawn there:
+        # step 09 second in its own figure, first in overlay_mt.png, third bar of the staircase,
+        # alone in scaling.png (it was green in one, orange in another, where BLIS was orange).
+        own09 = plot_gflops.render(plot_gflops.parse([s08, s09, "--peak", peak, "-o", out])).axes[0]
+        overlay_mt = plot_gflops.render(plot_gflops.parse([s09, ref_mt, blis_mt, "--peak", peak, "-o", out])).axes[0]
+        stairs = plot_staircase.render(plot_staircase.parse([s01, s08, s09, ref, ref_mt, blis_mt, "-o", out])).axes[0]
+        scaling = plot_scaling.render(plot_scaling.parse([t1, t2, "--peak", peak, "-o", out])).axes[0]
+        colours09 = [to_hex(l.get_color()) for ax in (own09, overlay_mt) for l in drawn(ax, "09_openmp (2 threads)")]
+        colours09 += [to_hex(stairs.patches[2].get_facecolor()), to_hex(drawn(scaling, "09_openmp")[0].get_color())]
+        expect(len(colours09) == 4 and len(set(colours09)) == 1,
+               "palette: step 09 in its figure, overlay_mt, the staircase and scaling: {}".format(colours09))
+        openblas = [to_hex(l.get_color()) for l in overlay_mt.lines if l.get_label().startswith("ref_openblas")]
+        openblas += [to_hex(l.get_color()) for l in stairs.lines if l.get_label().startswith("ref_openblas")]
+        blis = [to_hex(l.get_color()) for ax in (overlay_mt, stairs) for l in ax.lines if l.get_label().startswith("ref_blis")]
+        expect(len(openblas) == 3 and len(set(openblas)) == 1 and len(blis) == 2 and len(set(blis)) == 1,
+               "palette: OpenBLAS {} and BLIS {} in overlay_mt and the staircase".format(openblas, blis))
+        expect(len(set(colours09[:1] + openblas[:1] + blis[:1] +
+                       [to_hex(drawn(own09, "08_avx512_14x32")[0].get_color())])) == 4,
+               "palette: step 09, step 08, OpenBLAS and BLIS should differ")
+        palette = [drawing.series_colour("{:02d}_x".format(n)) for n in range(1, 11)] + \
+            [drawing.series_colour(r) for r in ("ref_openblas", "ref_blis")]
+        expect(len(set(to_hex(c) for c in palette)) == 12, "palette: steps 01-10 and the libraries share colours")
+
+        # (b) One line style per ceiling: the scalar and SSE peaks were the same grey dotted line.
+        overlay = plot_gflops.render(plot_gflops.parse([s04, s05, s08, "--log", "--peak", peak, "-o", out])).axes[0]
+        ceilings = {isa: look(l) for l in overlay.lines for isa in ("scalar", "sse", "avx512")
+                    if "{} peak".format(isa) in l.get_label()}
+        expect(len(ceilings) == 3 and len(set(ceilings.values())) == 3,
+               "overlay: the scalar, SSE and AVX-512 peaks should each have a style: {}".format(ceilings))
+        styles = [tuple(sorted((k, str(v)) for k, v in drawing.ceiling_style(isa, many).items()))
+                  for isa in ("scalar", "sse", "avx", "avx2", "avx512") for many in (False, True)]
+        expect(len(set(styles)) == len(styles), "drawing.ceiling_style: two ceilings look alike")
+        # The all-core peak is not the one-thread one (step 09's figure has both), and the same
+        # ceiling looks the same on the staircase as in a curve figure.
+        mt_lines = [look(l) for l in own09.lines if "avx512 peak" in l.get_label()]
+        expect(len(mt_lines) == 2 and mt_lines[0] != mt_lines[1],
+               "step 09's figure: the 1-thread and 2-thread AVX-512 peaks should differ: {}".format(mt_lines))
+        stairs_peak = plot_staircase.render(plot_staircase.parse([s01, s08, "--peak", peak, "-o", out])).axes[0]
+        one_stairs = [look(l) for l in stairs_peak.lines if l.get_label().startswith("measured avx512 peak, 1 thread")]
+        expect(one_stairs == [ceilings.get("avx512")],
+               "the 1-thread AVX-512 peak: {} on the staircase, {} in the overlay".format(one_stairs, ceilings.get("avx512")))
+
+        # (e) Step 09's n = 100 on one thread: in its curve, ringed, the legend saying why, and
+        # its own ceiling (the one-thread peak) drawn beside it.
+        alone = plot_gflops.render(plot_gflops.parse([s09, "--peak", peak, "-o", out])).axes[0]
+        curve = drawn(alone, "09_openmp (2 threads)")
+        rings = [l for l in alone.lines if "ran on 1 thread" in l.get_label()]
+        expect(len(curve) == 1 and list(curve[0].get_xdata()) == [100, 1000],
+               "step 09: n = 100 (1 thread) belongs to its curve: {}".format([l.get_label() for l in alone.lines]))
+        expect(len(rings) == 1 and list(rings[0].get_xdata()) == [100] and list(rings[0].get_ydata()) == [50.0]
+               and "too small to share" in rings[0].get_label() and rings[0].get_markerfacecolor() == "white",
+               "step 09: n = 100 on one thread should be ringed and said why: {}".format([l.get_label() for l in alone.lines]))
+        expect(any("avx512 peak, 1 thread" in l.get_label() and list(l.get_ydata()) == [160.0, 160.0]
+                   for l in alone.lines), "step 09: no one-thread ceiling beside its one-thread point")
+
+        plt.close("all")
+        # (c) bandwidth.png: the level labels of three thread counts whose L1 points are a few %
+        # apart do not cover each other (nor the legend).
+        close = write("bw_close.csv", "kind,bytes,threads,gbps,level,isa\n"
+                                      "read,24576,1,300.0,L1,avx512\nread,24576,2,310.0,L1,avx512\n"
+                                      "read,24576,4,305.0,L1,avx512\nread,1048576,1,120.0,L2,avx512\n"
+                                      "read,1048576,2,125.0,L2,avx512\nread,1048576,4,240.0,L2,avx512\n")
+        fig = plot_bandwidth.render(plot_bandwidth.parse([close, "-o", out]))
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        names = [t for t in fig.axes[0].texts if t.get_text().startswith(("L1 ", "L2 "))]
+        boxes = [t.get_window_extent(renderer) for t in names]
+        boxes.append(fig.axes[0].get_legend().get_window_extent(renderer))
+        overlaps = [(names[i].get_text(), j < len(names) and names[j].get_text() or "legend")
+                    for i in range(len(names)) for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
+        expect(len(names) == 6 and not overlaps, "bandwidth.png: {} labels, overlapping: {}".format(len(names), overlaps))
+
+        # (d) The roofline: a point, the dotted line to its bound and the caption come from the
+        # same numbers. Step 01 is bound by L2 with bandwidth.csv as it is, by DRAM when DRAM is
+        # slow; step 08 by its ISA's peak. Whatever the caption names must be what the drawing
+        # shows: of the step's points (one per level, each at its intensity against that level),
+        # the one nearest below its own roof is the large one, in the colour of the bound.
+        slow = write("bw_slow.csv", BANDWIDTH.replace("read,1090519040,1,12.0,DRAM", "read,1090519040,1,0.01,DRAM"))
+        level_of = {to_hex(c): lv for lv, c in plot_roofline.LEVEL_COLOURS.items()}
+        for bw_file, step_csv, gflops, expected in ((bandwidth, s01, 1.0, "L2"), (slow, s01, 1.0, "DRAM"),
+                                                    (bandwidth, s08, 110.0, "compute")):
+            fig = plot_roofline.render(plot_roofline.parse([step_csv, "--peak", peak, "--bandwidth", bw_file,
+                                                            "--cpuinfo", cpuinfo, "-o", out]))
+            ax = fig.axes[0]
+            what = "roofline, {} with {}".format(os.path.basename(step_csv), os.path.basename(bw_file))
+            roof_of = {l.get_label().split()[0]: l.get_ydata()[0] / l.get_xdata()[0]
+                       for l in ax.lines if "GB/s" in l.get_label()}
+            big = [l for l in ax.lines if l.get_marker() == "o" and len(l.get_xdata()) and l.get_ydata()[0] == gflops]
+            hollow = [(x, level_of[to_hex(e)]) for c in ax.collections
+                      for (x, y), e in zip(c.get_offsets(), c.get_edgecolors()) if y == gflops]
+            caption_lines = [line for t in ax.texts for line in t.get_text().splitlines()
+                             if line.startswith(os.path.basename(step_csv)[1:3] + " ")]
+            if len(big) != 1 or len(caption_lines) != 1:
+                expect(False, "{}: {} points, captions {}".format(what, len(big), caption_lines))
+                continue
+            x = big[0].get_xdata()[0]
+            colour = to_hex(big[0].get_color())
+            # Each level's roof at its own point: the large point's level is the lowest.
+            at = dict((lv, roof_of[lv] * hx) for hx, lv in hollow)
+            level = level_of.get(colour)
+            riser = [l for l in ax.lines if len(l.get_xdata()) == 2 and l.get_xdata()[0] == l.get_xdata()[1] == x]
+            if expected == "compute":
+                own = 160.0
+                expect(colour == to_hex(plot_roofline.COMPUTE_COLOUR) and "bound by the avx512 peak" in caption_lines[0]
+                       and riser and abs(riser[0].get_ydata()[1] - own) < 1e-6,
+                       "{}: should be bound by the avx512 peak (160): colour {}, caption {!r}".format(
+                           what, colour, caption_lines[0]))
+                continue
+            if level is None:
+                expect(False, "{}: the point's colour {} is no level's; caption {!r}".format(what, colour, caption_lines[0]))
+                continue
+            at[level] = roof_of[level] * x
+            lowest = min(at, key=at.get)
+            expect(level == expected == lowest and "bound by {} (".format(expected) in caption_lines[0]
+                   and " vs {} ".format(expected) in caption_lines[0],
+                   "{}: the point's colour says {}, the lowest roof at the step's points is {} ({}), the caption "
+                   "says {!r}; expected {}".format(what, level, lowest, at, caption_lines[0], expected))
+            expect(riser and abs(riser[0].get_ydata()[1] - at[expected]) < 1e-6 * at[expected],
+                   "{}: the dotted line should end at the {} roof, {}: {}".format(
+                       what, expected, at.get(expected), [list(r.get_ydata()) for r in riser]))
 
     for f in failures:
         print("FAIL:", f)

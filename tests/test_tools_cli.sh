@@ -80,5 +80,78 @@ expect 0 "$new_step" 12 whole --from 04_unroll_4x4
 [[ -f $work/steps/12_whole/CMakeLists.txt ]] && grep -qx "add_subdirectory(12_whole)" "$work/steps/CMakeLists.txt" ||
   { echo "FAIL: new_step.sh did not make steps/12_whole" >&2; failed=$((failed + 1)); }
 
+# run_all.sh and results/, in a scratch copy with a stand-in cmake (nothing is built): a
+# results/ it cannot write is exit 3 with one line, before building; so is a second run while
+# one is going; the lock goes with the run that held it, whether it fails or is interrupted.
+co=$tmp/run_all
+mkdir -p "$co/fake" && cp -R "$src/tools" "$src/run_all.sh" "$co/"
+# The stand-in: says it started (configuring is the first thing a build does), waits
+# $FAKE_CMAKE_WAIT seconds, fails.
+printf '#!/bin/sh\ntouch "%s/started.$FAKE_CMAKE_WAIT"\nsleep "$FAKE_CMAKE_WAIT"\nexit 1\n' "$co" > "$co/fake/cmake"
+chmod +x "$co/fake/cmake"
+run_all_co() { env PATH="$co/fake:$PATH" FAKE_CMAKE_WAIT="$1" "$co/run_all.sh" --no-install --build "$co/build"; }
+expect_3() {   # TEXT COMMAND...: exit 3 and one line on stderr that says TEXT
+  local says=$1 rc=0; shift
+  "$@" > "$tmp/out" 2> "$tmp/err" < /dev/null || rc=$?
+  if [[ $rc != 3 || $(wc -l < "$tmp/err") != 1 ]] || ! grep -q "$says" "$tmp/err"; then
+    echo "FAIL: exit $rc, want 3 and one line saying '$says': ${*#$src/}" >&2
+    cat "$tmp/err" >&2
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+mkdir -p "$co/results" && chmod 555 "$co/results"
+readonly_user=()   # root writes in a read-only folder: run as nobody there
+if [[ $(id -u) = 0 ]] && command -v setpriv > /dev/null; then chmod 755 "$tmp"; readonly_user=("${nobody[@]}"); fi
+if [[ $(id -u) != 0 || ${#readonly_user[@]} != 0 ]]; then
+  expect_3 "results: cannot write there" "${readonly_user[@]}" env PATH="$co/fake:$PATH" FAKE_CMAKE_WAIT=0 \
+    "$co/run_all.sh" --no-install --build "$tmp/build_ro"
+  [[ ! -e $co/started.0 ]] || { echo "FAIL: run_all.sh built before finding results/ read-only" >&2; failed=$((failed + 1)); }
+fi
+chmod 755 "$co/results"
+# A first run, building (for 30 s, unless interrupted), in a process group of its own as a
+# terminal gives it: a second run is refused at once. A background job starts with SIGINT
+# ignored; env --default-signal (coreutils 8.31+) gives it back, else SIGTERM stands in.
+ctrl_c=(--default-signal=INT) signal=INT
+env "${ctrl_c[@]}" true 2> /dev/null || ctrl_c=() signal=TERM
+setsid env "${ctrl_c[@]}" PATH="$co/fake:$PATH" FAKE_CMAKE_WAIT=30 "$co/run_all.sh" --no-install --build "$co/build" \
+  > "$tmp/first.out" 2>&1 < /dev/null &
+first=$!
+for ((i = 0; i < 100; ++i)); do [[ -e $co/started.30 ]] && break; sleep 0.1; done
+if [[ -e $co/started.30 ]]; then
+  expect_3 "another run_all.sh is writing" run_all_co 0
+  [[ ! -e $co/started.0 ]] || { echo "FAIL: a second run_all.sh started building" >&2; failed=$((failed + 1)); }
+  kill -"$signal" -- -"$first"   # Ctrl-C: to the whole group
+  wait "$first"
+  expect 1 run_all_co 0    # past the lock: the stand-in cmake fails ...
+  expect 1 run_all_co 0    # ... and that failed run left no lock either
+else
+  echo "FAIL: the first run_all.sh never started building: $(cat "$tmp/first.out")" >&2
+  failed=$((failed + 1))
+  kill -- -"$first" 2> /dev/null
+fi
+
+# An option given twice: refused with one line naming it (tools/args.sh's refuse_repeats), as
+# the executables refuse it; --help still wins.
+for tool in "$src/run_all.sh --no-install" "$src/tools/grade.sh 5" "$src/tools/bench_vs_openblas.sh" \
+            "$src/tools/ablation.sh" "$src/tools/merge_rounds.sh" "$new_step 13 twice"; do
+  # shellcheck disable=SC2086
+  expect 2 $tool --build "$tmp/a" --build="$tmp/b"
+  grep -q -- "--build: given twice" "$tmp/err" || { echo "FAIL: ${tool#$src/}: not 'given twice': $(cat "$tmp/err")" >&2; failed=$((failed + 1)); }
+  # shellcheck disable=SC2086
+  expect 0 $tool --build "$tmp/a" --build "$tmp/b" --help
+done
+[[ ! -d $work/steps/13_twice ]] || { echo "FAIL: new_step.sh made a step despite a repeated option" >&2; failed=$((failed + 1)); }
+
+# ablation.sh --report checks the whole CSV before printing anything: a bad number on the last
+# line is exit 2 and one line, with no table before it.
+if command -v python3 > /dev/null; then
+  printf 'study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall\n%s\n%s\n' \
+    "off,0,step 10,--kernel avx512,500,80.0,79.0,78.0,80.0" "off,1,no FMA,--no-fma 1,500,fast,1,1,1" > "$tmp/ablation.csv"
+  expect 2 "$src/tools/ablation.sh" --report "$tmp/ablation.csv" --out "$tmp/ablation_out"
+  [[ ! -s $tmp/out ]] || { echo "FAIL: ablation.sh --report printed before refusing: $(cat "$tmp/out")" >&2; failed=$((failed + 1)); }
+fi
+
 echo "tools command lines: $passed passed, $failed failed"
 [[ $failed == 0 ]]

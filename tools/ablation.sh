@@ -26,30 +26,46 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+prog=ablation.sh
+source "$root/tools/args.sh"
+if wants_help "$@"; then sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+refuse_repeats "$@"
 build="$root/build" sizes="500,1000,1500" rounds=3 reps=3 out="$root/results" report=""
-usage() { echo "ablation.sh: $*" >&2; exit 2; }
-whole() { [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || usage "$1 '$2': not a whole number from 1 to 9999"; }
+whole() { [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "$1 '$2': not a whole number from 1 to 9999"; }
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --build|--sizes|--rounds|--reps|--out|--report) [[ $# -ge 2 && $2 != --* ]] || usage "$1 needs a value" ;;&
-    --report) [[ -r $2 ]] || usage "--report '$2': no such readable file"; report=$2; shift 2 ;;
+    --build|--sizes|--rounds|--reps|--out|--report) [[ $# -ge 2 && $2 != --* ]] || usage_error "$1 needs a value" ;;&
+    --report) [[ -r $2 ]] || usage_error "--report '$2': no such readable file"; report=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
-    --sizes) [[ $2 =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || usage "--sizes '$2': not a list of sizes such as 500,1000"
+    --sizes) [[ $2 =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || usage_error "--sizes '$2': not a list of sizes such as 500,1000"
              sizes=$2; shift 2 ;;
     --rounds) whole "$1" "$2"; rounds=$2; shift 2 ;;
     --reps) whole "$1" "$2"; reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) usage "unknown option '$1' (see --help)" ;;
+    *) usage_error "unknown option '$1' (see --help)" ;;
   esac
 done
 
-mkdir -p "$out" || usage "--out '$out': cannot create it"
-[[ -w $out ]] || usage "--out '$out': not writable"
+mkdir -p "$out" || usage_error "--out '$out': cannot create it"
+[[ -w $out ]] || usage_error "--out '$out': not writable"
 
-# report CSV: both tables and the figure.
+# report CSV: both tables and the figure. The CSV is checked whole first, by plot_ablation.py's
+# own reader (columns, numbers, studies; standard library only), so a bad file is one line and
+# exit 2 with no half-made table printed before it.
 report() {
   local csv=$1
+  if command -v python3 > /dev/null; then
+    python3 - "$root/plots" "$csv" << 'EOF' || exit 2
+import sys
+sys.path.insert(0, sys.argv[1])
+import plot_ablation
+from harness_csv import InputError
+try:
+    plot_ablation.load(sys.argv[2])
+except InputError as e:
+    sys.exit("ablation.sh: " + str(e))
+EOF
+  fi
   awk -F, '
     NR == 1 { if ($6 != "gflops") { print "ablation.sh: " FILENAME ": not an ablation CSV" > "/dev/stderr"; exit 2 }; next }
     { if (!($5 in seen_n)) { seen_n[$5] = 1; ns[++nn] = $5 }
@@ -92,7 +108,7 @@ fi
 # step 10 (a parallel step: on one thread, its serial nest, the thread that probe times);
 # else the step executables with --threads 1, timed by the wall clock.
 probe="$build/bin/probe" exe10="$build/bin/step10_tuned"
-[[ -x $exe10 ]] || usage "$exe10 not built (cmake --build $build)"
+[[ -x $exe10 ]] || usage_error "$exe10 not built (cmake --build $build)"
 clock="wall clock" runner=exe
 rc=0
 OMP_NUM_THREADS=1 "$probe" 10 --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
@@ -175,7 +191,7 @@ if [[ " ${kernels[*]} " == *" avx2 "* ]]; then
   )
 fi
 
-cpu=$(($(nproc) - 1))
+cpu=$(($(usable_cpus) - 1))
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "ablation.sh: ${#runs[@]} runs x $rounds rounds at n = $sizes, kernels ${kernels[*]}, one thread pinned to CPU $cpu ($(

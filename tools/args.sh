@@ -29,3 +29,64 @@ check_count() {
   [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || usage_error "$1 '$2': not a positive whole number"
   (( 10#$2 <= $3 )) || usage_error "$1 '$2': must be from 1 to $3"
 }
+
+# find_writer BUILD_DIR: sets $writer to the project's one safe writer for the shell tools,
+# BUILD_DIR/bin/write_file (gemm::OutputFile: `write_file PATH < text` replaces PATH atomically,
+# following a symbolic link; exit 3 with one line when it cannot). Exit 2 when it is not built.
+find_writer() {
+  writer="$1/bin/write_file"
+  [[ -x $writer ]] || usage_error "$writer: not built (cmake --build $1 --target write_file)"
+}
+
+# write_out FILE: stdin to FILE through $writer. When it cannot: its one line, naming this
+# program, and the writer's exit status (3: not writable).
+write_out() {
+  local error rc=0
+  error=$("$writer" -- "$1" 2>&1 > /dev/null) || rc=$?
+  [[ $rc == 0 ]] && return 0
+  error=${error%%$'\n'*}
+  echo "$prog: ${error#write_file: }" >&2
+  exit "$rc"
+}
+
+# writable_folder DIR: makes DIR when it is missing and checks that a file can be made in it;
+# exit 3 with one line when not, so that a run finds out before building or measuring.
+writable_folder() {
+  local probe
+  mkdir -p "$1" 2> /dev/null && probe=$(mktemp "$1/.writable.XXXXXX" 2> /dev/null) && rm -f "$probe" ||
+    { echo "$prog: $1: cannot write there (read-only, or not a folder)" >&2; exit 3; }
+}
+
+# The harness's limits (common/src/cli.cpp), so that a script refuses before building what the
+# programs would refuse after it: sizes up to kMaxSize, read from the header that defines it,
+# and threads up to 4 per CPU this process may use, counted as the harness counts them (nproc
+# without OMP_NUM_THREADS and OMP_THREAD_LIMIT, which it would obey). tests/test_grade.sh
+# checks both against a built step.
+harness_max_size() {
+  local header max
+  header="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/common/include/gemm/harness.hpp"
+  max=$(sed -n 's/^constexpr int kMaxSize = \([0-9][0-9]*\);.*/\1/p' "$header" 2> /dev/null)
+  [[ -n $max ]] || { echo "$prog: no kMaxSize in $header" >&2; exit 2; }
+  echo "$max"
+}
+harness_max_threads() {
+  echo $((4 * $(usable_cpus)))
+}
+# usable_cpus: the CPUs this process may use, as the programs count them. Not plain nproc,
+# which prints OMP_NUM_THREADS when it is set (OMP_NUM_THREADS=999 nproc says 999).
+usable_cpus() {
+  env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2> /dev/null || echo 1
+}
+
+# refuse_repeats ARGS...: a usage error when an option (a word starting with --, up to any =)
+# is given twice, rather than one of the two silently winning (the rule of every program here).
+refuse_repeats() {
+  local arg seen=" "
+  for arg in "$@"; do
+    [[ $arg == --* ]] || continue
+    arg=${arg%%=*}
+    [[ $seen == *" $arg "* ]] && usage_error "$arg: given twice"
+    seen+="$arg "
+  done
+  return 0
+}

@@ -3,12 +3,17 @@
 # kernels for this CPU (the runners choose and name them: see `build/bin/ref_openblas --kernels`),
 # and the lessons beside it: step 08 on one thread, step 09 on all of them.
 #
-#   tools/bench_vs_openblas.sh [--build DIR] [--reps N] [--rounds N] [--sizes LIST] [--peak CSV] [--rt]
+#   tools/bench_vs_openblas.sh [--build DIR] [--reps N] [--rounds N] [--sizes LIST] [--peak CSV] [--rt] [--busy]
 #
 # Table 1, one thread: OpenBLAS, BLIS, step 10 --threads 1 (its best variant), the ratios, %
 # of the one-core peak, and step 08 (the lesson) with its ratio to OpenBLAS; then step 10
-# --kernel avx2 against OpenBLAS's own AVX2 kernels (OPENBLAS_CORETYPE=Haswell). Table 2, all
-# usable CPUs: OpenBLAS, BLIS, step 10 and step 09 (the lesson) on every thread.
+# --kernel avx2 against OpenBLAS's own AVX2 kernels (OPENBLAS_CORETYPE=Haswell) and BLIS's
+# (BLIS_ARCH_TYPE=haswell), where the CPU has AVX-512. Table 2, all usable CPUs: OpenBLAS, BLIS,
+# step 10 and step 09 (the lesson) on every thread, and the same AVX2 comparison on every thread.
+# --busy adds table 3: a spin loop holds CPU 0 while step 10 runs 20 times on every thread and
+# each library 5 times, at n = 100, 200, 400 and 1000, 3 reps each (never at real-time priority,
+# which would take the core from the spin loop); it gives step 10's worst run over each
+# library's median run.
 # Every size is run by each contender one right after the other (a noisy neighbour hurts all
 # alike), pinned with taskset, best of --reps (20 x --reps below 512, where one product takes
 # microseconds); --rounds repeats everything and keeps each figure's best round, and the
@@ -24,7 +29,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 prog=bench_vs_openblas.sh
 source "$root/tools/args.sh"
 if wants_help "$@"; then sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
-build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=()
+refuse_repeats "$@"
+build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=() busy=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) build=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
@@ -35,6 +41,7 @@ while [[ $# -gt 0 ]]; do
                usage_error "--sizes '$sizes': not a list of sizes such as 512,1024" ;;
     --peak) peak_csv=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
     --rt) rt=(chrt -f 1); shift ;;
+    --busy) busy=1; shift ;;
     *) usage_error "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -57,20 +64,21 @@ done
 have_blis=0; [[ -x "$bin/ref_blis" ]] && have_blis=1
 IFS=, read -r -a size_list <<< "$sizes"
 
-ncpu=$(nproc)
+ncpu=$(usable_cpus)
 cpu1=$((ncpu - 1))                       # one thread: the last CPU
 cpuall=0-$cpu1                           # all threads: every CPU
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+spinner=""
+trap '[[ -n $spinner ]] && kill "$spinner" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: append "label size gflops_best kernel" to $tmp/results
 run() {
   local label=$1 threads=$2 size=$3; shift 3
   local envs=()
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
-  local cpus=$cpu1 size_reps=$reps csv="$tmp/$label.$size.csv"
+  local cpus=$cpu1 size_reps=${fixed_reps:-$reps} csv="$tmp/$label.$size.csv"
   [[ $threads -gt 1 ]] && cpus=$cpuall
-  [[ $size -lt 512 ]] && size_reps=$((reps * 20))
+  [[ $size -lt 512 && -z ${fixed_reps-} ]] && size_reps=$((reps * 20))
   # OpenMP's threads are bound one per core; the libraries' own pools are left unbound
   # (they would inherit the first OpenMP thread's binding: one core for all of them).
   local bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
@@ -81,7 +89,7 @@ run() {
                                                  cat "$tmp/stderr" >&2; exit 1; }
   awk -F, -v label="$label" -v size="$size" -v round="$r" '
     NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    { k = $col["kernel"]; gsub(/ /, "~", k); print label, size, $col["gflops_best"], k, round }' "$csv" >>"$tmp/results"
+    { k = $col["kernel"]; gsub(/ /, "~", k); print label, size, $col["gflops_best"], k, round }' "$csv" >>"${results_file:-$tmp/results}"
 }
 
 for ((r = 0; r < rounds; ++r)); do
@@ -96,6 +104,7 @@ for ((r = 0; r < rounds; ++r)); do
     run step08 1 "$size" -- "$bin/step08_avx512_14x32"
     run openblas_avx2 1 "$size" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
     run step10_avx2 1 "$size" -- "$bin/step10_tuned" --kernel avx2
+    if [[ $have_blis = 1 ]]; then run blis_avx2 1 "$size" BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"; fi
   done
   if [[ $ncpu -ge 2 ]]; then
     for size in "${size_list[@]}"; do
@@ -103,9 +112,30 @@ for ((r = 0; r < rounds; ++r)); do
       [[ $have_blis = 1 ]] && run blisN "$ncpu" "$size" -- "$bin/ref_blis"
       run step10N "$ncpu" "$size" -- "$bin/step10_tuned"
       run step09 "$ncpu" "$size" -- "$bin/step09_openmp"
+      run openblas_avx2N "$ncpu" "$size" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
+      if [[ $have_blis = 1 ]]; then run blis_avx2N "$ncpu" "$size" BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"; fi
+      run step10_avx2N "$ncpu" "$size" -- "$bin/step10_tuned" --kernel avx2
     done
   fi
 done
+
+# Table 3: one core busy. Each run is one result (best of 3 reps); the step's worst run is
+# compared with each library's median run, all under the same spin loop.
+if [[ $busy = 1 && $ncpu -ge 2 ]]; then
+  taskset -c 0 bash -c 'while :; do :; done' & spinner=$!
+  saved_rt=("${rt[@]}"); rt=(); fixed_reps=3; results_file="$tmp/busy"
+  for size in 100 200 400 1000; do
+    for ((r = 0; r < 20; ++r)); do
+      if ((r % 4 == 0)); then
+        run openblasN "$ncpu" "$size" -- "$bin/ref_openblas"
+        if [[ $have_blis = 1 ]]; then run blisN "$ncpu" "$size" -- "$bin/ref_blis"; fi
+      fi
+      run step10N "$ncpu" "$size" -- "$bin/step10_tuned"
+    done
+  done
+  kill "$spinner"; wait "$spinner" 2>/dev/null || true; spinner=""
+  rt=("${saved_rt[@]}"); unset fixed_reps results_file
+fi
 
 peak1="-" peakN="-" peak_isa="-"
 peak_files=("$tmp"/peak.*.csv)
@@ -125,7 +155,7 @@ if [[ -f ${peak_files[0]} ]]; then
           print w, one, all }' "${peak_files[@]}")
 fi
 
-echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $(nproc) CPUs; best of $reps reps (x20 below 512) x $rounds round(s)${rt:+, at real-time priority}; GFLOPS"
+echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $ncpu CPUs; best of $reps reps (x20 below 512) x $rounds round(s)${rt:+, at real-time priority}; GFLOPS"
 awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
   { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4; per_round[$1, $2, $5] = $3
     if ($5 + 1 > rounds) rounds = $5 + 1 }
@@ -157,13 +187,45 @@ awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$
     }
     if (cnt) printf "step 10: mean ratio to OpenBLAS over n >= 512: %.3f; worst ratio: %.3f\n", sum_r / cnt, worst
   }
+  # Step 10 --kernel avx2 against the AVX2 kernels of the libraries (forced), same threads.
+  function avx2_table(threads, ob, bl, ours,   i) {
+    printf "\nStep 10 --kernel avx2 against OpenBLAS (Haswell) and BLIS (haswell) AVX2 kernels, %s\n", threads
+    printf "| n | OpenBLAS Haswell | BLIS haswell | step 10 avx2 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS |\n|---|---|---|---|---|---|---|\n"
+    for (i = 1; i <= k; ++i)
+      printf "| %d | %s | %s | %s | %s | %s | %s |\n", s[i], cell(g[ob, s[i]]), blis ? cell(g[bl, s[i]]) : "-", cell(g[ours, s[i]]),
+             ratio(g[ours, s[i]], g[ob, s[i]]), paired(ours, ob, s[i]), blis ? ratio(g[ours, s[i]], g[bl, s[i]]) : "-"
+  }
   END {
     table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak " peak1 " GFLOPS)", "openblas1", "blis1", "step10", "step08", "step 08", peak1, sizes)
-    printf "\nStep 10 --kernel avx2 against OpenBLAS AVX2 (Haswell) kernels, 1 thread\n| n | OpenBLAS Haswell | step 10 avx2 | ratio | ratio, median of rounds |\n|---|---|---|---|---|\n"
     k = split(sizes, s, ",")
-    for (i = 1; i <= k; ++i) printf "| %d | %s | %s | %s | %s |\n", s[i], cell(g["openblas_avx2", s[i]]), cell(g["step10_avx2", s[i]]), ratio(g["step10_avx2", s[i]], g["openblas_avx2", s[i]]), paired("step10_avx2", "openblas_avx2", s[i])
-    if (("openblasN", s[1]) in g)
+    avx2_table("1 thread", "openblas_avx2", "blis_avx2", "step10_avx2")
+    if (("openblasN", s[1]) in g) {
       table("Step 10, and step 09 (the lesson), " n " threads (peak " peakN " GFLOPS)", "openblasN", "blisN", "step10N", "step09", "step 09", peakN, sizes)
+      avx2_table(n " threads", "openblas_avx2N", "blis_avx2N", "step10_avx2N")
+    }
     printf "\nkernels: OpenBLAS %s; BLIS %s; step 10 %s (avx2 run: %s); step 08 %s; step 09 %s; OpenBLAS AVX2 run: %s\n",
-      kern["openblas1"], blis ? kern["blis1"] : "not built", kern["step10"], kern["step10_avx2"], kern["step08"], kern["step09"], kern["openblas_avx2"]
+      kern["openblas1"], blis ? kern["blis1"] : "not built", kern["step10"], kern["step10_avx2"], kern["step08"], kern["step09"], kern["openblas_avx2"] (blis ? "; BLIS AVX2 run: " kern["blis_avx2"] : "")
   }' "$tmp/results" | tr "~" " "
+
+if [[ -s $tmp/busy ]]; then
+  awk -v blis="$have_blis" -v n="$ncpu" '
+    { v[$1, $2, ++c[$1, $2]] = $3; sizes[$2] = 1 }
+    function sorted_at(label, size, q,   m, i, j, t, x) {   # the q-th quantile (0 worst, 0.5 median)
+      m = c[label, size]; if (m == 0) return ""
+      for (i = 1; i <= m; ++i) x[i] = v[label, size, i]
+      for (i = 2; i <= m; ++i) for (j = i; j > 1 && x[j - 1] > x[j]; --j) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+      return q == 0 ? x[1] : (m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2)
+    }
+    function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
+    function cell(x) { return x == "" ? "-" : sprintf("%.1f", x) }
+    END {
+      printf "\nOne core busy (a spin loop on CPU 0), %d threads: step 10 worst of 20 runs, the libraries median of 5\n", n
+      printf "| n | OpenBLAS median | BLIS median | step 10 worst | step 10 median | worst vs OpenBLAS | worst vs BLIS |\n|---|---|---|---|---|---|---|\n"
+      split("100 200 400 1000", list, " ")
+      for (i = 1; i <= 4; ++i) {
+        z = list[i]; o = sorted_at("openblasN", z, 0.5); b = sorted_at("blisN", z, 0.5); w = sorted_at("step10N", z, 0)
+        printf "| %d | %s | %s | %s | %s | %s | %s |\n", z, cell(o), blis ? cell(b) : "-", cell(w), cell(sorted_at("step10N", z, 0.5)),
+               ratio(w, o), blis ? ratio(w, b) : "-"
+      }
+    }' "$tmp/busy"
+fi

@@ -3,58 +3,128 @@
 kc x mc, and write one CSV row per cell, the step's own choice among them.
 
     tools/block_map.py EXE [--size N] [--kc LIST] [--mc LIST] [--fine] [--reps N] [--rounds N]
-                       [--threads N] [--cpu N|none] [--csv OUT.csv]
+                       [--threads N] [--kernel NAME] [--cpu N|none] [--csv OUT.csv]
 
 EXE is a step executable with --kc and --mc (steps 06-10: build/bin/step08_avx512_14x32).
-A step that also has --one-slice (step 10, where --kc alone would turn it off) gets its own
---one-slice in every cell, so that its own cell is the step as it runs by default. --threads
-N is passed on (step 10's map: --threads 1).
-The grid is the step's default (what `EXE --help` says it uses here) times 1/4, 1/2, 1 and
-2 for each (--fine: every half power of two from 1/4 to 2, 7 x 7 runs instead of 4 x 4),
-kc in multiples of 16, mc of 4, none above the size but the default itself; --kc and --mc
-give lists instead. Every run is verified. --rounds N sweeps the grid N times, one round
-after the other, and keeps each cell's best (a noisy spell on a shared machine then spoils
-a cell of one round, not the map). The runs are pinned to one CPU (the last this process
-may use; --cpu none leaves them to the scheduler).
-CSV: step,n,kc,mc,default,gflops_best,gflops_median,verified,kernel,cpu,uarch
-(default = 1 in the cell of the step's own kc and mc). plots/plot_blockmap.py draws it.
+What the step runs here comes from the step itself, not from its --help: a first run at a
+tiny size, with --kernel and --threads as given, reports in its CSV's params column the
+blocks of the kernel that really runs (an AVX2-only CPU runs step 08's AVX2 kernel, whose
+blocks are not the AVX-512 kernel's; GEMM_CACHES=L1D,L2,L3 in the environment emulates
+another cache hierarchy). The grid is those defaults times 1/4, 1/2, 1 and 2 for each
+(--fine: every half power of two from 1/4 to 2, 7 x 7 runs instead of 4 x 4), in multiples of
+what the step rounds a block to (mc to the kernel's rows: 6 for AVX2, 14 for AVX-512; else kc
+in multiples of 16, mc of 4), none above the size but the default itself; --kc and --mc give
+lists instead. Every value is first run at a tiny size to learn what the step makes of it, so
+the labels are the blocks that ran (--mc 28 runs as 30 on AVX2), and two values that run alike
+are one cell. The step's own cell runs with no block option at all: it is the step as it
+runs by default (and it is outlined in the figure). The other cells get --kc and --mc, and a
+step that also has --one-slice (step 10, where --kc alone would turn it off) gets its own
+depth, so that only the blocks change. --threads N and --kernel NAME are passed on.
+Every run is verified. --rounds N sweeps the grid N times, one round after the other, and
+keeps each cell's best (a noisy spell on a shared machine then spoils a cell of one round,
+not the map). The runs are pinned to one CPU (the last this process may use; --cpu none
+leaves them to the scheduler).
+CSV: step,n,kc,mc,default,gflops_best,gflops_median,verified,kernel,cpu,uarch,params
+(default = 1 in the cell of the step's own kc and mc; params: the step's, as it ran), written
+by plots/output_file.py: replaced whole at the end, never in place; its path is checked
+before any run. plots/plot_blockmap.py draws it.
 Exit status: 0; 1 when some run failed or failed verification (its row says verified=0);
-2 usage error (one line naming the option).
+2 usage error (one line naming the option; a size above the harness's limit included), or
+one the step found; 3 the CSV cannot be written, or the step ran out of memory; 77 the CPU
+lacks what the step (or its --kernel) needs.
 """
 import argparse
 import csv
+import io
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+from output_file import OutputError, check, write  # noqa: E402  (plots/output_file.py)
+
 COARSE = (0.25, 0.5, 1.0, 2.0)
 FINE = (0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0)
-COLUMNS = ["step", "n", "kc", "mc", "default", "gflops_best", "gflops_median", "verified", "kernel", "cpu", "uarch"]
+COLUMNS = ["step", "n", "kc", "mc", "default", "gflops_best", "gflops_median", "verified", "kernel", "cpu", "uarch",
+           "params"]
+PROBE_SIZE = 16        # the tiny runs that ask the step what it makes of a block size
+HARNESS = os.path.join(ROOT, "common", "include", "gemm", "harness.hpp")
 
 
-class UsageError(Exception):
-    pass
+class Failure(Exception):
+    """A reason to stop, with its exit status."""
+    def __init__(self, status, text):
+        super().__init__(text)
+        self.status = status
 
 
-def defaults(exe):
-    """{'kc': N, 'mc': N[, 'one-slice': N]}: the values the step uses here, from its --help."""
+def usage(text):
+    return Failure(2, text)
+
+
+def largest_size():
+    """The harness's kMaxSize (common/include/gemm/harness.hpp), which every step refuses to
+    exceed; None when the header is not there (the step then refuses it at its first run)."""
     try:
-        text = subprocess.run([exe, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              universal_newlines=True, timeout=60).stdout
-    except OSError as e:
-        raise UsageError("{}: cannot run ({})".format(exe, e.strerror))
-    found = {}
-    for name in ("kc", "mc"):
-        match = re.search(r"--{} N .*\(here: (\d+);".format(name), text)
-        if not match:
-            raise UsageError("{}: no --{} tunable (steps 06-10 have --kc and --mc)".format(exe, name))
-        found[name] = int(match.group(1))
-    match = re.search(r"--one-slice N .*\(here: (\d+);", text)
-    if match:
-        found["one-slice"] = int(match.group(1))
-    return found
+        with open(HARNESS) as f:
+            match = re.search(r"constexpr int kMaxSize = (\d+);", f.read())
+    except OSError:
+        return None
+    return int(match.group(1)) if match else None
+
+
+def tunables(text):
+    """{name: value} of a params column ("mc=48 kc=1360 nc=..."), as plots/harness_csv.py reads it."""
+    out = {}
+    for item in (text or "").split():
+        name, _, value = item.partition("=")
+        if name and value.isdigit():
+            out[name] = int(value)
+    return out
+
+
+class Step:
+    """The step executable and the options every run of it gets."""
+
+    def __init__(self, exe, reps, passed_on, workdir):
+        self.exe, self.reps, self.passed_on = exe, reps, passed_on
+        self.out = os.path.join(workdir, "cell.csv")
+        self.name = os.path.basename(exe)
+
+    def run(self, size, blocks, reps=None):
+        """One run at `size` with these block options ([] for the step's own): (exit status,
+        its harness CSV row or None, its first line on stderr)."""
+        if os.path.exists(self.out):
+            os.remove(self.out)
+        reps = reps or self.reps
+        result = subprocess.run([self.exe, "--sizes", str(size), "--reps", str(reps)] +
+                                (["--warmup", "0"] if size == PROBE_SIZE else []) + blocks + self.passed_on +
+                                ["--csv", self.out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                universal_newlines=True)
+        rows = []
+        if os.path.exists(self.out):
+            with open(self.out, newline="") as f:
+                rows = list(csv.DictReader(f))
+        lines = result.stderr.strip().splitlines()
+        return result.returncode, (rows[0] if rows else None), (lines[0] if lines else "")
+
+    def stop_on(self, rc, err):
+        """A run's exit status that ends the whole map: the step refused the command line (2),
+        ran out of memory or could not write (3), or cannot run on this CPU (77)."""
+        if rc in (2, 3, 77):
+            raise Failure(rc, "{}: exit {}: {}".format(self.name, rc, err or "(no message)"))
+
+    def probe(self, blocks):
+        """The params the step reports at a tiny size with these block options."""
+        rc, row, err = self.run(PROBE_SIZE, blocks, reps=1)
+        self.stop_on(rc, err)
+        if row is None:
+            raise Failure(1, "{}: its run at n = {} wrote no CSV row (exit {}{})".format(
+                self.name, PROBE_SIZE, rc, ": " + err if err else ""))
+        return row, tunables(row.get("params"))
 
 
 def grid(default, factors, multiple, size):
@@ -68,23 +138,16 @@ def grid(default, factors, multiple, size):
 
 def parse_list(option, text):
     if not re.match(r"^\d+(,\d+)*$", text) or any(int(v) < 1 for v in text.split(",")):
-        raise UsageError("{} '{}': not a list of positive whole numbers such as 128,256".format(option, text))
+        raise usage("{} '{}': not a list of positive whole numbers such as 128,256".format(option, text))
     return sorted(set(int(v) for v in text.split(",")))
 
 
-def run_cell(exe, size, kc, mc, reps, extra, workdir):
-    """One run (extra: more options for the step); its harness CSV row, or None when it wrote none."""
-    out = os.path.join(workdir, "cell.csv")
-    if os.path.exists(out):
-        os.remove(out)
-    result = subprocess.run([exe, "--sizes", str(size), "--reps", str(reps), "--kc", str(kc), "--mc", str(mc)] +
-                            extra + ["--csv", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            universal_newlines=True)
-    rows = []
-    if os.path.exists(out):
-        with open(out, newline="") as f:
-            rows = list(csv.DictReader(f))
-    return result.returncode, (rows[0] if rows else None), result.stderr.strip()
+def resolve(step, name, values, own, slice_option):
+    """{value asked for: value that runs}: each value of `name` run once at a tiny size, the
+    other block size at its default."""
+    other = "mc" if name == "kc" else "kc"
+    return {v: step.probe(["--" + name, str(v), "--" + other, str(own[other])] + slice_option)[1].get(name, v)
+            for v in values}
 
 
 def main(argv):
@@ -97,73 +160,109 @@ def main(argv):
     parser.add_argument("--reps", type=int, default=5, help="timed repetitions per cell (default 5)")
     parser.add_argument("--rounds", type=int, default=1, help="sweeps of the grid, each cell's best kept (default 1)")
     parser.add_argument("--threads", type=int, help="threads of the step (passed on as --threads N)")
+    parser.add_argument("--kernel", help="the step's variant (passed on as --kernel NAME: avx2 on an AVX-512 CPU)")
     parser.add_argument("--cpu", default="last", help="CPU to pin the runs to (default: the last allowed), or none")
     parser.add_argument("--csv", help="CSV to write (default: block_map_<step>.csv here)")
     args = parser.parse_args(argv)
 
     try:
         if args.size < 1 or args.reps < 1 or args.rounds < 1 or (args.threads is not None and args.threads < 1):
-            raise UsageError("--size, --reps, --rounds and --threads must be at least 1")
+            raise usage("--size, --reps, --rounds and --threads must be at least 1")
+        limit = largest_size()
+        if limit is not None and args.size > limit:
+            raise usage("--size {}: larger than the harness's limit, {} (n * n must fit in an int)".format(
+                args.size, limit))
+        kc_list = parse_list("--kc", args.kc) if args.kc else None
+        mc_list = parse_list("--mc", args.mc) if args.mc else None
         if not os.path.isfile(args.exe) or not os.access(args.exe, os.X_OK):
-            raise UsageError("{}: not an executable file".format(args.exe))
-        own = defaults(args.exe)
-        extra = (["--one-slice", str(own["one-slice"])] if "one-slice" in own else []) + \
-                (["--threads", str(args.threads)] if args.threads is not None else [])
-        factors = FINE if args.fine else COARSE
-        kcs = parse_list("--kc", args.kc) if args.kc else grid(own["kc"], factors, 16, args.size)
-        mcs = parse_list("--mc", args.mc) if args.mc else grid(own["mc"], factors, 4, args.size)
+            raise usage("{}: not an executable file".format(args.exe))
+        out = args.csv or "block_map_{}.csv".format(os.path.basename(args.exe))
+        try:
+            check(out)
+        except OutputError as e:
+            raise Failure(3, "--csv: {}".format(e))
         if args.cpu != "none" and hasattr(os, "sched_setaffinity"):
             allowed = sorted(os.sched_getaffinity(0))
             cpu = allowed[-1] if args.cpu == "last" else int(args.cpu) if args.cpu.isdigit() else None
             if cpu is None or cpu not in allowed:
-                raise UsageError("--cpu '{}': not a CPU this process may use ({})".format(args.cpu, allowed))
+                raise usage("--cpu '{}': not a CPU this process may use ({})".format(args.cpu, allowed))
             os.sched_setaffinity(0, {cpu})   # the runs inherit it
-    except UsageError as e:
+        with tempfile.TemporaryDirectory() as workdir:
+            passed_on = (["--threads", str(args.threads)] if args.threads is not None else []) + \
+                        (["--kernel", args.kernel] if args.kernel else [])
+            step = Step(args.exe, args.reps, passed_on, workdir)
+            rows, failed = measure(step, args, kc_list, mc_list)
+        text = io.StringIO()
+        writer = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        try:
+            write(out, text.getvalue())
+        except OutputError as e:
+            raise Failure(3, str(e))
+    except Failure as e:
         print("block_map.py: {}".format(e), file=sys.stderr)
-        return 2
-
-    step = os.path.basename(args.exe)
-    out = args.csv or "block_map_{}.csv".format(step)
-    print("{}: n = {}, kc in {}, mc in {} (its own: kc = {}, mc = {}), {} runs".format(
-        step, args.size, kcs, mcs, own["kc"], own["mc"], len(kcs) * len(mcs)), flush=True)
-    cells = {}   # (kc, mc) -> the row of its best round
-    with tempfile.TemporaryDirectory() as workdir:
-        for round_ in range(1, args.rounds + 1):
-            if args.rounds > 1:
-                print("round {} of {}".format(round_, args.rounds), flush=True)
-            for mc in mcs:
-                for kc in kcs:
-                    rc, row, err = run_cell(args.exe, args.size, kc, mc, args.reps, extra, workdir)
-                    verified = row is not None and row.get("verified") == "1" and rc == 0
-                    if not verified:
-                        print("   kc = {}, mc = {}: exit {}{}".format(kc, mc, rc, ": " + err if err else ""),
-                              file=sys.stderr)
-                    new = {"step": row["step"] if row else step, "n": args.size, "kc": kc, "mc": mc,
-                           "default": int(kc == own["kc"] and mc == own["mc"]),
-                           "gflops_best": row["gflops_best"] if row else "nan",
-                           "gflops_median": row["gflops_median"] if row else "nan",
-                           "verified": int(verified), "kernel": (row or {}).get("kernel", ""),
-                           "cpu": (row or {}).get("cpu", ""), "uarch": (row or {}).get("uarch", "")}
-                    old = cells.get((kc, mc))
-                    # A failure in any round stays: a wrong result is not outvoted by a right one.
-                    if old is None or (new["verified"] and old["verified"] and
-                                       float(new["gflops_best"]) > float(old["gflops_best"])):
-                        cells[(kc, mc)] = new
-                    elif not new["verified"]:
-                        cells[(kc, mc)] = new
-                    print("   kc = {:5d}, mc = {:5d}: {} GFLOPS".format(kc, mc, new["gflops_best"]), flush=True)
-    rows = [cells[(kc, mc)] for mc in mcs for kc in kcs]
-    failed = sum(1 for r in rows if not r["verified"])
-    try:
-        with open(out, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
-    except OSError as e:
-        print("block_map.py: {}: cannot write ({})".format(out, e.strerror), file=sys.stderr)
-        return 2
+        return e.status
     print("CSV: " + out)
     return 1 if failed else 0
+
+
+def measure(step, args, kc_list, mc_list):
+    """The grid's rows (kc fastest, mc slowest) and how many failed."""
+    first, own = step.probe([])
+    if "kc" not in own or "mc" not in own:
+        raise usage("{}: no --kc and --mc tunables (steps 06-10 have them)".format(step.name))
+    slug = first["step"]   # every row names the step as its CSV does, failed or not
+    slice_option = ["--one-slice", str(own["one-slice"])] if "one-slice" in own else []
+    # What the step rounds a block to: --kc 1 --mc 1 runs as one unit of each.
+    _, unit = step.probe(["--kc", "1", "--mc", "1"] + slice_option)
+    factors = FINE if args.fine else COARSE
+    kc_asked = kc_list or grid(own["kc"], factors, max(16, unit.get("kc", 1)), args.size)
+    mc_asked = mc_list or grid(own["mc"], factors, unit.get("mc", 1) if unit.get("mc", 1) > 1 else 4, args.size)
+    kc_runs = resolve(step, "kc", kc_asked, own, slice_option)
+    mc_runs = resolve(step, "mc", mc_asked, own, slice_option)
+    for name, runs in (("kc", kc_runs), ("mc", mc_runs)):
+        moved = ["{} as {}".format(a, r) for a, r in sorted(runs.items()) if a != r]
+        if moved:
+            print("{}: --{} {}: the step runs {}".format(step.name, name, ", ".join(str(a) for a in sorted(runs)),
+                                                         ", ".join(moved)), flush=True)
+    kcs, mcs = sorted(set(kc_runs.values())), sorted(set(mc_runs.values()))
+    print("{}: kernel {}, n = {}, kc in {}, mc in {} (its own: kc = {}, mc = {}), {} runs".format(
+        step.name, first.get("kernel", "?"), args.size, kcs, mcs, own["kc"], own["mc"], len(kcs) * len(mcs)),
+        flush=True)
+
+    cells = {}   # (kc, mc) that ran -> the row of its best round
+    for round_ in range(1, args.rounds + 1):
+        if args.rounds > 1:
+            print("round {} of {}".format(round_, args.rounds), flush=True)
+        for mc in mcs:
+            for kc in kcs:
+                default = (kc, mc) == (own["kc"], own["mc"])
+                blocks = [] if default else ["--kc", str(kc), "--mc", str(mc)] + slice_option
+                rc, row, err = step.run(args.size, blocks)
+                step.stop_on(rc, err)
+                verified = row is not None and row.get("verified") == "1" and rc == 0
+                ran = tunables((row or {}).get("params"))
+                key = (ran.get("kc", kc), ran.get("mc", mc))   # the blocks it reports, else those asked for
+                if not verified:
+                    print("   kc = {}, mc = {}: exit {}{}".format(kc, mc, rc, ": " + err if err else ""),
+                          file=sys.stderr)
+                new = {"step": slug, "n": args.size, "kc": key[0], "mc": key[1], "default": int(default),
+                       "gflops_best": row["gflops_best"] if row else "nan",
+                       "gflops_median": row["gflops_median"] if row else "nan",
+                       "verified": int(verified), "kernel": (row or {}).get("kernel", ""),
+                       "cpu": (row or {}).get("cpu", ""), "uarch": (row or {}).get("uarch", ""),
+                       "params": (row or {}).get("params", "")}
+                old = cells.get(key)
+                # A failure in any round stays: a wrong result is not outvoted by a right one.
+                if old is None or not new["verified"] or (old["verified"] and float(new["gflops_best"]) >
+                                                          float(old["gflops_best"])):
+                    if old is not None:
+                        new["default"] = max(new["default"], old["default"])
+                    cells[key] = new
+                print("   kc = {:5d}, mc = {:5d}: {} GFLOPS".format(key[0], key[1], new["gflops_best"]), flush=True)
+    rows = sorted(cells.values(), key=lambda r: (r["mc"], r["kc"]))
+    return rows, sum(1 for r in rows if not r["verified"])
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 # (docs/labs/rubric.md):
 #   1. builds it and checks it on every awkward shape of the test suite (every variant this
 #      CPU supports, tiny block sizes, 1-3 threads for parallel steps);
-#   2. runs its sweep with verification (results/grade_stepNN_slug.csv);
+#   2. runs its sweep with verification (results/grade_stepNN_slug.csv) and checks the CSV it
+#      wrote as docs/contracts.md describes it: the columns, a verified row for every size,
+#      GFLOPS above 0 (tools/harness_csv.awk);
 #   3. times it against the step it started from and the library reference, on this machine,
 #      one size after the other, all three per size before the next, so that a noisy
 #      neighbour slows all three alike. A ratio is the median over the rounds of each
@@ -13,24 +15,35 @@
 #      (table in results/grade_stepNN_slug.ratios.csv).
 # The last line is the verdict, for scripts:
 #   PASS step13_unroll_4x8: right on every test shape and every sweep size; 0.990x step04_unroll_4x4, 0.0412x ref_openblas (...)
-# Exit status: 0 pass, 1 wrong results, 2 usage or build error, 77 this CPU cannot run it.
-# A slow step still passes: speed is graded from the ratios, by a person.
+#   FAIL step13_unroll_4x8: the sweep crashed with SIGSEGV
+# Exit status: 0 pass; 1 the step fails: a wrong result, a crash, a run still going after
+# --timeout, or an exit 0 without the CSV the contract describes; 2 usage or build error;
+# 3 results/ cannot be written, or a run was out of memory; 77 this CPU cannot run it.
+# Every argument is checked before anything is built. A slow step still passes: speed is
+# graded from the ratios, by a person. A previous step or reference that fails is left out
+# of the ratios, with a note quoting its error.
 #
 #   --build DIR     build folder (default: build)
-#   --sizes LIST    sizes to sweep and time (default: 200,500,1000)
+#   --sizes LIST    sizes to sweep and time (default: 200,500,1000; each at most the harness's
+#                   largest, 46340)
 #   --rounds N      timing rounds (default: 1; use 3-5 for grades on a shared machine)
 #   --against N     the step to compare with (default: the one tools/new_step.sh copied, named
 #                   on the "# from:" line of the step's CMakeLists.txt; steps 2-10: the step before)
 #   --ref NAME      the library reference: openblas (default), blis, or none
 #   --cpu N         pin every timed run to CPU N (taskset); default: not pinned
-#   --threads N     threads for parallel steps and the reference (default: 1)
+#   --threads N     threads for parallel steps and the reference (default: 1; at most 4 per CPU
+#                   this process may use, as the executables allow)
+#   --timeout S     seconds that each run may take: the test suite, the sweep, each timed run
+#                   (default: 600); a run still going is stopped, and the verdict says
+#                   "did not finish in S s"
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=grade.sh
 source "$root/tools/args.sh"
 if wants_help "$@"; then sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0; fi
-usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N]"
-build="$root/build" sizes="200,500,1000" rounds=1 against="" ref=openblas cpu="" threads=1
+refuse_repeats "$@"
+usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N] [--timeout S]"
+build="$root/build" sizes="200,500,1000" rounds=1 against="" ref=openblas cpu="" threads=1 limit=600
 [ $# -ge 1 ] || usage_error "$usage"
 nn=$1; shift
 while [ $# -gt 0 ]; do
@@ -43,15 +56,20 @@ while [ $# -gt 0 ]; do
     --ref) ref=$value ;;
     --cpu) cpu=$value ;;
     --threads) threads=$value ;;
+    --timeout) limit=$value ;;
     *) usage_error "unknown argument '$1'. $usage" ;;
   esac
   shift 2
 done
 whole() { [[ "$1" =~ ^[0-9]+$ ]]; }
 [[ "$nn" =~ ^[0-9]{1,4}$ ]] || usage_error "'$nn' is not a step number"
-[[ "$sizes" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "grade.sh: --sizes '$sizes': not a list of sizes such as 200,500" >&2; exit 2; }
+[[ "$sizes" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "grade.sh: --sizes '$sizes': not a list of sizes such as 200,500" >&2; exit 2; }
+max_size=$(harness_max_size) || exit 2
+for size in ${sizes//,/ }; do check_count --sizes "$size" "$max_size"; done
 check_count --rounds "$rounds" 1000
-check_count --threads "$threads" 4096
+check_count --threads "$threads" "$(harness_max_threads)"
+check_count --timeout "$limit" 604800
+command -v timeout > /dev/null || usage_error "needs timeout (GNU coreutils), which stops a run that hangs"
 [ -z "$against" ] || whole "$against" || { echo "grade.sh: --against '$against': not a step number" >&2; exit 2; }
 [ -z "$cpu" ] || whole "$cpu" || { echo "grade.sh: --cpu '$cpu': not a CPU number" >&2; exit 2; }
 case "$ref" in openblas|blis|none) ;; *) echo "grade.sh: --ref '$ref': openblas, blis or none" >&2; exit 2 ;; esac
@@ -83,26 +101,73 @@ fi
 refexe=""
 [ "$ref" = none ] || refexe="ref_$ref"
 
+results="$root/results"
+writable_folder "$results"   # before the build, not after the sweep
 mkdir -p "$build"
-targets=("$exe" gemm_tests cpuinfo)
+targets=("$exe" gemm_tests cpuinfo write_file)
 [ -n "$prev" ] && targets+=("step$prev")
 cmake -S "$root" -B "$build" -DGEMM_BUILD_TESTS=ON > "$build/grade.log" 2>&1 &&
-  cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}" >> "$build/grade.log" 2>&1 ||
+  cmake --build "$build" -j "$(usable_cpus)" --target "${targets[@]}" >> "$build/grade.log" 2>&1 ||
   { tail -n 30 "$build/grade.log"; echo "FAIL $exe: does not build (log: $build/grade.log)"; exit 2; }
 bin="$build/bin"
+find_writer "$build"
 if [ -n "$refexe" ]; then   # built only when the library was found at configure time
   cmake --build "$build" --target "$refexe" >> "$build/grade.log" 2>&1 && [ -x "$bin/$refexe" ] || refexe=""
 fi
+runs="$build/grade.runs"   # every run's output, CSV and log, before anything goes to results/
+rm -rf "$runs" && mkdir -p "$runs" || { echo "grade.sh: $runs: cannot make it" >&2; exit 3; }
+
+# limited OUT ERR COMMAND...: runs COMMAND for at most --timeout seconds (then SIGTERM, and
+# SIGKILL 10 s later), its output to OUT and ERR. Sets rc and why, what went wrong for a
+# message: the time limit, the signal that killed it, or its exit status and its last line
+# on stderr (the programs' one-line errors). --foreground keeps the run in this process
+# group, so Ctrl-C stops it; the braces keep bash's "Segmentation fault" line off the output.
+limited() {
+  local out=$1 err=$2 start=$SECONDS last; shift 2
+  rc=0
+  { timeout --foreground -k 10 "$limit" "$@" > "$out" 2> "$err"; } 2> /dev/null || rc=$?
+  last=$(grep -v '^[[:space:]]*$' "$err" 2> /dev/null | tail -n 1 | cut -c 1-300)
+  if (( (rc == 124 || rc == 137) && SECONDS - start >= limit )); then
+    why="did not finish in $limit s (--timeout $limit)"
+  elif (( rc > 128 && rc < 160 )); then
+    why="crashed with SIG$(kill -l $((rc - 128)) 2> /dev/null || echo $((rc - 128)))${last:+ ($last)}"
+  else
+    why="exited with $rc${last:+ ($last)}"
+  fi
+}
+
+# csv_problem CSV SIZES [VERIFIED]: why the CSV a run wrote (exit 0) is not the contract's,
+# or nothing: no file, or not a row for each size with GFLOPS above 0 (and verified).
+csv_problem() {
+  [ -f "$1" ] || { echo "exited 0 but wrote no CSV"; return; }
+  local problem
+  problem=$(awk -F, -v sizes="$2" -v verified="${3-0}" -v positive=1 -f "$root/tools/harness_csv.awk" "$1") ||
+    echo "exited 0 but its CSV is not the contract's: ${problem#"$runs"/}"
+}
+
+# fail_run WHAT: the verdict on a run of the step that went wrong ($rc, $why), and its status.
+fail_run() {
+  case $rc in
+    77) echo "SKIP $exe: $(tail -n 1 "$runs/$exe.err")"; exit 77 ;;
+    2) echo "FAIL $exe: $1 refused its command line: $why"; exit 2 ;;
+    3) echo "FAIL $exe: not graded, the machine could not run $1: $why"; exit 3 ;;
+    *) echo "FAIL $exe: $1 $why"; exit 1 ;;
+  esac
+}
 
 # 1. Correctness on the test suite's shapes, for this step only.
-GEMM_TEST_STEPS=$number "$build/tests/gemm_tests" "[steps]" > "$build/grade.tests.log" 2>&1
-if [ $? -ne 0 ]; then
+limited "$build/grade.tests.log" "$build/grade.tests.err" env GEMM_TEST_STEPS="$number" "$build/tests/gemm_tests" "[steps]"
+if [ "$rc" != 0 ] || ! grep -q "All tests passed" "$build/grade.tests.log"; then
   grep -m 3 -A 3 "FAILED" "$build/grade.tests.log"
-  echo "FAIL $exe: wrong on the test shapes (details: $build/grade.tests.log)"
-  exit 1
-fi
-if ! grep -q "All tests passed" "$build/grade.tests.log"; then
-  echo "FAIL $exe: the test suite did not run (details: $build/grade.tests.log)"; exit 2
+  # Catch2 exits with the number of failed checks (at most 255), or dies of the signal it
+  # reported as a "fatal error condition". A crash or a hang is in the step's code too.
+  if [ "$rc" != 0 ] && [[ $why != "did not finish"* ]] && grep -q "FAILED" "$build/grade.tests.log" &&
+     ! grep -q "fatal error condition" "$build/grade.tests.log"; then
+    echo "FAIL $exe: wrong on the test shapes (details: $build/grade.tests.log)"; exit 1
+  elif [[ $why == crashed* || $why == "did not finish"* ]]; then
+    echo "FAIL $exe: the test suite $why (details: $build/grade.tests.log)"; exit 1
+  fi
+  echo "FAIL $exe: the test suite did not run: $why (details: $build/grade.tests.log)"; exit 2
 fi
 
 # Threads: parallel steps and the reference get --threads; serial steps run on one.
@@ -110,23 +175,20 @@ parallel=" "
 while read -r _ slug mode _; do [ "$mode" = parallel ] && parallel+="$slug "; done < <("$bin/cpuinfo" --steps)
 thread_opts() { if [ "$1" = ref ] || [[ "$parallel" == *" $1 "* ]]; then echo "--threads $threads"; fi; }
 
-# 2. The sweep, verified at every size.
-csv="$root/results/grade_$exe.csv"
-mkdir -p "$root/results"
+# 2. The sweep, verified at every size; its CSV goes to results/ once it is checked.
+csv="$results/grade_$exe.csv"
 # shellcheck disable=SC2046
-"${pin[@]}" "$bin/$exe" --sizes "$sizes" --reps 3 $(thread_opts "$folder") --csv "$csv" > "$build/grade.sweep.log" 2>&1
-rc=$?
+limited "$build/grade.sweep.log" "$runs/$exe.err" "${pin[@]}" "$bin/$exe" --sizes "$sizes" --reps 3 $(thread_opts "$folder") --csv "$runs/sweep.csv"
 case $rc in
-  0) ;;
-  77) echo "SKIP $exe: $(tail -n 1 "$build/grade.sweep.log")"; exit 77 ;;
+  0) why=$(csv_problem "$runs/sweep.csv" "$sizes" 1)
+     [ -z "$why" ] || { echo "FAIL $exe: the sweep $why"; exit 1; } ;;
   1) echo "FAIL $exe: a sweep size failed verification ($(grep -m1 'first wrong' "$build/grade.sweep.log" | sed 's/^ *//'))"; exit 1 ;;
-  *) echo "FAIL $exe: the sweep exited with $rc ($(tail -n 1 "$build/grade.sweep.log"))"; exit 2 ;;
+  *) fail_run "the sweep" ;;
 esac
+write_out "$csv" < "$runs/sweep.csv"
 
 # 3. Side by side with the previous step and the reference. Small products take
 # microseconds, so they get more repetitions (the best of a few is mostly noise there).
-runs="$build/grade.runs"
-rm -rf "$runs" && mkdir -p "$runs"
 programs=("$exe")
 [ -n "$prev" ] && programs+=("step$prev")
 [ -n "$refexe" ] && programs+=("$refexe")
@@ -140,11 +202,13 @@ for ((round = 1; round <= rounds; ++round)); do
       [[ "$dropped" == *" $program "* ]] && continue
       name=${program#step}
       [ "$program" = "$refexe" ] && name=ref
+      timed="$runs/$program.$round.$size.csv"
       # shellcheck disable=SC2046
-      "${pin[@]}" "$bin/$program" --sizes "$size" --reps "$reps" --no-verify $(thread_opts "$name") \
-        --csv "$runs/$program.$round.$size.csv" > "$runs/$program.log" 2>&1 && continue
-      echo "note: $program at n=$size exited with $? ($(tail -n 1 "$runs/$program.log")): no ratio to it"
-      [ "$program" = "$exe" ] && { echo "FAIL $exe: the timed runs failed"; exit 2; }
+      limited "$runs/$program.log" "$runs/$program.err" "${pin[@]}" "$bin/$program" --sizes "$size" --reps "$reps" \
+        --no-verify $(thread_opts "$name") --csv "$timed"
+      [ "$rc" = 0 ] && why=$(csv_problem "$timed" "$size") && [ -z "$why" ] && continue
+      [ "$program" = "$exe" ] && { [ "$rc" = 0 ] && rc=1; fail_run "the timed run at n=$size"; }
+      echo "note: $program at n=$size $why: no ratio to it"
       rm -f "$runs/$program".*.csv
       dropped+="$program "
     done
@@ -155,8 +219,8 @@ done
 
 # The table: per size, the median over rounds of this/prev and this/ref, and their geometric
 # means. Columns are found by name, so CSVs with or without the uarch column both work.
-ratios="$root/results/grade_$exe.ratios.csv"
-summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -v out="$ratios" \
+ratios="$results/grade_$exe.ratios.csv"
+summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -v out="$runs/ratios.csv" \
     -v table="$runs/table.txt" -v sizes="$sizes" -v rounds="$rounds" '
   function median(list,   v, n, i, j, t) {
     n = split(list, v, " ")
@@ -196,6 +260,7 @@ summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -
     gr = ref == "" ? "" : sprintf("%#.3gx %s", exp(lr / ns), ref)
     printf "  geometric mean over n = %s (%d round%s): %s%s%s\n", sizes, rounds, rounds == 1 ? "" : "s",
            gp == "" ? "no previous step" : gp, gr == "" ? "" : ", ", gr == "" ? "" : gr > table
+    gsub(/[\001-\037\177]/, "?", cpu); gsub(/[\001-\037\177]/, "?", refkernel)   # shown, never run by the terminal
     printf "  CPU: %s\n", cpu > table
     if (ref != "") {
       printf "  reference kernel: %s\n", refkernel > table
@@ -203,6 +268,7 @@ summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -
         printf "  (the reference does not say which kernel set it ran: it may be weaker than this CPU allows; see docs/labs/README.md, \"An honest reference\")\n" > table
     }
     printf "%s%s%s", gp, gp != "" && gr != "" ? ", " : "", gr
-  }' "$runs"/*.csv)
+  }' "$runs"/*.*.*.csv)
+write_out "$ratios" < "$runs/ratios.csv"
 cat "$runs/table.txt"
 echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#"$root"/})"

@@ -1,35 +1,42 @@
 #!/usr/bin/env bash
 # Merge the harness CSVs of several rounds of the same sweep into one:
 #
-#   tools/merge_rounds.sh OUT ROUND.csv...
+#   tools/merge_rounds.sh [--build DIR] OUT ROUND.csv...
 #
 # One row per size (m, n, k, threads), in the order the sizes first appear: the row of the
 # round with the highest gflops_best, except that a failed verification (verified=0 with a
 # number in max_rel_err) is kept over any round that passed, so a merge never hides a wrong
 # result. run_all.sh --rounds N uses it: a noisy spell of a shared machine then spoils a few
-# sizes of one round rather than the figure. Exit 2 when an input is missing, empty or is not
-# a harness CSV.
+# sizes of one round rather than the figure.
+# Every row of every round is checked first (tools/harness_csv.awk: as many fields as the
+# header, numbers where docs/contracts.md puts numbers, verified 0 or 1), so a truncated row
+# cannot win the merge. Exit 2 with one line (FILE:LINE for a row) when an input is missing,
+# empty, not a harness CSV, or not the same columns as the first; OUT is then left alone.
+# OUT is written by DIR/bin/write_file (default DIR: build): replaced whole, a symbolic link
+# followed and kept; exit 3 with one line when it cannot be written.
 set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prog=merge_rounds.sh
+source "$root/tools/args.sh"
+if wants_help "$@"; then sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0; fi
+refuse_repeats "$@"
 
-if [[ $# -lt 2 ]]; then
-  echo "usage: merge_rounds.sh OUT ROUND.csv..." >&2; exit 2
-fi
+build="$root/build"
+if [[ ${1-} == --build ]]; then build=$(value_of "$1" "${2-}") || exit 2; shift 2; fi
+[[ $# -ge 2 ]] || usage_error "usage: merge_rounds.sh [--build DIR] OUT ROUND.csv..."
 out=$1; shift
 for csv in "$@"; do
-  [[ -r $csv && -f $csv ]] || { echo "merge_rounds.sh: $csv: cannot read it" >&2; exit 2; }
-  # Every round has at least the header line; an empty file is a round that never ran.
-  [[ -s $csv ]] || { echo "merge_rounds.sh: $csv: empty file, not a harness CSV" >&2; exit 2; }
+  [[ -r $csv && -f $csv ]] || usage_error "$csv: cannot read it"
 done
+find_writer "$build"
+problem=$(awk -F, -f "$root/tools/harness_csv.awk" "$@") || usage_error "$problem"
 
-awk -F, '
+merged=$(awk -F, '
   FNR == 1 {
     if (header == "") header = $0
     else if ($0 != header) { print "merge_rounds.sh: " FILENAME ": not the same columns as the first file" > "/dev/stderr"; exit 2 }
     delete col
     for (i = 1; i <= NF; ++i) col[$i] = i
-    split("m n k threads gflops_best verified max_rel_err", needed, " ")
-    for (i in needed) if (!(needed[i] in col)) {
-      print "merge_rounds.sh: " FILENAME ": no " needed[i] " column: not a harness CSV" > "/dev/stderr"; exit 2 }
     next
   }
   {
@@ -39,6 +46,5 @@ awk -F, '
     else if (bad[key] || (!failed && $col["gflops_best"] + 0 <= best[key])) next
     row[key] = $0; best[key] = $col["gflops_best"] + 0; bad[key] = failed
   }
-  END { print header; for (i = 1; i <= count; ++i) print row[order[i]] }' "$@" > "$out.tmp" ||
-  { rm -f "$out.tmp"; exit 2; }
-mv "$out.tmp" "$out"
+  END { print header; for (i = 1; i <= count; ++i) print row[order[i]] }' "$@") || exit 2
+write_out "$out" <<< "$merged"

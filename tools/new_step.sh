@@ -18,6 +18,7 @@ prog=new_step.sh
 source "$root/tools/args.sh"
 usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 11 to 9999; slug: a-z, 0-9, _)"
 if wants_help "$@"; then sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+refuse_repeats "$@"
 
 [ $# -ge 2 ] || usage_error "$usage"
 nn=$1 name=$2; shift 2

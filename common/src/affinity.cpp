@@ -1,6 +1,21 @@
 #include <gemm/affinity.hpp>
 
+#include <gemm/cpu.hpp>
+
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <unistd.h>
+#endif
 
 #if defined(__linux__)
 #include <pthread.h>
@@ -29,6 +44,75 @@ double thread_cpu_seconds() {
         return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 #endif
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+namespace {
+
+double wall_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+#if defined(__linux__)
+// Seconds every thread of this process spent on a run queue (schedstat's second field, in ns).
+bool queued_seconds(double& total) {
+    DIR* tasks = opendir("/proc/self/task");
+    if (tasks == nullptr) return false;
+    total = 0;
+    bool any = false;
+    while (const dirent* e = readdir(tasks)) {
+        if (e->d_name[0] == '.') continue;
+        const std::string path = std::string("/proc/self/task/") + e->d_name + "/schedstat";
+        if (FILE* f = std::fopen(path.c_str(), "r")) {
+            unsigned long long on_cpu = 0, waiting = 0;
+            if (std::fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2) total += 1e-9 * static_cast<double>(waiting), any = true;
+            std::fclose(f);
+        }
+    }
+    closedir(tasks);
+    return any;
+}
+
+// Steal time of the CPUs this process may use, in seconds (/proc/stat counts USER_HZ ticks).
+double stolen_seconds() {
+    std::ifstream stat("/proc/stat");
+    const std::vector<int> mine = allowed_cpus();
+    const double tick = 1.0 / static_cast<double>(std::max(1L, sysconf(_SC_CLK_TCK)));
+    double total = 0;
+    for (std::string line; std::getline(stat, line);) {
+        int cpu = -1;
+        if (std::sscanf(line.c_str(), "cpu%d", &cpu) != 1) continue;
+        if (std::find(mine.begin(), mine.end(), cpu) == mine.end()) continue;
+        std::istringstream fields(line);
+        std::string name;
+        unsigned long long v[8] = {};   // user nice system idle iowait irq softirq steal
+        fields >> name;
+        for (auto& x : v) fields >> x;
+        total += tick * static_cast<double>(v[7]);
+    }
+    return total;
+}
+#endif
+
+}  // namespace
+
+CpuWait cpu_wait_now() {
+    CpuWait w;
+#if defined(__linux__)
+    w.known = queued_seconds(w.queued_seconds);
+    if (w.known) w.stolen_seconds = stolen_seconds();
+#endif
+    w.wall_seconds = wall_now();
+    return w;
+}
+
+double waited_share(const CpuWait& before, const CpuWait& after, int threads) {
+    const double wall = after.wall_seconds - before.wall_seconds;
+    if (!before.known || !after.known || wall <= 0 || threads < 1) return std::numeric_limits<double>::quiet_NaN();
+    // Steal is counted per CPU: a process on t of the c CPUs it may use loses about t/c of it.
+    const double cpus = static_cast<double>(std::max<std::size_t>(1, allowed_cpus().size()));
+    const double stolen = (after.stolen_seconds - before.stolen_seconds) * std::min(1.0, threads / cpus);
+    const double waited = (after.queued_seconds - before.queued_seconds) + stolen;
+    return std::clamp(waited / (wall * threads), 0.0, 1.0);
 }
 
 }  // namespace gemm::cpu

@@ -1,32 +1,18 @@
 // The command line of docs/contracts.md, "The executables", plus --kernel, --time-limit and the
 // step's own tunables (--kc N ...). Every error names the option and the value.
-#include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/numbers.hpp>
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
-#include <stdexcept>
 #include <string_view>
 
 namespace gemm {
 namespace {
 
-// Thrown inside the parser and turned into a ParseResult with exit code 2.
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// The user's text as the message shows it: control characters (a newline, an escape) as '?',
-// so the message stays one line and cannot drive the terminal.
-std::string shown(std::string_view text) {
-    std::string out(text);
-    for (char& c : out)
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-    return out;
-}
-
+// A UsageError (<gemm/numbers.hpp>) thrown inside the parser becomes a ParseResult with exit code 2.
 [[noreturn]] void bad(std::string_view option, std::string_view value, std::string_view problem) {
     std::string text = option.empty() ? "'" + shown(value) + "'" : shown(option);
     if (!option.empty() && !value.empty()) text += " '" + shown(value) + "'";
@@ -52,11 +38,6 @@ int parse_size(std::string_view option, std::string_view value) {
     return static_cast<int>(parse_long(option, value, 1, kMaxSize));
 }
 
-// More threads than this only time the scheduler, and a library may take minutes to start them.
-long max_threads() {
-    return 4L * cpu::cores();
-}
-
 }  // namespace
 
 std::string usage(const Step& step, const std::string& program) {
@@ -69,7 +50,8 @@ std::string usage(const Step& step, const std::string& program) {
         << "  --reps N                    timed repetitions per size (default 3); best and median\n"
         << "  --warmup N                  untimed runs before them (default 1)\n"
         << "  --threads N                 OpenMP threads (default " << (step.def->parallel ? "all cores" : "1")
-        << "; at most " << max_threads() << ", 4 x the CPUs)\n"
+        << "; at most " << max_threads(kThreadsPerCpu) << ", " << kThreadsPerCpu << " x the CPUs,\n"
+        << "                              which holds for OMP_NUM_THREADS too)\n"
         << "  --csv FILE                  write the results as CSV, checked before the sweep: a file is\n"
         << "                              replaced whole after each size, a device or FIFO written through\n"
         << "  --no-verify                 skip the check against the double-precision reference\n"
@@ -92,7 +74,8 @@ std::string usage(const Step& step, const std::string& program) {
         << "and column sum of C - C0 is checked, so a wrong tile anywhere is still caught.\n\n"
         << "Exit status: 0 all verified, 1 a result failed verification, 2 usage error,\n"
         << "3 out of memory or output not writable, 77 this CPU lacks what the step needs.\n"
-        << "An option's value may not start with --; --help anywhere prints this and nothing else.\n";
+        << "An option's value may not start with --, an option may be given once; --help anywhere\n"
+        << "prints this and nothing else.\n";
     return out.str();
 }
 
@@ -111,6 +94,7 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
             return r;
         }
     try {
+        if (const std::string twice = repeated_option(argc, argv); !twice.empty()) bad(twice, "", "given twice");
         for (int i = 1; i < argc; ++i) {
             std::string_view arg = argv[i];
             std::string_view value;
@@ -160,9 +144,8 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
             } else if (arg == "--warmup") {
                 o.warmup = static_cast<int>(parse_long(arg, next(), 0, 1000000));
             } else if (arg == "--threads") {
-                o.threads = static_cast<int>(parse_long(arg, next(), 1, max_threads(),
-                                                       "4 x the " + std::to_string(cpu::cores()) +
-                                                           " CPUs this process may use"));
+                o.threads = static_cast<int>(parse_long(arg, next(), 1, max_threads(kThreadsPerCpu),
+                                                       thread_cap_reason(kThreadsPerCpu)));
             } else if (arg == "--csv") {
                 const std::string_view file = next();
                 if (file.empty()) bad(arg, file, "needs a file name");

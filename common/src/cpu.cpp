@@ -58,15 +58,31 @@ Features detect_features() {
     const unsigned long long xcr0 = osxsave ? xgetbv0() : 0;
     const bool os_ymm = (xcr0 & 0x6) == 0x6;      // SSE and AVX state
     const bool os_zmm = (xcr0 & 0xe6) == 0xe6;    // plus opmask, ZMM0-15 upper, ZMM16-31
+    f.sse3 = c & 1;
+    f.ssse3 = (c >> 9) & 1;
+    f.sse4_1 = (c >> 19) & 1;
     f.avx = cpu_avx && os_ymm;
     f.fma = cpu_fma && os_ymm;
     if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
         f.avx2 = ((b >> 5) & 1) && os_ymm;
         f.avx512f = ((b >> 16) & 1) && os_zmm;
+        f.avx512dq = ((b >> 17) & 1) && os_zmm;
+        f.avx512pf = ((b >> 26) & 1) && os_zmm;
+        f.avx512er = ((b >> 27) & 1) && os_zmm;
+        f.avx512cd = ((b >> 28) & 1) && os_zmm;
+        f.avx512bw = ((b >> 30) & 1) && os_zmm;
+        f.avx512vl = ((b >> 31) & 1) && os_zmm;
+    }
+    if (__get_cpuid(0x80000001, &a, &b, &c, &d)) {
+        f.fma4 = ((c >> 16) & 1) && os_ymm;
+        f.amd3dnow = (d >> 31) & 1;
     }
 #elif defined(__aarch64__)
 #if defined(__linux__)
     f.neon = (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+#if defined(HWCAP_SVE)
+    f.sve = (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+#endif
 #else
     f.neon = true;  // Advanced SIMD is mandatory on AArch64
 #endif

@@ -23,7 +23,7 @@ std::string number(const char* format, double v) {
 }  // namespace
 
 std::string csv_header() {
-    return "step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,kernel,reps,cpu,uarch,params";
+    return "step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,kernel,reps,cpu,uarch,params,cpu_wait";
 }
 
 std::string csv_line(const CsvRow& r) {
@@ -31,7 +31,7 @@ std::string csv_line(const CsvRow& r) {
            std::to_string(r.threads) + ',' + number("%.3f", r.gflops_best) + ',' + number("%.3f", r.gflops_median) +
            ',' + number("%.6g", r.seconds_best) + ',' + number("%.3g", r.max_rel_err) + ',' +
            (r.verified ? "1" : "0") + ',' + plain(r.kernel) + ',' + std::to_string(r.reps) + ',' + plain(r.cpu) + ',' + plain(r.uarch) +
-           ',' + plain(r.params);
+           ',' + plain(r.params) + ',' + number("%.3f", r.cpu_wait);
 }
 
 std::string csv_text(const std::vector<CsvRow>& rows) {

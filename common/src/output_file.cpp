@@ -1,6 +1,7 @@
 #include <gemm/output_file.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -81,51 +82,93 @@ OutputFile::~OutputFile() {
     if (stream_fd_ >= 0) ::close(stream_fd_);
 }
 
-std::string OutputFile::open(const std::string& path) {
-    path_ = path;
+namespace {
+
+// What a writer of `path` deals with, after its symbolic links.
+enum class Kind { file, stream, descriptor };   // regular or none yet; device or FIFO; /dev/stdout
+struct Target {
+    std::string name;
+    Kind kind = Kind::file;
+    int fd = -1;   // Kind::descriptor: ours, e.g. 1 for /dev/stdout
+};
+
+// Sets `target`; returns "" or the problem (a folder, a loop of links, a non-writable descriptor).
+std::string resolve(const std::string& path, Target& target) {
+    if (path.empty()) return "cannot write '': the path is empty";
     int error = 0;
     bool fd_link = false;
-    target_ = follow_links(path, error, fd_link);
+    target.name = follow_links(path, error, fd_link);
     if (error != 0) return problem(path, std::strerror(error));
-    // Streams are opened for appending: /dev/stdout redirected to a file then gets the CSV
-    // after what the program printed, instead of over it.
-    const int stream_flags = O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC;
     if (fd_link) {
-        // One of our own descriptors (/dev/stdout): a duplicate shares its file offset, so
-        // the CSV lands after the lines printed to it, even when it is redirected to a file.
+        target.kind = Kind::stream;
         for (const char* prefix : {"/proc/self/fd/", "/dev/fd/"}) {
             const std::string p = prefix;
-            if (target_.rfind(p, 0) != 0) continue;
-            const std::string number = target_.substr(p.size());
+            if (target.name.rfind(p, 0) != 0) continue;
+            const std::string number = target.name.substr(p.size());
             if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) break;
-            const int fd = std::atoi(number.c_str());
-            const int flags = ::fcntl(fd, F_GETFL);
+            target.kind = Kind::descriptor;
+            target.fd = std::atoi(number.c_str());
+            const int flags = ::fcntl(target.fd, F_GETFL);
             if (flags < 0) return problem(path, std::strerror(errno));
             if ((flags & O_ACCMODE) == O_RDONLY) return problem(path, "it is open for reading only");
-            stream_fd_ = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-            return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
+            return "";
         }
-        stream_fd_ = ::open(path.c_str(), stream_flags);
-        return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
+        return "";
     }
     struct stat st{};
-    if (::stat(target_.c_str(), &st) == 0) {
+    if (::stat(target.name.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode)) return problem(path, "it is a folder");
-        if (!S_ISREG(st.st_mode)) {
-            // A device or a FIFO: written through, never replaced (a FIFO waits for its reader).
-            stream_fd_ = ::open(target_.c_str(), stream_flags);
-            return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
-        }
+        target.kind = S_ISREG(st.st_mode) ? Kind::file : Kind::stream;
     } else if (errno != ENOENT) {
         return problem(path, std::strerror(errno));
     }
-    // A regular file, or none yet: the folder must take the temporary file.
+    return "";
+}
+
+// A regular file's (or a new file's) folder must take the temporary file.
+std::string folder_takes_files(const std::string& path, const std::string& target) {
     std::string probe;
-    const int fd = make_temporary(target_, probe);
+    const int fd = make_temporary(target, probe);
     if (fd < 0) return problem(path, std::strerror(errno));
     ::close(fd);
     ::unlink(probe.c_str());
     return "";
+}
+
+}  // namespace
+
+std::string OutputFile::check(const std::string& path) {
+    Target target;
+    if (std::string error = resolve(path, target); !error.empty()) return error;
+    switch (target.kind) {
+    case Kind::descriptor: return "";
+    // Not opened: a FIFO would wait for its reader, then end what the reader gets.
+    case Kind::stream: return ::access(target.name.c_str(), W_OK) == 0 ? "" : problem(path, std::strerror(errno));
+    case Kind::file: break;
+    }
+    return folder_takes_files(path, target.name);
+}
+
+std::string OutputFile::open(const std::string& path) {
+    path_ = path;
+    Target target;
+    if (std::string error = resolve(path, target); !error.empty()) return error;
+    target_ = target.name;
+    switch (target.kind) {
+    case Kind::descriptor:
+        // One of our own descriptors (/dev/stdout): a duplicate shares its file offset, so
+        // the CSV lands after the lines printed to it, even when it is redirected to a file.
+        stream_fd_ = ::fcntl(target.fd, F_DUPFD_CLOEXEC, 0);
+        return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
+    case Kind::stream:
+        // A device or a FIFO: written through, never replaced (a FIFO waits for its reader).
+        // Opened for appending: /dev/stdout redirected to a file then gets the CSV after what
+        // the program printed, instead of over it.
+        stream_fd_ = ::open(target_.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+        return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
+    case Kind::file: break;
+    }
+    return folder_takes_files(path, target_);
 }
 
 std::string OutputFile::write(const std::string& contents) {
@@ -158,6 +201,19 @@ std::string OutputFile::write(const std::string& contents) {
         ::unlink(temporary.c_str());
         return problem(path_, std::strerror(error));
     }
+    return "";
+}
+
+std::string OutputFile::write_growing(const std::string& contents, bool last) {
+    if (stream_fd_ >= 0) return write(contents);
+    if (contents.size() == replaced_) return "";   // already in place
+    const auto now = [] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    };
+    if (!last && replaced_ != std::string::npos && now() - replaced_at_ < kGrowingInterval) return "";
+    if (std::string error = write(contents); !error.empty()) return error;
+    replaced_ = contents.size();
+    replaced_at_ = now();   // after the write: a slow disk cannot take the whole interval
     return "";
 }
 

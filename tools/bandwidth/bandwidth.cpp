@@ -6,6 +6,7 @@
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
 #include <gemm/numbers.hpp>
+#include <gemm/output_file.hpp>
 
 #include <algorithm>
 #include <barrier>
@@ -13,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <new>
@@ -256,7 +256,8 @@ constexpr const char* kUsage =
     "of the memory hierarchy: half of L1d, half of L2, between L2 and L3, four times L3 (DRAM).\n"
     "  --seconds S   time per figure, in windows of ~2 ms (at least one pass over the\n"
     "                working set, at least 5 windows); the best window is kept (default 0.2)\n"
-    "  --threads N   threads of the multi-threaded runs (default: every CPU this process may use)\n"
+    "  --threads N   threads of the multi-threaded runs (default, and at most: every CPU this\n"
+    "                process may use; two threads on one CPU would count it twice)\n"
     "  --levels LIST only these, e.g. L1,L2 (default: L1,L2,L3,DRAM, those the CPU has)\n"
     "  --sweep       also 4 KiB, 16 KiB, 64 KiB ... (x 4) up to the largest level's size: the curve\n"
     "  --csv FILE    also write kind,bytes,threads,gbps,level,isa to FILE (bytes: per thread)\n"
@@ -264,6 +265,8 @@ constexpr const char* kUsage =
 
 Options parse(int argc, const char* const* argv) {
     Options o;
+    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+        throw gemm::UsageError(twice + ": given twice");
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--help" || arg == "-h") {
@@ -271,7 +274,7 @@ Options parse(int argc, const char* const* argv) {
         } else if (arg == "--seconds") {
             o.seconds = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 60);
         } else if (arg == "--threads") {
-            o.threads = gemm::count_option(arg, gemm::option_value(argc, argv, i), 1024);
+            o.threads = gemm::threads_option(arg, gemm::option_value(argc, argv, i), gemm::kPinnedThreadsPerCpu);
         } else if (arg == "--sweep") {
             o.sweep = true;
         } else if (arg == "--levels") {
@@ -316,11 +319,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         out << kUsage;
         return 0;
     }
-    std::ofstream csv;
+    // The CSV's path is checked before measuring; the file is written once, at the end, so an
+    // interrupted or failed run leaves the old one as it was: a roofline drawn from a file that
+    // lost some levels would lack those roofs without saying so (bin/peak does the same).
+    OutputFile csv;
     if (!o.csv.empty()) {
-        csv.open(o.csv);
-        if (!csv) {
-            err << "bandwidth: --csv '" << o.csv << "': cannot write\n";
+        if (const std::string error = csv.open(o.csv); !error.empty()) {
+            err << "bandwidth: --csv: " << error << '\n';
             return 3;
         }
     }
@@ -376,11 +381,11 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         return 3;
     }
 
-    if (csv.is_open()) {
-        write_csv(csv, rows);
-        csv.close();
-        if (!csv) {
-            err << "bandwidth: --csv '" << o.csv << "': write failed\n";
+    if (!o.csv.empty()) {
+        std::ostringstream text;
+        write_csv(text, rows);
+        if (const std::string error = csv.write(text.str()); !error.empty()) {
+            err << "bandwidth: --csv: " << error << '\n';
             return 3;
         }
         out << "CSV: " << o.csv << '\n';

@@ -2,6 +2,11 @@
 // (bandwidth.cpp), which the test suite calls directly.
 #include "bandwidth.hpp"
 
+#include <gemm/output_file.hpp>
+
 #include <iostream>
 
-int main(int argc, char** argv) { return gemm::bandwidth::run(argc, argv, std::cout, std::cerr); }
+// Exit 3 when the report was lost (> /dev/full), as for every program (gemm::finish_stdout).
+int main(int argc, char** argv) {
+    return gemm::finish_stdout("bandwidth", gemm::bandwidth::run(argc, argv, std::cout, std::cerr));
+}

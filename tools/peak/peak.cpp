@@ -322,6 +322,8 @@ constexpr const char* kUsage =
 
 Options parse(int argc, const char* const* argv) {
     Options o;
+    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+        throw gemm::UsageError(twice + ": given twice");
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--info") {
@@ -331,7 +333,7 @@ Options parse(int argc, const char* const* argv) {
         } else if (arg == "--reps") {
             o.reps = gemm::count_option(arg, gemm::option_value(argc, argv, i), 100);
         } else if (arg == "--threads") {
-            o.threads = gemm::count_option(arg, gemm::option_value(argc, argv, i), 1024);
+            o.threads = gemm::threads_option(arg, gemm::option_value(argc, argv, i), gemm::kPinnedThreadsPerCpu);
         } else if (arg == "--ghz") {
             o.ghz = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 20);
         } else if (arg == "--csv") {
@@ -407,13 +409,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         }
     }
 
-    const int usable = cpu::cores();
-    if (o.threads > usable) {
-        err << "peak: --threads '" << o.threads << "': this process may use " << usable
-            << " CPU(s), and two threads on one CPU would count it twice\n";
-        return 2;
-    }
-    const int all = o.threads > 0 ? o.threads : usable;
+    const int all = o.threads > 0 ? o.threads : cpu::cores();
     std::vector<int> thread_counts = {1};
     if (all > 1) thread_counts.push_back(all);
 

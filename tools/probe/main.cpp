@@ -14,6 +14,8 @@
 // writable, 77 the CPU lacks the step's (or --kernel's) instruction set.
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/numbers.hpp>
+#include <gemm/output_file.hpp>
 #include <gemm/registry.hpp>
 
 #include <algorithm>
@@ -23,7 +25,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <limits>
 #include <new>
 #include <string>
@@ -151,7 +152,7 @@ int main(int argc, char** argv) {
             const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
             if (arg == "--help" || arg == "-h") {
                 std::fputs(kUsage, stdout);
-                return 0;
+                return gemm::finish_stdout("probe", gemm::kExitOk);
             } else if (arg == "--sizes") {
                 sizes = parse_sizes(value), ++i;
             } else if (arg == "--ld") {
@@ -179,6 +180,8 @@ int main(int argc, char** argv) {
                 throw Usage{"'" + std::string(arg) + "': unexpected argument (see --help)"};
             }
         }
+        if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+            throw Usage{twice + ": given twice"};
         if (step == nullptr) throw Usage{"name a step (see --help)"};
         if (ld_fixed > 0 && pad > 0) throw Usage{"--ld and --pad: choose one"};
         for (const int s : sizes)
@@ -203,6 +206,16 @@ int main(int argc, char** argv) {
     }
     for (const auto& [param, value] : params) param->set(value);
 
+    // The CSV's path is checked before measuring; the file is written once, at the end, so an
+    // interrupted run leaves the old one as it was (docs/contracts.md, "The CSV").
+    gemm::OutputFile out;
+    if (!csv.empty()) {
+        if (const std::string error = out.open(csv); !error.empty()) {
+            std::fprintf(stderr, "probe: --csv: %s\n", error.c_str());
+            return gemm::kExitResource;
+        }
+    }
+
     std::printf("probe: step %.*s, kernel %.*s, %s [%s]\n", static_cast<int>(step->slug.size()), step->slug.data(),
                 static_cast<int>(variant->name.size()), variant->name.data(), gemm::cpu::name().c_str(),
                 gemm::cpu::microarch_label().c_str());
@@ -226,23 +239,20 @@ int main(int argc, char** argv) {
     }
 
     if (!csv.empty()) {
-        const std::string tmp = csv + ".tmp";
-        std::ofstream out(tmp);
-        out << "step,m,n,k,ld,kernel,gflops_cpu_best,gflops_cpu_median,gflops_wall_best,gflops_wall_median,verified\n";
+        std::string text =
+            "step,m,n,k,ld,kernel,gflops_cpu_best,gflops_cpu_median,gflops_wall_best,gflops_wall_median,verified\n";
         for (const Row& r : rows) {
             char line[256];
             std::snprintf(line, sizeof line, "%.*s,%d,%d,%d,%d,%.*s,%.3f,%.3f,%.3f,%.3f,%d\n",
                           static_cast<int>(step->slug.size()), step->slug.data(), r.size, r.size, r.size, r.ld,
                           static_cast<int>(variant->name.size()), variant->name.data(), r.cpu_best, r.cpu_median,
                           r.wall_best, r.wall_median, r.verified ? 1 : 0);
-            out << line;
+            text += line;
         }
-        out.close();
-        if (!out || std::rename(tmp.c_str(), csv.c_str()) != 0) {
-            std::remove(tmp.c_str());
-            std::fprintf(stderr, "probe: --csv %s: cannot write it\n", csv.c_str());
+        if (const std::string error = out.write(text); !error.empty()) {
+            std::fprintf(stderr, "probe: --csv: %s\n", error.c_str());
             return gemm::kExitResource;
         }
     }
-    return all_ok ? gemm::kExitOk : gemm::kExitWrong;
+    return gemm::finish_stdout("probe", all_ok ? gemm::kExitOk : gemm::kExitWrong);
 }

@@ -3,18 +3,24 @@
 // set (OpenBLAS 0.3.21 on Zen 5 runs Haswell kernels, on Emerald Rapids Prescott's SSE3;
 // BLIS 0.9.0 falls back to haswell or generic). A figure against that is no comparison, so
 // unless told otherwise the runner asks for the library's widest set this CPU can run,
-// through the variable the library reads when it loads. Pure functions, tested alone.
+// through the variable the library reads when it loads. A set the user forces through that
+// variable is checked against one table of what each set needs before any of its kernels
+// runs. Pure functions, tested alone.
 #pragma once
+
+#include <gemm/cpu.hpp>
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gemm::ref {
 
 enum class Library { openblas, blis };
 
 // The vector ISA a kernel-set name of the library uses: "avx512", "avx2", "avx", "sse",
-// "neon", "sve", or "generic". Case-insensitive; unknown names are "unknown".
+// "neon", "sve", "generic", or "other" (another architecture's: POWER, 32-bit ARM, Knights
+// Corner). Case-insensitive; a name the table does not hold is "unknown".
 std::string isa_of(Library lib, std::string_view kernel_set);
 
 // What the CPU can run, in the same ISA names (x86-64: the widest; OpenBLAS's and BLIS's
@@ -24,7 +30,7 @@ struct CpuVectors {
     bool avx2_fma = false;
     bool avx = false;
 };
-CpuVectors cpu_vectors();
+CpuVectors cpu_vectors();   // from gemm::cpu::features()
 
 struct Choice {
     bool change = false;        // re-run the library with env_var=value
@@ -39,5 +45,26 @@ struct Choice {
 // expects.
 Choice choose(Library lib, std::string_view detected, const CpuVectors& cpu, const char* user_value,
               bool as_detected);
+
+// A kernel set the user forces (OPENBLAS_CORETYPE, BLIS_ARCH_TYPE), judged before the
+// library runs any kernel of it: a set whose instructions the CPU lacks ends the program
+// with SIGILL, and a value that names no set makes the library fall back to a set of its own
+// choosing (OpenBLAS) or read it as a number (BLIS 0.9: "" and "skx" are 0, "1x" is 1).
+struct Forced {
+    enum class Verdict {
+        runs,            // the set exists and this CPU has everything it needs
+        names_nothing,   // the value names no set of the library: a usage error (exit 2)
+        cpu_lacks,       // the set needs instructions this CPU lacks (exit 77)
+    };
+    Verdict verdict = Verdict::names_nothing;
+    std::string kernel_set;   // the set, spelt as the library spells it ("SkylakeX", "skx")
+    std::string problem;      // unless it runs: one line, without the program and the variable
+};
+// cpu: what the CPU has (gemm::cpu::features(), or a made-up set in a test). library_sets:
+// the library's own list of its sets by number, when it has one (BLIS: bli_arch_string(0),
+// (1) ...): a number then names the set at that index, and a name must be on the list; empty
+// (OpenBLAS): names only, the table decides. Names are case-insensitive.
+Forced check_forced(Library lib, std::string_view value, const cpu::Features& cpu,
+                    const std::vector<std::string>& library_sets = {});
 
 }  // namespace gemm::ref

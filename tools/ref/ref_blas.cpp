@@ -10,6 +10,7 @@
 
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/numbers.hpp>
 
 #include <algorithm>
 
@@ -48,6 +49,7 @@ std::string library_version() {   // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..
 }
 // OpenBLAS takes the name itself (case-insensitive).
 std::string env_value(const std::string& set) { return set; }
+std::vector<std::string> library_sets() { return {}; }   // no list: the names in kernel_choice.cpp
 }  // namespace
 #elif defined(GEMM_REF_BLIS)
 #include <blis.h>
@@ -74,6 +76,12 @@ std::string env_value(const std::string& set) {
     for (int id = 0; id < BLIS_NUM_ARCHS; ++id)
         if (set == bli_arch_string(static_cast<arch_t>(id))) return std::to_string(id);
     return set;
+}
+// Its configurations by number: the index BLIS 0.9 reads from BLIS_ARCH_TYPE.
+std::vector<std::string> library_sets() {
+    std::vector<std::string> names;
+    for (int id = 0; id < BLIS_NUM_ARCHS; ++id) names.emplace_back(bli_arch_string(static_cast<arch_t>(id)));
+    return names;
 }
 }  // namespace
 #else
@@ -149,21 +157,41 @@ int main(int argc, char** argv) {
         }
     }
 
+    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty() && !help) {
+        std::fprintf(stderr, "%s: %s: given twice\n", GEMM_REF_NAME, twice.c_str());
+        return gemm::kExitUsage;
+    }
+
     const gemm::ref::Library lib = kLibrary;
     const char* env_var = lib == gemm::ref::Library::openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
     const char* child_detected = std::getenv(kChildDetected);
-    if (const char* user = std::getenv(env_var); user != nullptr && child_detected == nullptr) {
-        // BLIS 0.9 reads a name as 0 (skx): give it the index the name stands for.
-        const std::string value = env_value(user);
-        if (value != user) setenv(env_var, value.c_str(), 1);
+    // The kernel set the user forces, as given (for the messages and the label).
+    const char* user_env = child_detected == nullptr ? std::getenv(env_var) : nullptr;
+    const std::string user = user_env != nullptr ? gemm::shown(user_env) : "";
+    if (user_env != nullptr && !help) {
+        // Before any kernel runs: a set this CPU cannot run would end in SIGILL, and a value
+        // that names no set would run one the library picks under a label naming the value.
+        const gemm::ref::Forced forced = gemm::ref::check_forced(lib, user_env, gemm::cpu::features(), library_sets());
+        if (forced.verdict == gemm::ref::Forced::Verdict::names_nothing) {
+            std::fprintf(stderr, "%s: %s '%s': %s; unset it to let the runner choose\n", GEMM_REF_NAME, env_var,
+                         user.c_str(), forced.problem.c_str());
+            return gemm::kExitUsage;
+        }
+        if (forced.verdict == gemm::ref::Forced::Verdict::cpu_lacks) {
+            std::fprintf(stderr, "%s: skipped: %s '%s': %s\n", GEMM_REF_NAME, env_var, user.c_str(),
+                         forced.problem.c_str());
+            return gemm::kExitUnsupported;
+        }
+        // What this library reads: BLIS 0.9 takes the number of the set (a name would read as 0).
+        const std::string value = env_value(forced.kernel_set);
+        if (value != user_env) setenv(env_var, value.c_str(), 1);
     }
 #if defined(__linux__)
     // A value the user set is obeyed, but first tried in a child: BLIS aborts on an
     // architecture it was not built with, which must be a usage error, not a crash.
-    if (const char* user = std::getenv(env_var); user != nullptr && child_detected == nullptr && !help &&
-                                                 probe("/proc/self/exe", env_var, user).empty()) {
-        std::fprintf(stderr, "%s: %s='%s': the library fails to start with it (unset it to let the runner choose)\n",
-                     GEMM_REF_NAME, env_var, user);
+    if (user_env != nullptr && !help && probe("/proc/self/exe", env_var, std::getenv(env_var)).empty()) {
+        std::fprintf(stderr, "%s: %s '%s': the library fails to start with it; unset it to let the runner choose\n",
+                     GEMM_REF_NAME, env_var, user.c_str());
         return gemm::kExitUsage;
     }
 #endif
@@ -173,7 +201,8 @@ int main(int argc, char** argv) {
 
     if (child_detected == nullptr && !help) {
         const gemm::ref::Choice choice =
-            gemm::ref::choose(lib, running, gemm::ref::cpu_vectors(), std::getenv(env_var), as_detected);
+            gemm::ref::choose(lib, running, gemm::ref::cpu_vectors(), user_env != nullptr ? user.c_str() : nullptr,
+                              as_detected);
         reason = choice.reason;
 #if defined(__linux__)
         if (choice.change) {
@@ -198,23 +227,29 @@ int main(int argc, char** argv) {
     // "openblas 0.3.21 SkylakeX (detected: Prescott)"
     std::string label = library_version() + " " + running;
     if (detected != running && detected != "probe") label += " (detected: " + detected + ")";
-    else if (const char* user = std::getenv(env_var); user != nullptr && child_detected == nullptr)
+    else if (user_env != nullptr)
         label += std::string(" (") + env_var + "=" + user + ")";
     else if (as_detected) label += " (as detected)";
-
-    if (report_only) {
-        std::printf("running %s\ndetected %s\nisa %s\nlibrary %s\nlabel %s\nwhy %s\n", running.c_str(),
-                    detected.c_str(), gemm::ref::isa_of(lib, running).c_str(), library_version().c_str(),
-                    label.c_str(), reason.c_str());
-        return 0;
-    }
-    if (!help) std::printf("%s: %s: %s\n", GEMM_REF_NAME, label.c_str(), reason.c_str());
 
     static const std::string variant_name = label;
     static const gemm::Variant variants[] = {{variant_name, sgemm}};
     static const gemm::StepDef def{.variants = variants, .library_bytes = library_bytes};
     // Named like a step so the harness prints "ref_openblas", not "stepref_openblas".
     const gemm::Step step{0, GEMM_REF_NAME, sgemm, always, &def};
+
+    if (report_only && !help) {
+        // The rest of the line is checked as a run would check it: --kernels --sizes abc is a usage error.
+        const gemm::ParseResult parsed = gemm::parse_options(static_cast<int>(args.size()), args.data(), step);
+        if (parsed.exit_code == gemm::kExitUsage) {
+            std::fprintf(stderr, "%s\n", parsed.message.c_str());
+            return gemm::kExitUsage;
+        }
+        std::printf("running %s\ndetected %s\nisa %s\nlibrary %s\nlabel %s\nwhy %s\n", running.c_str(),
+                    detected.c_str(), gemm::ref::isa_of(lib, running).c_str(), library_version().c_str(),
+                    label.c_str(), reason.c_str());
+        return 0;
+    }
+    if (!help) std::printf("%s: %s: %s\n", GEMM_REF_NAME, label.c_str(), reason.c_str());
     const gemm::ThreadControl threads{set_threads, get_threads};
     const int rc = gemm::run_main(static_cast<int>(args.size()), args.data(), step, &threads);
     if (help)
@@ -223,7 +258,10 @@ int main(int argc, char** argv) {
                     "                              are narrower than this CPU's widest vector ISA\n"
                     "  --kernels                   print what the library detects and what would run, and exit\n"
                     "By default it runs the library's kernels for the widest vector ISA this CPU has (setting\n"
-                    "%s for the library when its own choice is narrower); a %s you set is obeyed.\n",
-                    env_var, env_var);
+                    "%s for the library when its own choice is narrower). A %s you set is obeyed\n"
+                    "when it names one of the library's kernel sets%s and this CPU has what that set needs:\n"
+                    "exit 2 when it names none, 77 when this CPU lacks what the set needs.\n"
+                    "The library runs on --threads or 1 thread, whatever its own variables say.\n",
+                    env_var, env_var, lib == gemm::ref::Library::blis ? " (a name, or BLIS 0.9's number)" : "");
     return rc;
 }

@@ -13,4 +13,19 @@ bool pin_current_thread(int cpu);
 // Falls back to a monotonic wall clock where the OS has no per-thread clock.
 double thread_cpu_seconds();
 
+// Time this process's threads were ready to run but had no CPU: another program held their
+// core (the kernel's run queue wait, /proc/self/task/*/schedstat), or the hypervisor did
+// (steal time of the CPUs the process may use, /proc/stat). A timing taken while this is a
+// large share of it measures the machine's other load, not the code.
+struct CpuWait {
+    double queued_seconds = 0;   // summed over the process's threads
+    double stolen_seconds = 0;   // summed over the CPUs the process may use
+    double wall_seconds = 0;     // a monotonic clock
+    bool known = false;          // false where the OS does not say (not Linux, no schedstat)
+};
+CpuWait cpu_wait_now();
+// The share of `threads` threads' time between two readings that went to waiting for a CPU,
+// 0 to 1 (NaN when unknown).
+double waited_share(const CpuWait& before, const CpuWait& after, int threads);
+
 }  // namespace gemm::cpu

@@ -14,6 +14,13 @@ struct Features {
     bool avx2 = false;
     bool avx512f = false;
     bool neon = false;     // AArch64 Advanced SIMD
+    // What the BLAS libraries' kernel sets need beyond these (tools/ref/kernel_choice.cpp):
+    bool sse3 = false, ssse3 = false, sse4_1 = false;
+    bool avx512cd = false, avx512bw = false, avx512dq = false, avx512vl = false;
+    bool avx512er = false, avx512pf = false;   // Xeon Phi (Knights Landing) only
+    bool fma4 = false;     // AMD Bulldozer family
+    bool amd3dnow = false; // AMD K7 to K10
+    bool sve = false;      // AArch64 Scalable Vector Extension
 };
 const Features& features();
 

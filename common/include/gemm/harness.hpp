@@ -92,6 +92,10 @@ inline double gflops(int m, int n, int k, double seconds) {
     return seconds > 0 ? 2.0 * m * n * k / seconds / 1e9 : 0.0;
 }
 
+// The cpu_wait above which a timing is reported as taken on a busy machine (progress line,
+// summary.md): beyond the few percent that interrupts and the OS's own threads cost.
+constexpr double kBusyShare = 0.05;
+
 struct CsvRow {
     std::string step;
     int m = 0, n = 0, k = 0, threads = 1;
@@ -102,6 +106,9 @@ struct CsvRow {
     std::string cpu;
     std::string uarch;       // gemm::cpu::microarch_label()
     std::string params;      // the step's tunables in effect, "mc=112 kc=1168 nc=3584" ("" without)
+    // Share of the timed runs' thread time spent waiting for a CPU that another program or
+    // the hypervisor held (gemm::cpu::waited_share), 0 to 1; NaN where the OS does not say.
+    double cpu_wait = 0;
 };
 std::string csv_header();
 std::string csv_line(const CsvRow& row);
@@ -129,7 +136,9 @@ void short_openmp_spins(char** argv);
 // The whole executable: parse, check the CPU, sweep, verify, print, write the CSV.
 // Threads: a parallel step runs on --threads when given, else on OpenMP's own default
 // (OMP_NUM_THREADS, else every usable CPU); a serial step on one; a reference runner's
-// library on --threads or 1. The CSV's threads column is what ran.
+// library on --threads or 1. Either way at most max_threads(kThreadsPerCpu) (<gemm/numbers.hpp>):
+// more, from --threads or OMP_NUM_THREADS, is exit 2 before anything runs. The header gives
+// the plan; each progress line and the CSV's threads column what ran.
 int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads = nullptr);
 
 }  // namespace gemm

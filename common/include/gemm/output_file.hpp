@@ -27,16 +27,32 @@ public:
     // Checks that `path` can be written (its folder exists and takes a new file, or the device
     // opens) without changing what is there. Returns "" or the problem, naming the path.
     std::string open(const std::string& path);
+    // The same check without keeping anything open: a device or FIFO is not even opened
+    // (a FIFO would wait for its reader, then end what the reader gets), only its
+    // permissions are looked at. For a program that checks a path now and writes it later.
+    static std::string check(const std::string& path);
 
     // Makes the file hold `contents`. A device or FIFO gets only what goes beyond the
     // contents of the previous call (which must be their beginning). Returns "" or the problem.
     std::string write(const std::string& contents);
+
+    // The same for contents that grow as a run goes (a row per size), which must survive an
+    // interruption but would cost more to rewrite after every row than the run itself
+    // (thousands of quick sizes): a device or FIFO gets the new part at once, as with write();
+    // a regular file is replaced only when kGrowingInterval has passed since its previous
+    // replacement (so a row that took longer than that is on disk as soon as it is done, and
+    // an interruption loses at most the last interval's rows), or when `last` is set and it
+    // does not hold `contents` yet. Call it with `last` when the run ends, early or not.
+    static constexpr double kGrowingInterval = 0.5;   // seconds
+    std::string write_growing(const std::string& contents, bool last = false);
 
 private:
     std::string path_;          // as given, for messages
     std::string target_;        // after following symbolic links
     int stream_fd_ = -1;        // open while the target is not a regular file
     std::size_t streamed_ = 0;  // bytes of the contents already written to the stream
+    std::size_t replaced_ = std::string::npos;   // write_growing: size of the contents last put in place
+    double replaced_at_ = 0;    // write_growing: when (steady clock, seconds)
 };
 
 // Standard output after a program's last line: flushes it and returns `status`, or 3 with a

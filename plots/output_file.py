@@ -1,0 +1,172 @@
+"""The one way the Python scripts write a file: the rules of gemm::OutputFile
+(common/include/gemm/output_file.hpp, docs/contracts.md "The CSV"), so nothing at the path
+is lost or replaced that was not ours to replace.
+
+  - a regular file (or nothing yet) is replaced atomically: the data go to a unique temporary
+    file in the same folder, which is then renamed over the path, so a reader or an
+    interrupted run sees the old or the new contents, never part of them. A failed write
+    removes its temporary file and leaves the old file as it was.
+  - a symbolic link is followed: its target is treated the same way and the link stays.
+  - anything else (a device such as /dev/null or /dev/stdout, a FIFO) is written through,
+    never replaced.
+
+Standard library only (Python 3.7+). Every problem is an OutputError whose text names the
+path and the problem, on one line ("cannot write PATH: ..."); the scripts exit 3 on it.
+"""
+import errno
+import fcntl
+import os
+import stat
+import sys
+import tempfile
+
+
+class OutputError(Exception):
+    pass
+
+
+def _problem(path, detail):
+    return OutputError("cannot write {}: {}".format(path, detail))
+
+
+def _reason(error):
+    return error.strerror or str(error)
+
+
+def _descriptor(target):
+    """The descriptor number of /proc/self/fd/N or /dev/fd/N, else None."""
+    for prefix in ("/proc/self/fd/", "/dev/fd/"):
+        if target.startswith(prefix) and target[len(prefix):].isdigit():
+            return int(target[len(prefix):])
+    return None
+
+
+def _follow_links(path):
+    """The file `path` names after its symbolic links (it need not exist yet), and whether the
+    chain reached /proc or /dev/fd (an open descriptor such as /dev/stdout: written through)."""
+    current = path
+    for _ in range(40):
+        if current.startswith("/proc/") or current.startswith("/dev/fd/"):
+            return current, True
+        try:
+            if not stat.S_ISLNK(os.lstat(current).st_mode):
+                return current, False
+            link = os.readlink(current)
+        except FileNotFoundError:
+            return current, False
+        except OSError as e:
+            raise _problem(path, _reason(e))
+        current = link if os.path.isabs(link) else os.path.join(os.path.dirname(current), link)
+    raise _problem(path, os.strerror(errno.ELOOP))
+
+
+def _kind(path):
+    """('stream', target) for a device, a FIFO or an open descriptor; ('file', target) for a
+    regular file or nothing yet. Raises OutputError for a folder or an unreachable path."""
+    if not path:
+        raise OutputError("cannot write '': the path is empty")
+    target, fd_link = _follow_links(path)
+    if fd_link:
+        return "stream", target
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return "file", target
+    except OSError as e:
+        raise _problem(path, _reason(e))
+    if stat.S_ISDIR(mode):
+        raise _problem(path, "it is a folder")
+    return ("file" if stat.S_ISREG(mode) else "stream"), target
+
+
+def _temporary(target):
+    """A new, empty file beside `target` that nobody else can have: (fd, name)."""
+    folder, name = os.path.split(target)
+    return tempfile.mkstemp(prefix="." + name + ".", dir=folder or ".")
+
+
+def check(path):
+    """Raises OutputError unless `path` can be written (its folder exists and takes a new file,
+    or the device can be written); changes nothing there."""
+    path = os.fspath(path)
+    kind, target = _kind(path)
+    if kind == "stream":
+        descriptor = _descriptor(target)
+        if descriptor is not None:
+            try:
+                flags = fcntl.fcntl(descriptor, fcntl.F_GETFL)
+            except OSError as e:
+                raise _problem(path, _reason(e))
+            if flags & os.O_ACCMODE == os.O_RDONLY:
+                raise _problem(path, "it is open for reading only")
+        elif not os.access(target, os.W_OK):
+            # Not opened here: opening a FIFO would wait for (and then fail) its reader.
+            raise _problem(path, os.strerror(errno.EACCES))
+        return
+    try:
+        fd, probe = _temporary(target)
+    except OSError as e:
+        raise _problem(path, _reason(e))
+    os.close(fd)
+    os.unlink(probe)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if written <= 0:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        view = view[written:]
+
+
+def _creation_mode():
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write(path, data):
+    """Makes `path` hold `data` (bytes, or str written as UTF-8) by the rules above; raises
+    OutputError (and leaves what was there) when it cannot."""
+    path = os.fspath(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    kind, target = _kind(path)
+    if kind == "stream":
+        # What the script printed before comes first on a shared terminal or file.
+        sys.stdout.flush()
+        descriptor = _descriptor(target)
+        try:
+            # Appending: /dev/stdout redirected to a file gets the data after what was printed.
+            fd = os.dup(descriptor) if descriptor is not None else \
+                os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY | os.O_CLOEXEC)
+            try:
+                _write_all(fd, data)
+            finally:
+                os.close(fd)
+        except OSError as e:
+            raise _problem(path, _reason(e))
+        return
+    try:
+        fd, temporary = _temporary(target)
+    except OSError as e:
+        raise _problem(path, _reason(e))
+    try:
+        try:
+            # The new file gets the old one's permissions, or those a plain create would give.
+            try:
+                mode = stat.S_IMODE(os.stat(target).st_mode)
+            except FileNotFoundError:
+                mode = _creation_mode()
+            os.fchmod(fd, mode)
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+        os.replace(temporary, target)
+    except OSError as e:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise _problem(path, _reason(e))
