@@ -216,9 +216,13 @@ TEST_CASE("the CSV names the block sizes of the variant that ran", "[e2e]") {
         const char* params;
     };
 #if defined(__x86_64__)
+    // Step 10's AVX2 kernel on Zen 3's caches: kc 1488 is past twice kc_fma (400), so k is
+    // cut in slices of kc, never taken in one deeper slice (one-slice = kc; its params go on
+    // with the ablation switches, so only their beginning is compared).
     const Case cases[] = {{"08_avx512_14x32", "avx2", "mc=48 kc=1360 nc=3072"},
                           {"08_avx512_14x32", "avx512", "mc=112 kc=576 nc=7264"},
-                          {"09_openmp", "avx2", "mc=48 kc=1360 nc=3072"}};
+                          {"09_openmp", "avx2", "mc=48 kc=1360 nc=3072"},
+                          {"10_tuned", "avx2", "mc=24 kc=1488 nc=2816 one-slice=1488 "}};
 #else
     const Case cases[] = {{"08_avx512_14x32", "neon", "mc=64 kc=1024 nc=4092"}};
 #endif
@@ -231,7 +235,10 @@ TEST_CASE("the CSV names the block sizes of the variant that ran", "[e2e]") {
         const auto lines = read_lines(csv);
         REQUIRE(lines.size() == 2);
         CHECK(field(lines[0], 14) == "params");
-        CHECK(field(lines[1], 14) == c.params);
+        if (std::string(c.step) == "10_tuned")
+            CHECK(field(lines[1], 14).rfind(c.params, 0) == 0);
+        else
+            CHECK(field(lines[1], 14) == c.params);
     }
     CHECK(shell(bin + "/step08_avx512_14x32 --sizes 20", "GEMM_CACHES=32K") == 2);   // not three sizes
     std::remove(csv.c_str());

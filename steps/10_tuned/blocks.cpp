@@ -37,10 +37,10 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // units (Zen 4), 800 on one with two full-width units. Deeper is fine while the two
     // slivers a call reads, (MR + NR) x kc floats, stay within about four times L1: they
     // stream in from L2. And the smallest A block must fit in half of L2.
+    const int kc_fma = round_up(static_cast<int>(12.5 * flops + 0.5), 16);
     if (user_kc > 0) {
         b.kc = user_kc;
     } else {
-        const int kc_fma = round_up(static_cast<int>(12.5 * flops + 0.5), 16);
         const int kc_stream = round_down_at_least(4 * l1 / (4L * (mr + nr)), 16);
         const int kc_l2 = round_down_at_least(l2 / 2 / (4L * mc_least), 16);
         b.kc = kc_stream > kc_fma ? kc_stream : kc_fma;
@@ -62,8 +62,13 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // thirds of L2 is not cut (the serial nest on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).
     // Deeper, the A block no longer survives the slivers streaming through L2: there, k =
     // 1900 in one slice gained and k = 2000 lost (README: "One slice of k where it fits").
+    // What a slice saves shrinks as kc grows: once kc is twice kc_fma, a pass of C costs under
+    // 0.5 % of the time, and a deeper A block crowding L2 costs more. So a kernel whose slivers
+    // are narrow enough to make kc that deep (the AVX2 6 x 16: kc 1488 on a 32 KiB L1, where
+    // kc_fma is 400) keeps slices of kc: with --kernel avx2 on Zen 4, one slice lost 1-5 % at
+    // k = 1792-2304 and gained nothing at 1536 (README: "One slice of k where it fits").
     // --one-slice sets the depth (never below kc: 1 turns it off); --kc alone turns it off too.
-    const int fits = round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16);
+    const int fits = b.kc < 2 * kc_fma ? round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16) : b.kc;
     const int depth = user_one_slice > 0 ? user_one_slice : user_kc > 0 ? b.kc : fits;
     b.one_slice = depth > b.kc ? depth : b.kc;
     return b;
