@@ -282,6 +282,17 @@ def main():
         expect(len([l for l in fig.axes[1].lines if l.get_marker() == "o" and len(l.get_xdata())]) == 1,
                "plot_roofline.py: the 2-thread panel should hold step 09")
         expect("Roofline" in fig._suptitle.get_text(), "plot_roofline.py: no title")
+        # Two compute roofs 4 % apart (avx 92, avx2 96: Zen 3 has avx 97, avx2 102): their labels
+        # at the right edge must not print over each other.
+        close = write("peak_close.csv", PEAK + "avx,fp32,1,92.0\n")
+        fig = plot_roofline.render(plot_roofline.parse([s01, "--peak", close, "--bandwidth", bandwidth,
+                                                        "--cpuinfo", cpuinfo, "-o", out]))
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        labels = [t for t in fig.axes[0].texts if t.get_text().strip().split(" ")[0] in ("avx", "avx2")]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        expect(len(boxes) == 2 and not boxes[0].overlaps(boxes[1]),
+               "plot_roofline.py: the avx 92 and avx2 96 labels overlap: {}".format([t.get_text() for t in labels]))
         # The blocks of the variant that ran come from the CSV's params column where it has one
         # (a forced --kernel avx2 runs other blocks than cpuinfo reports): kc = 125 there, so
         # the C tile costs 8 bytes per 125 steps of p at L1, not per 1000.
