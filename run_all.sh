@@ -24,7 +24,7 @@ cd "$root"
 
 prog=run_all.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0 rounds=""
 while [ $# -gt 0 ]; do

@@ -47,6 +47,20 @@ expect 2 "$bench" --peak "$run_all"                   # a file, but not a peak C
 expect 2 "$bench" --reps "\$(touch $tmp/ran)"         # never evaluated
 [[ ! -e $tmp/ran ]] || { echo "FAIL: --reps ran a command substitution" >&2; failed=$((failed + 1)); }
 expect 0 "$bench" --reps abc --help
+
+# --help prints each script's whole header comment and nothing past it (a fixed line range fell
+# out of step as headers grew: bench_vs_openblas.sh lost its last lines, ablation.sh printed
+# its `set -euo pipefail`).
+for tool in "$run_all" "$grade" "$bench" "$src/tools/ablation.sh" "$src/tools/new_step.sh" "$src/tools/merge_rounds.sh"; do
+  header=$(awk 'NR > 1 && !/^#/ { exit } NR > 1 { print }' "$tool" | wc -l)
+  shown=$("$tool" --help 2>/dev/null | wc -l)
+  if [[ $header -lt 3 || $shown != "$header" ]] || "$tool" --help | grep -q '^set -'; then
+    echo "FAIL: ${tool#$src/} --help: $shown lines, its header has $header" >&2
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
+  fi
+done
 # --rt where real-time priority is not allowed (an unprivileged user): refused up front.
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 if [[ $(id -u) = 0 ]] && command -v setpriv >/dev/null && "${nobody[@]}" test -r "$src/tools/args.sh"; then

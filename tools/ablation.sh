@@ -28,7 +28,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prog=ablation.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 build="$root/build" sizes="500,1000,1500" rounds=3 reps=3 out="$root/results" report=""
 whole() { [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "$1 '$2': not a whole number from 1 to 9999"; }

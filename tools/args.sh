@@ -14,6 +14,12 @@ wants_help() {
   return 1
 }
 
+# print_help SCRIPT: the comment block at the top of SCRIPT (after the #! line), which is its
+# --help text; read to its end rather than to a line number, so it cannot fall out of step.
+print_help() {
+  sed -n '2,/^[^#]/p' "$1" | grep '^#' | sed 's/^# \{0,1\}//'
+}
+
 # value_of OPTION "${2-}": prints the option's value; exit 2 (from the command substitution,
 # so write: x=$(value_of "$1" "${2-}") || exit 2) when it is missing or is another option.
 value_of() {

@@ -28,7 +28,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prog=bench_vs_openblas.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=() busy=0
 while [[ $# -gt 0 ]]; do

@@ -40,7 +40,7 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=grade.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N] [--timeout S]"
 build="$root/build" sizes="200,500,1000" rounds=1 against="" ref=openblas cpu="" threads=1 limit=600

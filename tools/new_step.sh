@@ -17,7 +17,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=new_step.sh
 source "$root/tools/args.sh"
 usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 11 to 9999; slug: a-z, 0-9, _)"
-if wants_help "$@"; then sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 
 [ $# -ge 2 ] || usage_error "$usage"
