@@ -470,9 +470,10 @@ TEST_CASE("steps 09 and 10 are right with 1 - 2 - 3 - 5 and 7 threads and tiny b
     }
 }
 
-// Step 10's parallel packed path (AVX-512) packs the shared B panel inside the kernel calls: the
-// threads reading the same slivers start in different places and each copies the sliver
-// ahead of it, unless another thread has claimed it. Here with 1-7 threads (more threads
+// Step 10's parallel packed path packs the shared B panel inside the kernel calls (the
+// AVX-512 and the AVX2 kernel, each where the CPU runs it): the threads reading the same
+// slivers start in different places and each copies the sliver ahead of it, unless another
+// thread has claimed it. Here with 1-7 threads (more threads
 // than row groups, column groups), A blocks of one to several tiles (claims of the last two
 // blocks in up to 16 parts among them), k slices, B panels, a partial last sliver, and with
 // --no-copy-b 1 (chunks packed before the calls) for comparison. A third of the shapes have
@@ -480,8 +481,6 @@ TEST_CASE("steps 09 and 10 are right with 1 - 2 - 3 - 5 and 7 threads and tiny b
 TEST_CASE("step 10 copies B slivers inside the kernel calls correctly, on any team", "[microkernels][threads]") {
     const gemm::Step* step = find_step("10_tuned");
     REQUIRE(step != nullptr);
-    const gemm::Variant* variant = step->find_variant("avx512");
-    if (variant == nullptr || !variant->is_supported()) return;
     const gemm::Param* least_work = step->find_param("min-kflops");
     const gemm::Param* no_copy = step->find_param("no-copy-b");
     REQUIRE(least_work != nullptr);
@@ -491,22 +490,26 @@ TEST_CASE("step 10 copies B slivers inside the kernel calls correctly, on any te
     struct Blocks {
         int mc, kc, nc;
     };
-    for (const int copy_off : {0, 1}) {
-        no_copy->set(copy_off);
-        for (const int threads : {1, 2, 3, 5, 7}) {
-            omp_set_num_threads(threads);
-            for (const Blocks& b : {Blocks{14, 0, 0}, Blocks{28, 5, 0}, Blocks{112, 37, 0}, Blocks{42, 0, 96}}) {
-                BlockSizes blocks(*step, b.mc, b.kc, b.nc);
-                int t = 0;
-                for (const int m : {15, 45, 100})
-                    for (const int n : {33, 65, 130, 200, 600})   // 600: 19 slivers, claims in 16 parts
-                        for (const int k : {1, 5, 37}) {
-                            const Shape s = t % 3 ? Shape{m, n, k} : Shape{m, n, k, 1 + t % 4, 1 + t % 5, 1 + t % 3};
-                            ++t;
-                            INFO(threads << " threads, no-copy-b " << copy_off << ", mc " << b.mc << ", kc " << b.kc
-                                         << ", nc " << b.nc << ", " << describe(s));
-                            CHECK(check_kernel(variant->kernel, s, static_cast<unsigned>(t)) == "");
-                        }
+    for (const char* isa : {"avx512", "avx2"}) {
+        const gemm::Variant* variant = step->find_variant(isa);
+        if (variant == nullptr || !variant->is_supported()) continue;
+        for (const int copy_off : {0, 1}) {
+            no_copy->set(copy_off);
+            for (const int threads : {1, 2, 3, 5, 7}) {
+                omp_set_num_threads(threads);
+                for (const Blocks& b : {Blocks{14, 0, 0}, Blocks{28, 5, 0}, Blocks{112, 37, 0}, Blocks{42, 0, 96}}) {
+                    BlockSizes blocks(*step, b.mc, b.kc, b.nc);
+                    int t = 0;
+                    for (const int m : {15, 45, 100})
+                        for (const int n : {33, 65, 130, 200, 600})   // 600: 19 or 38 slivers, claims in 16 parts
+                            for (const int k : {1, 5, 37}) {
+                                const Shape s = t % 3 ? Shape{m, n, k} : Shape{m, n, k, 1 + t % 4, 1 + t % 5, 1 + t % 3};
+                                ++t;
+                                INFO(isa << ", " << threads << " threads, no-copy-b " << copy_off << ", mc " << b.mc
+                                         << ", kc " << b.kc << ", nc " << b.nc << ", " << describe(s));
+                                CHECK(check_kernel(variant->kernel, s, static_cast<unsigned>(t)) == "");
+                            }
+                }
             }
         }
     }

@@ -11,7 +11,8 @@
 #           until it is step 10.
 # With AVX-512 (studies off, added): every switch, starting from a 4 x 16 tile of 512-bit
 # vectors. With AVX2 (studies off_avx2, added_avx2; run on an AVX-512 CPU too): the 6 x 16
-# kernel and the switches that apply to it, those of the loop nest and the packing.
+# kernel and the switches that apply to it, those of the loop nest and the packing (the
+# copy of B in the kernel calls included).
 # The rounds run the whole list one after the other (a noisy spell hurts one round of every
 # run, not one run). GFLOPS come from the thread's CPU time when build/bin/probe runs step 10
 # (time the core spent on other work then does not count), else from the wall clock of
@@ -171,10 +172,10 @@ if [[ " ${kernels[*]} " == *" avx512 "* ]]; then
   )
 fi
 if [[ " ${kernels[*]} " == *" avx2 "* ]]; then
-  # The AVX2 6 x 16 kernel: the switches of the loop nest and the packing. (--no-copy-b,
-  # --no-narrow, --no-prefetch, --no-strips, --no-fma, --no-fold and the tile shape are the
-  # AVX-512 kernel's: they change nothing here, so they are not run.)
-  all_off="--no-direct 1 --no-vector-pack 1 --no-even-k 1 --old-blocks 1"
+  # The AVX2 6 x 16 kernel: the switches of the loop nest, the packing and the copy of B in
+  # the kernel calls. (--no-narrow, --no-prefetch, --no-strips, --no-fma, --no-fold and the
+  # tile shape are the AVX-512 kernel's: they change nothing here, so they are not run.)
+  all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1"
   k="--kernel avx2"
   runs+=(
     "off_avx2|step 10 (avx2)|10 $k"
@@ -182,11 +183,13 @@ if [[ " ${kernels[*]} " == *" avx2 "* ]]; then
     "off_avx2|plain packing loops|10 $k --no-vector-pack 1"
     "off_avx2|k slices not equal|10 $k --no-even-k 1"
     "off_avx2|step 07's block rules|10 $k --old-blocks 1"
+    "off_avx2|B packed in its own pass|10 $k --no-copy-b 1"
     "added_avx2|step 07 (SSE 4 x 4)|7"
     "added_avx2|everything off: AVX2 6 x 16 tile|10 $k $all_off"
     "added_avx2|+ step 10's block rules|10 $k $(drop "$all_off" "old-blocks")"
     "added_avx2|+ equal k slices|10 $k $(drop "$all_off" "old-blocks no-even-k")"
     "added_avx2|+ vector packing|10 $k $(drop "$all_off" "old-blocks no-even-k no-vector-pack")"
+    "added_avx2|+ B packed in the kernel calls|10 $k $(drop "$all_off" "old-blocks no-even-k no-vector-pack no-copy-b")"
     "added_avx2|+ unpacked small matrices = step 10 (avx2)|10 $k"
   )
 fi

@@ -10,6 +10,9 @@
 # --kernel avx2 against OpenBLAS's own AVX2 kernels (OPENBLAS_CORETYPE=Haswell) and BLIS's
 # (BLIS_ARCH_TYPE=haswell), where the CPU has AVX-512. Table 2, all usable CPUs: OpenBLAS, BLIS,
 # step 10 and step 09 (the lesson) on every thread, and the same AVX2 comparison on every thread.
+# Both all-core tables also give the ceiling: one one-thread copy of step 10 pinned to each
+# CPU, all started together, their best GFLOPS summed (what the cores make when nothing is
+# shared but the caches and memory they share anyway), and step 10's ratio to it.
 # --busy adds table 3: a spin loop holds CPU 0 while step 10 runs 20 times on every thread and
 # each library 5 times, at n = 100, 200, 400 and 1000, 3 reps each (never at real-time priority,
 # which would take the core from the spin loop); it gives step 10's worst run over each
@@ -92,6 +95,28 @@ run() {
     { k = $col["kernel"]; gsub(/ /, "~", k); print label, size, $col["gflops_best"], k, round }' "$csv" >>"${results_file:-$tmp/results}"
 }
 
+# side_by_side LABEL SIZE -- CMD...: one copy of CMD --threads 1 on each usable CPU, all at
+# once; append "label size sum_of_gflops_best kernel round" to $tmp/results.
+side_by_side() {
+  local label=$1 size=$2; shift 3
+  local size_reps=$reps c pids=()
+  [[ $size -lt 512 ]] && size_reps=$((reps * 20))
+  for ((c = 0; c < ncpu; ++c)); do
+    env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE OMP_NUM_THREADS=1 "${rt[@]}" \
+      taskset -c "$c" "$@" --sizes "$size" --reps "$size_reps" --threads 1 --csv "$tmp/$label.$size.$c.csv" \
+      >/dev/null 2>"$tmp/stderr.$c" &
+    pids+=($!)
+  done
+  for ((c = 0; c < ncpu; ++c)); do
+    wait "${pids[$c]}" || { echo "bench_vs_openblas.sh: $label at $size (copy on CPU $c) failed:" >&2
+                            cat "$tmp/stderr.$c" >&2; exit 1; }
+  done
+  awk -F, -v label="$label" -v size="$size" -v round="$r" '
+    FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    { sum += $col["gflops_best"]; k = $col["kernel"]; copies++ }
+    END { gsub(/ /, "~", k); if (copies) print label, size, sum, k, round }' "$tmp/$label.$size".*.csv >>"$tmp/results"
+}
+
 for ((r = 0; r < rounds; ++r)); do
   if [[ -z $peak_csv ]]; then   # the ceiling, measured between the same neighbours
     "${rt[@]}" "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$r.csv" >/dev/null 2>"$tmp/stderr" ||
@@ -115,6 +140,8 @@ for ((r = 0; r < rounds; ++r)); do
       run openblas_avx2N "$ncpu" "$size" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
       if [[ $have_blis = 1 ]]; then run blis_avx2N "$ncpu" "$size" BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"; fi
       run step10_avx2N "$ncpu" "$size" -- "$bin/step10_tuned" --kernel avx2
+      side_by_side step10_ceiling "$size" -- "$bin/step10_tuned"
+      side_by_side step10_avx2_ceiling "$size" -- "$bin/step10_tuned" --kernel avx2
     done
   fi
 done
@@ -174,34 +201,39 @@ awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$
   function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
   function cell(x) { return x == "" ? "-" : sprintf("%.1f", x) }
   # ours: step 10; lesson: the lesson step it is compared with (step 08 or 09), named `name`.
-  function table(title, ob, bl, ours, lesson, name, peak, sizes_,   i, s, k, o, b, a, l, sum_r, cnt, worst) {
+  # ceil: the label of the side-by-side one-thread copies (all-core tables), or "".
+  function table(title, ob, bl, ours, lesson, name, peak, sizes_, ceil,   i, s, k, o, b, a, l, sum_r, cnt, worst) {
     printf "\n%s\n", title
-    printf "| n | OpenBLAS | BLIS | step 10 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS | %% of %s peak | %s | %s vs OpenBLAS |\n|---|---|---|---|---|---|---|---|---|---|\n", isa, name, name
+    printf "| n | OpenBLAS | BLIS | step 10 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS | %% of %s peak | %s | %s vs OpenBLAS |%s\n|---|---|---|---|---|---|---|---|---|---|%s\n", isa, name, name,
+           ceil == "" ? "" : " " n " x 1 thread side by side | step 10 vs that |", ceil == "" ? "" : "---|---|"
     k = split(sizes_, s, ",")
     for (i = 1; i <= k; ++i) {
       o = g[ob, s[i]]; b = g[bl, s[i]]; a = g[ours, s[i]]; l = g[lesson, s[i]]
-      printf "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", s[i], cell(o), blis ? cell(b) : "-", cell(a), ratio(a, o),
-             paired(ours, ob, s[i]), blis ? ratio(a, b) : "-", pct(a, peak), cell(l), ratio(l, o)
+      printf "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", s[i], cell(o), blis ? cell(b) : "-", cell(a), ratio(a, o),
+             paired(ours, ob, s[i]), blis ? ratio(a, b) : "-", pct(a, peak), cell(l), ratio(l, o),
+             ceil == "" ? "" : " " cell(g[ceil, s[i]]) " | " ratio(a, g[ceil, s[i]]) " |"
       if (s[i] >= 512 && o > 0) { sum_r += a / o; cnt++ }
       if (o > 0 && (worst == "" || a / o < worst)) worst = a / o
     }
     if (cnt) printf "step 10: mean ratio to OpenBLAS over n >= 512: %.3f; worst ratio: %.3f\n", sum_r / cnt, worst
   }
   # Step 10 --kernel avx2 against the AVX2 kernels of the libraries (forced), same threads.
-  function avx2_table(threads, ob, bl, ours,   i) {
+  function avx2_table(threads, ob, bl, ours, ceil,   i) {
     printf "\nStep 10 --kernel avx2 against OpenBLAS (Haswell) and BLIS (haswell) AVX2 kernels, %s\n", threads
-    printf "| n | OpenBLAS Haswell | BLIS haswell | step 10 avx2 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS |\n|---|---|---|---|---|---|---|\n"
+    printf "| n | OpenBLAS Haswell | BLIS haswell | step 10 avx2 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS |%s\n|---|---|---|---|---|---|---|%s\n",
+           ceil == "" ? "" : " " n " x 1 thread side by side | step 10 avx2 vs that |", ceil == "" ? "" : "---|---|"
     for (i = 1; i <= k; ++i)
-      printf "| %d | %s | %s | %s | %s | %s | %s |\n", s[i], cell(g[ob, s[i]]), blis ? cell(g[bl, s[i]]) : "-", cell(g[ours, s[i]]),
-             ratio(g[ours, s[i]], g[ob, s[i]]), paired(ours, ob, s[i]), blis ? ratio(g[ours, s[i]], g[bl, s[i]]) : "-"
+      printf "| %d | %s | %s | %s | %s | %s | %s |%s\n", s[i], cell(g[ob, s[i]]), blis ? cell(g[bl, s[i]]) : "-", cell(g[ours, s[i]]),
+             ratio(g[ours, s[i]], g[ob, s[i]]), paired(ours, ob, s[i]), blis ? ratio(g[ours, s[i]], g[bl, s[i]]) : "-",
+             ceil == "" ? "" : " " cell(g[ceil, s[i]]) " | " ratio(g[ours, s[i]], g[ceil, s[i]]) " |"
   }
   END {
-    table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak " peak1 " GFLOPS)", "openblas1", "blis1", "step10", "step08", "step 08", peak1, sizes)
+    table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak " peak1 " GFLOPS)", "openblas1", "blis1", "step10", "step08", "step 08", peak1, sizes, "")
     k = split(sizes, s, ",")
-    avx2_table("1 thread", "openblas_avx2", "blis_avx2", "step10_avx2")
+    avx2_table("1 thread", "openblas_avx2", "blis_avx2", "step10_avx2", "")
     if (("openblasN", s[1]) in g) {
-      table("Step 10, and step 09 (the lesson), " n " threads (peak " peakN " GFLOPS)", "openblasN", "blisN", "step10N", "step09", "step 09", peakN, sizes)
-      avx2_table(n " threads", "openblas_avx2N", "blis_avx2N", "step10_avx2N")
+      table("Step 10, and step 09 (the lesson), " n " threads (peak " peakN " GFLOPS)", "openblasN", "blisN", "step10N", "step09", "step 09", peakN, sizes, "step10_ceiling")
+      avx2_table(n " threads", "openblas_avx2N", "blis_avx2N", "step10_avx2N", "step10_avx2_ceiling")
     }
     printf "\nkernels: OpenBLAS %s; BLIS %s; step 10 %s (avx2 run: %s); step 08 %s; step 09 %s; OpenBLAS AVX2 run: %s\n",
       kern["openblas1"], blis ? kern["blis1"] : "not built", kern["step10"], kern["step10_avx2"], kern["step08"], kern["step09"], kern["openblas_avx2"] (blis ? "; BLIS AVX2 run: " kern["blis_avx2"] : "")

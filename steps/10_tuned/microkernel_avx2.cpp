@@ -9,36 +9,33 @@
 
 namespace step10 {
 
-void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
-                           int mr, int nr, const float* b_next) {
-    constexpr int MR = kMrAvx2;
-    constexpr int NR = kNrAvx2;
+namespace {
 
-    // The C tile into L2 while the k loop runs (see the AVX-512 kernel).
+// One step of p: row p of the B sliver times column p of the A sliver, into the 12
+// accumulators (c0[i]: columns 0..7 of row i, c1[i]: 8..15).
+inline __attribute__((always_inline)) void step_of_p(__m256 c0[kMrAvx2], __m256 c1[kMrAvx2], const float* a,
+                                                     const float* b) {
+    const __m256 b0 = _mm256_load_ps(b);
+    const __m256 b1 = _mm256_load_ps(b + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < kMrAvx2; ++i) {
+        const __m256 ai = _mm256_broadcast_ss(a + i);
+        c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
+        c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
+    }
+}
+
+// The C tile into L2 while the k loop runs (see the AVX-512 kernel).
+inline __attribute__((always_inline)) void prefetch_c(const float* c, long ldc, int mr, int nr) {
     for (int i = 0; i < mr; ++i) {
         _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T1);
         _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + nr - 1), _MM_HINT_T1);
     }
+}
 
-    __m256 c0[MR], c1[MR];   // row i of the tile: c0[i] = columns 0..7, c1[i] = 8..15
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
-
-    for (int p = 0; p < kc; ++p) {
-        if (b_next != nullptr && p % 4 == 0)   // the next B sliver into L2 (see the AVX-512 kernel)
-            _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
-        const __m256 b0 = _mm256_load_ps(b);
-        const __m256 b1 = _mm256_load_ps(b + 8);
-#pragma GCC unroll 6
-        for (int i = 0; i < MR; ++i) {
-            const __m256 ai = _mm256_broadcast_ss(a + i);
-            c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
-            c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
-        }
-        a += MR;
-        b += NR;
-    }
-
+// C += the accumulators, only the mr x nr part inside C.
+inline __attribute__((always_inline)) void add_to_c(const __m256 c0[kMrAvx2], const __m256 c1[kMrAvx2], float* c,
+                                                    long ldc, int mr, int nr) {
     // AVX2 has no mask registers, but maskload/maskstore take a vector whose sign bits
     // select lanes: lane j is on when j < nr (and lanes of a masked-off element are neither
     // read nor written).
@@ -46,10 +43,10 @@ void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, lon
     const __m256i m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lane);
     const __m256i m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr - 8), lane);
 #pragma GCC unroll 6
-    for (int i = 0; i < MR; ++i) {
+    for (int i = 0; i < kMrAvx2; ++i) {
         if (i < mr) {
             float* ci = c + i * ldc;
-            if (nr == NR) {   // the common, whole tile
+            if (nr == kNrAvx2) {   // the common, whole tile
                 _mm256_storeu_ps(ci, _mm256_add_ps(_mm256_loadu_ps(ci), c0[i]));
                 _mm256_storeu_ps(ci + 8, _mm256_add_ps(_mm256_loadu_ps(ci + 8), c1[i]));
             } else {
@@ -58,6 +55,83 @@ void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, lon
             }
         }
     }
+}
+
+// How many rows ahead of the copy the rows of B are asked for. The AVX2 tile copies a row
+// every 24 cycles of FMAs, the AVX-512 one half a row every 56: 8 rows ahead (about 200
+// cycles, the AVX-512 kernel's distance) was less than L3's latency and lost 1-2 % at
+// n = 1024 against packing B in a pass of its own; 16 and 32 lost nothing (Zen 4,
+// --kernel avx2, one thread, 6 interleaved rounds).
+constexpr int kRowsAhead = 16;
+
+// One row (16 floats) of the next B sliver from B into the packed panel, and the row
+// kRowsAhead ahead asked for (both its lines: a row that does not start on a line boundary
+// spans two).
+inline __attribute__((always_inline)) void copy_row(SliverCopy& copy) {
+    _mm256_store_ps(copy.dst, _mm256_loadu_ps(copy.src));
+    _mm256_store_ps(copy.dst + 8, _mm256_loadu_ps(copy.src + 8));
+    _mm_prefetch(reinterpret_cast<const char*>(copy.src + kRowsAhead * copy.ld), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(copy.src + kRowsAhead * copy.ld + 15), _MM_HINT_T0);
+    copy.src += copy.ld;
+    copy.dst += 16;
+    --copy.pieces;
+}
+
+}  // namespace
+
+void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
+                           int mr, int nr, const float* b_next) {
+    prefetch_c(c, ldc, mr, nr);
+    __m256 c0[kMrAvx2], c1[kMrAvx2];
+#pragma GCC unroll 6
+    for (int i = 0; i < kMrAvx2; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
+    for (int p = 0; p < kc; ++p) {
+        if (b_next != nullptr && p % 4 == 0)   // the next B sliver into L2 (see the AVX-512 kernel)
+            _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
+        step_of_p(c0, c1, a, b);
+        a += kMrAvx2;
+        b += kNrAvx2;
+    }
+    add_to_c(c0, c1, c, ldc, mr, nr);
+}
+
+// The tile, copying its share of the next B sliver as it goes: one row every four steps of
+// p, so that the loads from L3 overlap the FMAs (the AVX-512 kernel's tile_copying). The
+// 4 or more calls on a sliver (an A block has at least NR / 4 = 4 slivers: blocks.cpp,
+// mc_least) copy the whole sliver; a share left over is copied after the k loop. The copy
+// brings the sliver into the cache, so there is no prefetch of it. An edge tile copies its
+// share first and then runs as usual.
+void microkernel_avx2_6x16_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                                   SliverCopy copy) {
+    if (mr != kMrAvx2 || nr != kNrAvx2) {
+        while (copy.pieces > 0) copy_row(copy);
+        return microkernel_avx2_6x16(kc, a, b, c, ldc, mr, nr, nullptr);
+    }
+    prefetch_c(c, ldc, mr, nr);
+    for (int r = 0; r < kRowsAhead; ++r) {   // copy_row asks for the rest
+        _mm_prefetch(reinterpret_cast<const char*>(copy.src + r * copy.ld), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(copy.src + r * copy.ld + 15), _MM_HINT_T0);
+    }
+    __m256 c0[kMrAvx2], c1[kMrAvx2];
+#pragma GCC unroll 6
+    for (int i = 0; i < kMrAvx2; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
+    int p = 0;
+    for (; p + 4 <= kc; p += 4) {
+        if (copy.pieces > 0) copy_row(copy);
+#pragma GCC unroll 4
+        for (int u = 0; u < 4; ++u) {
+            step_of_p(c0, c1, a, b);
+            a += kMrAvx2;
+            b += kNrAvx2;
+        }
+    }
+    for (; p < kc; ++p) {
+        step_of_p(c0, c1, a, b);
+        a += kMrAvx2;
+        b += kNrAvx2;
+    }
+    while (copy.pieces > 0) copy_row(copy);
+    add_to_c(c0, c1, c, ldc, mr, nr);
 }
 
 namespace {

@@ -153,7 +153,7 @@ inline __attribute__((always_inline)) void copy_half_row(SliverCopy& copy) {
     copy.src += copy.odd ? copy.ld - 16 : 16;
     copy.dst += 16;
     copy.odd ^= 1;
-    --copy.halves;
+    --copy.pieces;
 }
 
 // The whole 14 x 32 tile, copying its share of the next B sliver as it goes: one half row
@@ -182,12 +182,12 @@ void tile_copying(int kc, const float* a, const float* b, float* c, long ldc, Sl
         for (int v = 0; v < VECS; ++v) acc[i][v] = _mm512_setzero_ps();
     int p = 0;
     for (; p + 4 <= kc; p += 4) {
-        if (copy.halves > 0) copy_half_row(copy);
+        if (copy.pieces > 0) copy_half_row(copy);
 #pragma GCC unroll 4
         for (int u = 0; u < 4; ++u) step_of_p<kFoldedFma>(acc, a, b);
     }
     for (; p < kc; ++p) step_of_p<kFoldedFma>(acc, a, b);
-    while (copy.halves > 0) copy_half_row(copy);
+    while (copy.pieces > 0) copy_half_row(copy);
 #pragma GCC unroll 14
     for (int i = 0; i < ROWS; ++i) {
         float* ci = c + i * ldc;
@@ -494,7 +494,7 @@ void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const floa
 void microkernel_avx512_14x32_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
                                      SliverCopy copy) {
     if (mr == kMrAvx512 && nr == kNrAvx512) return tile_copying(kc, a, b, c, ldc, copy);
-    while (copy.halves > 0) copy_half_row(copy);
+    while (copy.pieces > 0) copy_half_row(copy);
     microkernel_avx512_14x32(kc, a, b, c, ldc, mr, nr, nullptr);
 }
 

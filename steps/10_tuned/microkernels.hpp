@@ -23,20 +23,24 @@ using MicroKernel = void (*)(int kc, const float* a, const float* b, float* c, l
 constexpr long next_sliver_share(int call, int nr_tile, int kc) { return (call % (nr_tile / 4)) * 4L * kc; }
 // Packing B inside the kernel calls (README: "Packing B inside the kernel calls"): while the
 // first A block computes on one B sliver, its calls copy the next sliver from B into the
-// packed panel, each a share of its rows. A share is `halves` half rows of 16 floats, from
-// src (B's rows, ld apart) to dst (the packed sliver's rows, 32 floats apart); `odd` says
-// that it starts in the second half of a row.
+// packed panel, each a share of its rows. A share is `pieces` runs of 16 floats (a 32-wide
+// sliver's row is two, `odd` says that the share starts at its second; a 16-wide sliver's
+// row is one, and `odd` stays 0), from src (B's rows, ld apart) to dst (the packed
+// sliver's rows, one after the other).
 struct SliverCopy {
     const float* src;
     long ld;
     float* dst;
-    int halves;
+    int pieces;
     int odd;
 };
-// Share number `call` of `calls` of the copy of a kc-row sliver from b (ld) to packed.
-inline SliverCopy sliver_share(const float* b, long ld, float* packed, int kc, int call, int calls) {
-    const long h0 = 2L * kc * call / calls, h1 = 2L * kc * (call + 1) / calls;
-    return {b + h0 / 2 * ld + 16 * (h0 % 2), ld, packed + 16 * h0, static_cast<int>(h1 - h0), static_cast<int>(h0 % 2)};
+// Share number `call` of `calls` of the copy of a kc-row, nr_tile-wide sliver from b (ld)
+// to packed.
+inline SliverCopy sliver_share(const float* b, long ld, float* packed, int kc, int nr_tile, int call, int calls) {
+    const int per_row = nr_tile / 16;
+    const long h0 = static_cast<long>(per_row) * kc * call / calls, h1 = static_cast<long>(per_row) * kc * (call + 1) / calls;
+    return {b + h0 / per_row * ld + 16 * (h0 % per_row), ld, packed + 16 * h0, static_cast<int>(h1 - h0),
+            static_cast<int>(h0 % per_row)};
 }
 using CopyingKernel = void (*)(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
                                SliverCopy copy);
@@ -69,6 +73,8 @@ void microkernel_avx512_ablated_direct(int k, const float* a, long lda, const fl
 constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr, const float* b_next);
+void microkernel_avx2_6x16_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
+                                   SliverCopy copy);
 void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* b, long ldb,
                                   float* c, long ldc, int mr, int nr);
 #endif
@@ -82,7 +88,7 @@ struct Ablation {
     int no_even_k = 0;       // k in slices of kc and a thinner last one
     int old_blocks = 0;      // step 07's block rules: B sliver in half of L1, A block in half of L2
     int no_prefetch = 0;     // no prefetch of the C tile or of the next B sliver
-    int no_copy_b = 0;       // B packed in a pass of its own, not inside the first A block's calls
+    int no_copy_b = 0;       // B packed in a pass of its own, not inside the first A block's calls (both x86 kernels)
     int no_narrow = 0;       // unpacked: the last <= 4 columns in tiles too, not as dot products
     int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
     int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps

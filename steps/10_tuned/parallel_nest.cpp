@@ -16,7 +16,7 @@
 // the same element, and first_row keeps the row groups' boundaries on cache-line starts
 // where it can, so they don't share lines of C either. Small matrices skip the packing, as
 // in the serial nest, with C shared out the same way. The micro-kernels and the packing are
-// the serial nest's. (Without a copying kernel, AVX2 and NEON, or with --no-copy-b 1, B is
+// the serial nest's. (Without a copying kernel, NEON, or with --no-copy-b 1, B is
 // packed in chunks of slivers before the calls: each thread its own chunks first.)
 #include "blocks.hpp"
 #include "partition.hpp"
@@ -305,7 +305,7 @@ void parallel_gemm(const TileShape& tile, int m, int n, int k, const float* A, i
                                 float* c_tile = C + static_cast<long>(c.row0 + ir) * ldc + jc + jr;
                                 if (copy_next)
                                     copying(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
-                                            sliver_share(b_panel + s_next * NR, ldb, next_packed, kc, ir / MR, calls));
+                                            sliver_share(b_panel + s_next * NR, ldb, next_packed, kc, NR, ir / MR, calls));
                                 else
                                     tile.kernel(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
                                                 ahead + next_sliver_share(ir / MR, NR, kc));

@@ -85,7 +85,7 @@ void serial_gemm(const TileShape& tile, int m, int n, int k, const float* A, int
                         float* c_tile = C + static_cast<long>(ic + ir) * ldc + jc + jr;
                         if (next_cols >= NR)
                             tile.copying(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
-                                         sliver_share(b_block + jr + NR, ldb, next_packed, kc, ir / MR, calls));
+                                         sliver_share(b_block + jr + NR, ldb, next_packed, kc, NR, ir / MR, calls));
                         else
                             tile.kernel(kc, a_sliver, b_sliver, c_tile, ldc, mr, nr,
                                         next_sliver + next_sliver_share(ir / MR, NR, kc));

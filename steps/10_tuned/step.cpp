@@ -22,7 +22,7 @@ void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, i
 }
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     parallel_gemm(ablated({microkernel_avx2_6x16, kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32),
-                          microkernel_avx2_6x16_direct, nullptr, nullptr, pack_a_avx2, pack_b_avx2}),
+                          microkernel_avx2_6x16_direct, nullptr, microkernel_avx2_6x16_copying, pack_a_avx2, pack_b_avx2}),
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
@@ -86,6 +86,12 @@ void set_tile_rows(int v) { ablation.tile_rows = v <= 0 || v >= kMrAvx512 ? 0 : 
 int get_tile_cols() { return ablation.tile_cols > 0 ? ablation.tile_cols : kNrAvx512; }
 void set_tile_cols(int v) { ablation.tile_cols = v > 0 && v <= 16 ? 16 : 0; }
 
+#if defined(__x86_64__) || defined(_M_X64)
+bool has_x86_kernel() { return gemm::cpu::has_avx512f() || gemm::cpu::has_avx2_fma(); }
+#else
+bool has_x86_kernel() { return false; }
+#endif
+
 constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
     {"kc", "depth of the packed A and B blocks (default: from L1 and the FMA rate)", get_kc, set_kc},
@@ -105,8 +111,8 @@ constexpr gemm::Param params[] = {
      set_switch<&Ablation::old_blocks>},
     {"no-prefetch", "1: no C or next-B prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
      set_switch<&Ablation::no_prefetch>, gemm::cpu::has_avx512f},
-    {"no-copy-b", "1: pack B in a pass of its own, not in the kernel calls (avx512)", get_switch<&Ablation::no_copy_b>,
-     set_switch<&Ablation::no_copy_b>, gemm::cpu::has_avx512f},
+    {"no-copy-b", "1: pack B in a pass of its own, not in the kernel calls (avx512, avx2)",
+     get_switch<&Ablation::no_copy_b>, set_switch<&Ablation::no_copy_b>, has_x86_kernel},
     {"no-narrow", "1: last <= 4 columns in tiles, not dot products (avx512)", get_switch<&Ablation::no_narrow>,
      set_switch<&Ablation::no_narrow>, gemm::cpu::has_avx512f},
     {"no-strips", "1: masked zmm, not ymm, edge strips (avx512)", get_switch<&Ablation::no_strips>,
