@@ -12,13 +12,22 @@ is lost or replaced that was not ours to replace.
 
 Standard library only (Python 3.7+). Every problem is an OutputError whose text names the
 path and the problem, on one line ("cannot write PATH: ..."); the scripts exit 3 on it.
+
+Standard output is the scripts' other output: importing this module (every script does)
+lets a reader that stops early (`| head`) end the script as it ends the C++ programs, by
+SIGPIPE, instead of a BrokenPipeError traceback. A file being written is then left as it
+was: the scripts write theirs whole at the end.
 """
 import errno
 import fcntl
 import os
+import signal
 import stat
 import sys
 import tempfile
+
+if hasattr(signal, "SIGPIPE"):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 class OutputError(Exception):

@@ -175,6 +175,21 @@ def main():
             expect(r.returncode == 3 and "/dev/full" in r.stderr,
                    "block_map.py --csv /dev/full: exit {}, stderr {!r}".format(r.returncode, r.stderr))
 
+        # A reader that stops at the first line (`| head -n 1`): the tool ends as the C++
+        # programs do, by SIGPIPE, with nothing on stderr (it printed a BrokenPipeError
+        # traceback), and the old CSV stays.
+        reader, writer = os.pipe()
+        p = subprocess.Popen([sys.executable, tool, blocked, "--size", "48", "--reps", "1", "--kc", "16,32,48",
+                              "--mc", "16", "--csv", out], stdout=writer, stderr=subprocess.PIPE)
+        os.close(writer)
+        with os.fdopen(reader, "rb") as r_end:
+            r_end.readline()
+        err = p.communicate()[1].decode()
+        expect(p.returncode == -13 and "Traceback" not in err and err == "",
+               "block_map.py | head -n 1: exit {}, stderr {!r}".format(p.returncode, err))
+        with open(out) as f:
+            expect(f.read() == "the old map\n", "block_map.py, its reader gone: the old CSV changed")
+
         for args, name in (([plain, "--csv", out], os.path.basename(plain)),
                            ([blocked, "--threads", "0", "--csv", out], "--threads"),
                            ([blocked, "--kc", "16,x", "--csv", out], "--kc"),

@@ -267,6 +267,29 @@ TEST_CASE("probe runs a step at a leading dimension of its own - and refuses wha
     CHECK(shell(probe + " --help") == 0);
 }
 
+// --help (or -h) anywhere on the line prints the usage and nothing else, exit 0, whatever else
+// the line holds: an unknown option, a bad value, a repeated option. Every program built.
+TEST_CASE("a help option wins wherever it stands, in every program", "[e2e]") {
+    const std::string bin = GEMM_TEST_BIN_DIR;
+    std::vector<std::string> programs{"probe 10", "peak", "bandwidth", "cpuinfo", "ref_openblas", "ref_blis"};
+    for (const gemm::Step& step : gemm::steps()) programs.push_back("step" + std::string(step.slug));
+    const std::string out = scratch("help.txt");
+    int ran = 0;
+    for (const std::string& program : programs) {
+        const std::string exe = bin + "/" + program.substr(0, program.find(' '));
+        if (::access(exe.c_str(), X_OK) != 0) continue;   // a runner not built here
+        ++ran;
+        for (const char* rest : {"--bogus --help", "--seconds abc --help", "--reps 1 --reps 2 -h", "--help --bogus"}) {
+            INFO(program << " " << rest);
+            CHECK(shell(bin + "/" + program + " " + rest, "", out) == 0);
+            CHECK(slurp(out).rfind("usage", 0) == 0);
+            CHECK(slurp(scratch("stderr.txt")).empty());
+        }
+    }
+    CHECK(ran >= 5);
+    std::remove(out.c_str());
+}
+
 TEST_CASE("the CSV path is checked before the first size is measured", "[e2e]") {
     static constexpr gemm::Variant v[] = {{"plain", counting_kernel}};
     static constexpr gemm::StepDef def{.variants = v};

@@ -87,12 +87,11 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
     bool have_sizes = false, have_sweep = false, have_first = false, have_last = false;
     // --help anywhere prints the usage and nothing else, whatever else the line holds (the
     // rule of every program here).
-    for (int i = 1; i < argc; ++i)
-        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
-            r.exit_code = kExitOk;
-            r.message = usage(step, program);
-            return r;
-        }
+    if (wants_help(argc, argv)) {
+        r.exit_code = kExitOk;
+        r.message = usage(step, program);
+        return r;
+    }
     try {
         if (const std::string twice = repeated_option(argc, argv); !twice.empty()) bad(twice, "", "given twice");
         for (int i = 1; i < argc; ++i) {

@@ -69,6 +69,12 @@ std::string repeated_option(int argc, const char* const* argv) {
     return "";
 }
 
+bool wants_help(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") return true;
+    return false;
+}
+
 std::string shown(std::string_view text) {
     std::string out(text);
     for (char& c : out)

@@ -246,7 +246,6 @@ struct Options {
     bool sweep = false;
     std::vector<std::string> levels;   // empty: all
     std::string csv;
-    bool help = false;
 };
 
 constexpr const char* kUsage =
@@ -269,9 +268,7 @@ Options parse(int argc, const char* const* argv) {
         throw gemm::UsageError(twice + ": given twice");
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--help" || arg == "-h") {
-            o.help = true;
-        } else if (arg == "--seconds") {
+        if (arg == "--seconds") {
             o.seconds = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 60);
         } else if (arg == "--threads") {
             o.threads = gemm::threads_option(arg, gemm::option_value(argc, argv, i), gemm::kPinnedThreadsPerCpu);
@@ -308,16 +305,16 @@ std::string human(long bytes) {
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    if (gemm::wants_help(argc, argv)) {
+        out << kUsage;
+        return 0;
+    }
     Options o;
     try {
         o = parse(argc, argv);
     } catch (const gemm::UsageError& e) {
         err << "bandwidth: " << e.what() << '\n';
         return 2;
-    }
-    if (o.help) {
-        out << kUsage;
-        return 0;
     }
     // The CSV's path is checked before measuring; the file is written once, at the end, so an
     // interrupted or failed run leaves the old one as it was: a roofline drawn from a file that

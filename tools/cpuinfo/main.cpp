@@ -8,6 +8,7 @@
 #include "peak.hpp"
 
 #include <gemm/cpu.hpp>
+#include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
 #include <gemm/registry.hpp>
 
@@ -17,16 +18,14 @@
 namespace {
 
 int run(int argc, char** argv) {
-    // --help anywhere wins, as in every program here.
-    for (int i = 1; i < argc; ++i)
-        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
-            std::cout << "usage: cpuinfo [--steps | --uarch]\n"
-                         "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
-                         "the variant and block sizes each step uses here. --steps: one line per step,\n"
-                         "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts. --uarch: the\n"
-                         "microarchitecture's name (or vendor, family and model when not in the table).\n";
-            return 0;
-        }
+    if (gemm::wants_help(argc, argv)) {
+        std::cout << "usage: cpuinfo [--steps | --uarch]\n"
+                     "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
+                     "the variant and block sizes each step uses here. --steps: one line per step,\n"
+                     "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts. --uarch: the\n"
+                     "microarchitecture's name (or vendor, family and model when not in the table).\n";
+        return 0;
+    }
     const std::string_view arg = argc > 1 ? argv[1] : "";
     if (argc > 2) {
         std::cerr << "cpuinfo: '" << argv[2] << "': unexpected argument (see --help)\n";

@@ -370,13 +370,10 @@ std::string fixed(double v, int decimals) {
 }  // namespace
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    // --help anywhere prints the usage and nothing else, whatever else the line holds (the
-    // rule of every program here).
-    for (int i = 1; i < argc; ++i)
-        if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") {
-            out << kUsage;
-            return 0;
-        }
+    if (gemm::wants_help(argc, argv)) {
+        out << kUsage;
+        return 0;
+    }
     Options o;
     try {
         o = parse(argc, argv);

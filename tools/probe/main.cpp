@@ -146,14 +146,15 @@ int main(int argc, char** argv) {
     std::string kernel_name, csv;
     const gemm::Step* step = nullptr;
     std::vector<std::pair<const gemm::Param*, int>> params;
+    if (gemm::wants_help(argc, argv)) {
+        std::fputs(kUsage, stdout);
+        return gemm::finish_stdout("probe", gemm::kExitOk);
+    }
     try {
         for (int i = 1; i < argc; ++i) {
             const std::string_view arg = argv[i];
             const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
-            if (arg == "--help" || arg == "-h") {
-                std::fputs(kUsage, stdout);
-                return gemm::finish_stdout("probe", gemm::kExitOk);
-            } else if (arg == "--sizes") {
+            if (arg == "--sizes") {
                 sizes = parse_sizes(value), ++i;
             } else if (arg == "--ld") {
                 ld_fixed = parse_number(arg, value, 1, gemm::kMaxSize), ++i;

@@ -145,16 +145,14 @@ std::string lower(std::string s) {
 
 int main(int argc, char** argv) {
     // The runner's own options, taken out before the harness sees the rest.
-    bool as_detected = false, report_only = false, help = false;
+    bool as_detected = false, report_only = false;
+    const bool help = gemm::wants_help(argc, argv);
     std::vector<char*> args;
     for (int i = 0; i < argc; ++i) {
         const std::string_view a = argv[i];
         if (i > 0 && a == "--as-detected") as_detected = true;
         else if (i > 0 && a == "--kernels") report_only = true;
-        else {
-            if (i > 0 && (a == "--help" || a == "-h")) help = true;
-            args.push_back(argv[i]);
-        }
+        else args.push_back(argv[i]);
     }
 
     if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty() && !help) {

@@ -29,6 +29,10 @@ std::string option_value(int argc, const char* const* argv, int& i);
 // may start with --, every word starting with -- is an option.
 std::string repeated_option(int argc, const char* const* argv);
 
+// Whether -h or --help is among the arguments: wherever it is, it wins over everything else
+// on the line, even a bad or repeated option (the rule of every program here).
+bool wants_help(int argc, const char* const* argv);
+
 // The user's text as a message shows it: control characters (a newline, an escape) as '?',
 // so the message stays one line and cannot drive the terminal.
 std::string shown(std::string_view text);
