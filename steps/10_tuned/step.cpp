@@ -42,6 +42,11 @@ Shown shown() {
                   : Shown{kMrAvx2, kNrAvx2, fma_rate(gemm::cpu::microarch().avx2, 32)};
 }
 void use_variant(std::string_view name) { chosen = name == "avx2" ? 2 : 1; }
+// The AVX-512 kernel's own switches change something when that kernel is the one to run:
+// the variant about to run, else the best this CPU runs. Those of both x86 kernels, on any
+// CPU that runs one of them.
+bool avx512_runs() { return chosen == 1 || (chosen == 0 && gemm::cpu::has_avx512f()); }
+bool x86_kernel_runs() { return gemm::cpu::has_avx512f() || gemm::cpu::has_avx2_fma(); }
 #elif defined(__aarch64__)
 double neon_flops() { return fma_rate(gemm::cpu::microarch().neon, 16); }
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
@@ -56,6 +61,8 @@ struct Shown {
 };
 Shown shown() { return {kMrNeon, kNrNeon, neon_flops()}; }
 void use_variant(std::string_view) {}
+bool avx512_runs() { return false; }
+bool x86_kernel_runs() { return false; }
 #else
 #error "step 10 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
 #endif
@@ -86,12 +93,6 @@ void set_tile_rows(int v) { ablation.tile_rows = v <= 0 || v >= kMrAvx512 ? 0 : 
 int get_tile_cols() { return ablation.tile_cols > 0 ? ablation.tile_cols : kNrAvx512; }
 void set_tile_cols(int v) { ablation.tile_cols = v > 0 && v <= 16 ? 16 : 0; }
 
-#if defined(__x86_64__) || defined(_M_X64)
-bool has_x86_kernel() { return gemm::cpu::has_avx512f() || gemm::cpu::has_avx2_fma(); }
-#else
-bool has_x86_kernel() { return false; }
-#endif
-
 constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
     {"kc", "depth of the packed A and B blocks (default: from L1 and the FMA rate)", get_kc, set_kc},
@@ -110,19 +111,19 @@ constexpr gemm::Param params[] = {
     {"old-blocks", "1: step 07's block rules (B sliver in L1/2)", get_switch<&Ablation::old_blocks>,
      set_switch<&Ablation::old_blocks>},
     {"no-prefetch", "1: no C or next-B prefetch (avx512)", get_switch<&Ablation::no_prefetch>,
-     set_switch<&Ablation::no_prefetch>, gemm::cpu::has_avx512f},
+     set_switch<&Ablation::no_prefetch>, avx512_runs},
     {"no-copy-b", "1: pack B in a pass of its own, not in the kernel calls (avx512, avx2)",
-     get_switch<&Ablation::no_copy_b>, set_switch<&Ablation::no_copy_b>, has_x86_kernel},
+     get_switch<&Ablation::no_copy_b>, set_switch<&Ablation::no_copy_b>, x86_kernel_runs},
     {"no-narrow", "1: last <= 4 columns in tiles, not dot products (avx512)", get_switch<&Ablation::no_narrow>,
-     set_switch<&Ablation::no_narrow>, gemm::cpu::has_avx512f},
+     set_switch<&Ablation::no_narrow>, avx512_runs},
     {"no-strips", "1: masked zmm, not ymm, edge strips (avx512)", get_switch<&Ablation::no_strips>,
-     set_switch<&Ablation::no_strips>, gemm::cpu::has_avx512f},
+     set_switch<&Ablation::no_strips>, avx512_runs},
     {"no-fma", "1: vmulps + vaddps, not FMA (avx512)", get_switch<&Ablation::no_fma>,
-     set_switch<&Ablation::no_fma>, gemm::cpu::has_avx512f},
+     set_switch<&Ablation::no_fma>, avx512_runs},
     {"no-fold", "1: vbroadcastss per row, no {1to16} (avx512)", get_switch<&Ablation::no_fold>,
-     set_switch<&Ablation::no_fold>, gemm::cpu::has_avx512f},
-    {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows, gemm::cpu::has_avx512f},
-    {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols, gemm::cpu::has_avx512f}};
+     set_switch<&Ablation::no_fold>, avx512_runs},
+    {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows, avx512_runs},
+    {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols, avx512_runs}};
 
 }  // namespace
 }  // namespace step10
