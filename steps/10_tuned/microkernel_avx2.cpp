@@ -57,11 +57,12 @@ inline __attribute__((always_inline)) void add_to_c(const __m256 c0[kMrAvx2], co
     }
 }
 
-// How many rows ahead of the copy the rows of B are asked for. The AVX2 tile copies a row
-// every 24 cycles of FMAs, the AVX-512 one half a row every 56: 8 rows ahead (about 200
-// cycles, the AVX-512 kernel's distance) was less than L3's latency and lost 1-2 % at
-// n = 1024 against packing B in a pass of its own; 16 and 32 lost nothing (Zen 4,
-// --kernel avx2, one thread, 6 interleaved rounds).
+// How many rows ahead of the copy the rows of B are asked for. On two 256-bit FMA pipes
+// the AVX2 tile copies a row every 24 cycles of FMAs; the AVX-512 tile copies half a row
+// every 56 (two 512-bit units) or 112 (Zen 4), so its 8 rows ahead are 900-1800 cycles of
+// lead, and the same 8 rows here only about 190: that lost 1-2 % at n = 1024-2048 against
+// packing B in a pass of its own, 16 and 32 lost nothing (Zen 4, --kernel avx2, one
+// thread, 6 interleaved rounds).
 constexpr int kRowsAhead = 16;
 
 // One row (16 floats) of the next B sliver from B into the packed panel, and the row
