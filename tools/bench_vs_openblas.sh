@@ -74,36 +74,50 @@ tmp=$(mktemp -d)
 spinner=""
 trap '[[ -n $spinner ]] && kill "$spinner" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: append "label size gflops_best kernel" to $tmp/results
+# Every run starts from the same environment: no binding, no forced kernel set but its own.
+clean_env=(env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE)
+# reps_at SIZE: the repetitions of one run (20 x --reps below 512, where a product takes
+# microseconds; the busy table's fixed count when set).
+reps_at() {
+  if [[ -n ${fixed_reps-} ]]; then echo "$fixed_reps"
+  elif [[ $1 -lt 512 ]]; then echo $((reps * 20))
+  else echo "$reps"; fi
+}
+# record LABEL SIZE CSV...: append "label size gflops kernel round" to $tmp/results (or
+# $results_file), gflops the sum of the CSVs' gflops_best (one CSV: its own).
+record() {
+  local label=$1 size=$2; shift 2
+  awk -F, -v label="$label" -v size="$size" -v round="$r" '
+    FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    { sum += $col["gflops_best"]; k = $col["kernel"]; rows++ }
+    END { gsub(/ /, "~", k); if (rows) print label, size, sum, k, round }' "$@" >>"${results_file:-$tmp/results}"
+}
+
+# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: one run, recorded
 run() {
   local label=$1 threads=$2 size=$3; shift 3
   local envs=()
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
-  local cpus=$cpu1 size_reps=${fixed_reps:-$reps} csv="$tmp/$label.$size.csv"
+  local cpus=$cpu1 csv="$tmp/$label.$size.csv"
   [[ $threads -gt 1 ]] && cpus=$cpuall
-  [[ $size -lt 512 && -z ${fixed_reps-} ]] && size_reps=$((reps * 20))
   # OpenMP's threads are bound one per core; the libraries' own pools are left unbound
   # (they would inherit the first OpenMP thread's binding: one core for all of them).
   local bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
   [[ $label == openblas* || $label == blis* ]] && bind=()
-  env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE "${bind[@]}" "${envs[@]}" \
-    OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" "$@" --sizes "$size" --reps "$size_reps" --threads "$threads" \
-    --csv "$csv" >/dev/null 2>"$tmp/stderr" || { echo "bench_vs_openblas.sh: $label at $size failed:" >&2
-                                                 cat "$tmp/stderr" >&2; exit 1; }
-  awk -F, -v label="$label" -v size="$size" -v round="$r" '
-    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    { k = $col["kernel"]; gsub(/ /, "~", k); print label, size, $col["gflops_best"], k, round }' "$csv" >>"${results_file:-$tmp/results}"
+  "${clean_env[@]}" "${bind[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" \
+    "$@" --sizes "$size" --reps "$(reps_at "$size")" --threads "$threads" --csv "$csv" >/dev/null 2>"$tmp/stderr" ||
+    { echo "bench_vs_openblas.sh: $label at $size failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
+  record "$label" "$size" "$csv"
 }
 
 # side_by_side LABEL SIZE -- CMD...: one copy of CMD --threads 1 on each usable CPU, all at
-# once; append "label size sum_of_gflops_best kernel round" to $tmp/results.
+# once, recorded as the sum of their GFLOPS.
 side_by_side() {
   local label=$1 size=$2; shift 3
-  local size_reps=$reps c pids=()
-  [[ $size -lt 512 ]] && size_reps=$((reps * 20))
+  local c pids=()
   for ((c = 0; c < ncpu; ++c)); do
-    env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE OMP_NUM_THREADS=1 "${rt[@]}" \
-      taskset -c "$c" "$@" --sizes "$size" --reps "$size_reps" --threads 1 --csv "$tmp/$label.$size.$c.csv" \
+    "${clean_env[@]}" OMP_NUM_THREADS=1 "${rt[@]}" taskset -c "$c" \
+      "$@" --sizes "$size" --reps "$(reps_at "$size")" --threads 1 --csv "$tmp/$label.$size.$c.csv" \
       >/dev/null 2>"$tmp/stderr.$c" &
     pids+=($!)
   done
@@ -111,10 +125,7 @@ side_by_side() {
     wait "${pids[$c]}" || { echo "bench_vs_openblas.sh: $label at $size (copy on CPU $c) failed:" >&2
                             cat "$tmp/stderr.$c" >&2; exit 1; }
   done
-  awk -F, -v label="$label" -v size="$size" -v round="$r" '
-    FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    { sum += $col["gflops_best"]; k = $col["kernel"]; copies++ }
-    END { gsub(/ /, "~", k); if (copies) print label, size, sum, k, round }' "$tmp/$label.$size".*.csv >>"$tmp/results"
+  record "$label" "$size" "$tmp/$label.$size".*.csv
 }
 
 for ((r = 0; r < rounds; ++r)); do

@@ -63,8 +63,8 @@ std::string usage(const Step& step, const std::string& program) {
     out << "\n";
     for (const Param& p : step.def->params)
         out << "  --" << p.name << " N" << std::string(p.name.size() < 24 ? 24 - p.name.size() : 1, ' ') << p.help
-            << (p.applies == nullptr || p.applies() ? " (here: " + std::to_string(p.get()) + "; 0 = automatic)"
-                                                     : std::string(" (changes nothing on this CPU)"))
+            << (p.in_effect() ? " (here: " + std::to_string(p.get()) + "; 0 = automatic)"
+                              : std::string(" (changes nothing on this CPU)"))
             << "\n";
     out << "  --help                      this text\n\n"
         << "Verification: C is compared with C0 + A*B computed in double precision; an element fails\n"

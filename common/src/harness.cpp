@@ -89,7 +89,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     r.row.cpu = cpu::name();
     r.row.uarch = cpu::microarch_label();
     for (const Param& p : step.def->params) {
-        if (p.applies != nullptr && !p.applies()) continue;   // a switch of another variant
+        if (!p.in_effect()) continue;   // a switch of another variant
         if (!r.row.params.empty()) r.row.params += ' ';
         r.row.params.append(p.name).append("=").append(std::to_string(p.get()));
     }
@@ -293,7 +293,7 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
                 variant->name.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",
                 cpu::name().c_str(), cpu::microarch_label().c_str());
     for (const Param& p : step.def->params)
-        if (p.applies == nullptr || p.applies())
+        if (p.in_effect())
             std::printf(", %.*s=%d", static_cast<int>(p.name.size()), p.name.data(), p.get());
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
                                      "and sums above (see --help)"

@@ -12,9 +12,9 @@ namespace step10 {
 namespace {
 
 // One step of p: row p of the B sliver times column p of the A sliver, into the 12
-// accumulators (c0[i]: columns 0..7 of row i, c1[i]: 8..15).
-inline __attribute__((always_inline)) void step_of_p(__m256 c0[kMrAvx2], __m256 c1[kMrAvx2], const float* a,
-                                                     const float* b) {
+// accumulators (c0[i]: columns 0..7 of row i, c1[i]: 8..15); a and b move on to step p + 1.
+inline __attribute__((always_inline)) void step_of_p(__m256 c0[kMrAvx2], __m256 c1[kMrAvx2], const float*& a,
+                                                     const float*& b) {
     const __m256 b0 = _mm256_load_ps(b);
     const __m256 b1 = _mm256_load_ps(b + 8);
 #pragma GCC unroll 6
@@ -23,6 +23,8 @@ inline __attribute__((always_inline)) void step_of_p(__m256 c0[kMrAvx2], __m256 
         c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
         c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
     }
+    a += kMrAvx2;
+    b += kNrAvx2;
 }
 
 // The C tile into L2 while the k loop runs (see the AVX-512 kernel).
@@ -90,8 +92,6 @@ void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, lon
         if (b_next != nullptr && p % 4 == 0)   // the next B sliver into L2 (see the AVX-512 kernel)
             _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
         step_of_p(c0, c1, a, b);
-        a += kMrAvx2;
-        b += kNrAvx2;
     }
     add_to_c(c0, c1, c, ldc, mr, nr);
 }
@@ -120,17 +120,9 @@ void microkernel_avx2_6x16_copying(int kc, const float* a, const float* b, float
     for (; p + 4 <= kc; p += 4) {
         if (copy.pieces > 0) copy_row(copy);
 #pragma GCC unroll 4
-        for (int u = 0; u < 4; ++u) {
-            step_of_p(c0, c1, a, b);
-            a += kMrAvx2;
-            b += kNrAvx2;
-        }
+        for (int u = 0; u < 4; ++u) step_of_p(c0, c1, a, b);
     }
-    for (; p < kc; ++p) {
-        step_of_p(c0, c1, a, b);
-        a += kMrAvx2;
-        b += kNrAvx2;
-    }
+    for (; p < kc; ++p) step_of_p(c0, c1, a, b);
     while (copy.pieces > 0) copy_row(copy);
     add_to_c(c0, c1, c, ldc, mr, nr);
 }

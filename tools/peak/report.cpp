@@ -145,7 +145,7 @@ void cpu_report(std::ostream& out) {
         }
         bool first = true;
         for (const Param& p : s.def->params) {
-            if (p.applies != nullptr && !p.applies()) continue;
+            if (!p.in_effect()) continue;
             if (!first) out << std::string(2 + 22 + 9, ' ');
             first = false;
             out << p.name << " = " << p.get() << "   " << p.help << '\n';

@@ -35,6 +35,7 @@ struct Param {
     // Whether it changes anything on this CPU (a switch of the AVX-512 kernel does not on a
     // CPU without AVX-512); nullptr: wherever the step runs. cpuinfo lists only those that do.
     bool (*applies)() = nullptr;
+    bool in_effect() const { return applies == nullptr || applies(); }
 };
 
 // What a step's source file declares with GEMM_STEP (see <gemm/step.hpp>).
