@@ -10,9 +10,9 @@
 #   --steps 5,7                  only these steps        --threads N   threads of parallel runs
 #                                                        (at most 4 per CPU)
 #   --no-install                 never call apt-get      --build DIR   build folder (default build)
-#   --rounds N                   sweep N times, one round after the other, and keep each
-#                                size's best round (a noisy spell then spoils one round's
-#                                sizes, not the figure); default 1, 3 with --docs
+#   --rounds N                   samples of every size of every step and library, spread over
+#                                the run (tools/interleave.py), before the sizes whose samples
+#                                disagree get more; default 3, 2 with --quick, 5 with --docs
 #   --docs                       also copy the figures and summary.md to docs/figures/<cpu>/
 #                                (the tutorial's; <cpu>: the microarchitecture, e.g. zen4)
 # Exit status: 0 done, 1 a run, the build or the set-up failed, 2 usage error, 3 results/ cannot be
@@ -44,12 +44,24 @@ done
 # The executables refuse more than 4 threads per usable CPU: say so before building anything.
 [ -z "$threads" ] || check_count --threads "$threads" "$(harness_max_threads)"
 [ -z "$rounds" ] || check_count --rounds "$rounds" 1000
-[ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=3 || rounds=1; }
+[ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=5 || { [ "$quick" = 1 ] && rounds=2 || rounds=3; }; }
 if [ "$docs" = 1 ] && [ -n "$steps_wanted" ]; then
   usage_error "--docs redraws the tutorial's whole figure set, so it runs every step: drop --steps"
 fi
 if [ -n "$steps_wanted" ] && ! [[ "$steps_wanted" =~ ^[0-9]+(,[0-9]+)*$ ]]; then
   usage_error "--steps '$steps_wanted': not a list of step numbers such as 5,7"
+fi
+
+# Found before the lock and the build: a build folder that cannot be one, a step that does not exist.
+if [ -e "$build" ] && [ ! -d "$build" ]; then
+  usage_error "--build '$build': not a folder"
+fi
+if [ -n "$steps_wanted" ]; then
+  IFS=, read -r -a wanted_list <<< "$steps_wanted"
+  for number in "${wanted_list[@]}"; do
+    compgen -G "$root/steps/$(printf '%02d' "$((10#$number))")_*/CMakeLists.txt" > /dev/null ||
+      usage_error "--steps $steps_wanted: there is no step $((10#$number)) (steps/NN_slug/)"
+  done
 fi
 
 say() { printf '\n== %s\n' "$*"; }
@@ -139,14 +151,6 @@ mt_threads=${threads:-$cores}
 # The meters pin one thread to each CPU and allow no more (two on one CPU would count it twice).
 meter_threads=$((mt_threads < cores ? mt_threads : cores))
 
-if [ "$quick" = 1 ]; then
-  sweep=(--sizes 64,128,256,384 --reps 2)
-else
-  # Slow steps stop timing a size after 3 s of repetitions (at least one always runs);
-  # the CSV's reps column says how many ran.
-  sweep=(--reps 3 --time-limit 3)
-fi
-
 # Steps in order, from the registry (cpuinfo --steps: NUMBER SLUG parallel|serial VARIANT),
 # so a stale executable of a deleted step in bin/ is never run. A parallel lesson (step 09:
 # step 08 on every core) runs on --threads only, its one-thread case being the step before
@@ -196,56 +200,41 @@ fi
 # One-thread runs are pinned to the last CPU, so the scheduler cannot move them between
 # cores (and their caches) mid-run. Parallel runs are left to OpenMP and the BLAS libraries:
 # binding OpenBLAS's threads from outside would squeeze them onto one core.
-pin=()
-if command -v taskset > /dev/null; then pin=(taskset -c "$((cores - 1))"); fi
+pin=""
+if command -v taskset > /dev/null; then pin="taskset -c $((cores - 1)) "; fi
 
-# Each round runs every step and reference once into results/rounds/N/; the results/ CSVs
-# are the merge of the rounds so far (tools/merge_rounds.sh: each size's best round), so an
-# interrupted run still leaves whole CSVs. Parallel steps (from the registry) take
-# --threads; the others always run on one thread, and so does a step of $both first.
-rm -rf "$results/rounds"
-skipped=" "
-for ((round = 1; round <= rounds; ++round)); do
-  dir="$results/rounds/$round"
-  mkdir -p "$dir"
-  of_rounds=""
-  [ "$rounds" -gt 1 ] && of_rounds=", round $round of $rounds"
-
-  for exe in "${selected[@]}"; do
-    [[ "$skipped" == *" $exe "* ]] && continue
-    rc=0
-    if [[ "$parallel" == *" $exe "* && "$both" != *" $exe "* ]]; then
-      say "$exe ($mt_threads threads)$of_rounds"
-      "$bin/$exe" "${sweep[@]}" --threads "$mt_threads" --csv "$dir/$exe.csv" || rc=$?
-    else
-      say "$exe$([[ "$both" == *" $exe "* ]] && echo ", 1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads")")$of_rounds"
-      "${pin[@]}" "$bin/$exe" "${sweep[@]}" --threads 1 --csv "$dir/$exe.csv" || rc=$?
-      if [ "$rc" = 0 ] && [[ "$both" == *" $exe "* ]] && [ "$mt_threads" -gt 1 ]; then
-        "$bin/$exe" "${sweep[@]}" --threads "$mt_threads" --csv "$dir/${exe}_mt.csv" || rc=$?
-      fi
+# Every step and library is sampled side by side by one scheduler (tools/interleave.py):
+# round after round, each size of each job is one short run, the jobs at a size one right
+# after the other in an order that changes every round, so a noisy spell of a shared machine
+# spoils a few samples of every size, never a whole curve; a size whose samples disagree gets
+# more of them. results/JOB.csv holds each size's best sample (the curve) and median sample
+# (the band); results/samples/JOB.csv every sample, for the paired ratios of summary.md.
+# Parallel steps (from the registry) run on --threads; the others on one thread, and a step
+# of $both on both.
+q() { printf '%q' "$1"; }
+jobs_args=()
+for exe in "${selected[@]}"; do
+  if [[ "$parallel" == *" $exe "* && "$both" != *" $exe "* ]]; then
+    jobs_args+=(--job "$exe=$(q "$bin/$exe") --threads $mt_threads")
+  else
+    jobs_args+=(--job "$exe=$pin$(q "$bin/$exe") --threads 1")
+    if [[ "$both" == *" $exe "* ]] && [ "$mt_threads" -gt 1 ]; then
+      jobs_args+=(--job "${exe}_mt=$(q "$bin/$exe") --threads $mt_threads")
     fi
-    case $rc in
-      0) ;;
-      77) echo "   skipped: this CPU cannot run $exe"; skipped+="$exe "; rm -f "$results/$exe.csv" "$results/${exe}_mt.csv"; continue ;;
-      *) echo "   $exe exited with $rc" >&2; failed=1 ;;
-    esac
-  done
-
-  for ref in ref_openblas ref_blis; do
-    [ -x "$bin/$ref" ] || { [ "$round" = 1 ] && echo "   $ref not built (library not found at configure time)"; continue; }
-    say "$ref, 1 thread$([ "$mt_threads" -gt 1 ] && echo " and $mt_threads threads")$of_rounds"
-    "${pin[@]}" "$bin/$ref" "${sweep[@]}" --threads 1 --csv "$dir/$ref.csv" || failed=1
-    if [ "$mt_threads" -gt 1 ]; then
-      "$bin/$ref" "${sweep[@]}" --threads "$mt_threads" --csv "$dir/${ref}_mt.csv" || failed=1
-    fi
-  done
-
-  for csv in "$dir"/*.csv; do
-    [ -e "$csv" ] || continue
-    name=$(basename "$csv")
-    "$root/tools/merge_rounds.sh" --build "$build" "$results/$name" "$results"/rounds/*/"$name" || failed=1
-  done
+  fi
 done
+for ref in ref_openblas ref_blis; do
+  [ -x "$bin/$ref" ] || { echo "   $ref not built (library not found at configure time)"; continue; }
+  jobs_args+=(--ref "$ref=$pin$(q "$bin/$ref") --threads 1")
+  [ "$mt_threads" -gt 1 ] && jobs_args+=(--ref "${ref}_mt=$(q "$bin/$ref") --threads $mt_threads")
+done
+sample_opts=(--rounds "$rounds")
+[ "$quick" = 1 ] && sample_opts+=(--sizes 64,128,256,384)
+rm -rf "$results/rounds"   # the sweeps of older versions
+say "sampling every step and library side by side: $rounds rounds, more samples where they disagree"
+"${python:-python3}" tools/interleave.py --out "$results" "${sample_opts[@]}" "${jobs_args[@]}" || failed=1
+skipped=" "
+for exe in "${selected[@]}"; do [ -f "$results/$exe.csv" ] || skipped+="$exe "; done
 
 # Thread scaling (scaling.png): the parallel steps and the libraries at 1, 2, 4 .. threads and
 # at all of them, at the figures' one size (n = 1000; --quick: 384). Coarse on purpose: one
@@ -276,9 +265,9 @@ fi
 
 # Block-size maps (blockmap_*.png) of steps 06, 08 and 10 (on one thread): GFLOPS over kc x
 # mc at n = 1000, a coarse 4 x 4 grid around each step's own choice (tools/block_map.py
-# --fine: 7 x 7), each cell the best of 2 rounds (of --rounds, when more): one noisy spell
-# makes no false optimum.
-map_rounds=$(( rounds > 2 ? rounds : 2 ))
+# --fine: 7 x 7), each cell the best of 2 rounds (3 with --docs): one noisy spell makes no
+# false optimum.
+map_rounds=$(( docs == 1 ? 3 : 2 ))
 for exe in step06_blocking step08_avx512_14x32 step10_tuned; do
   [[ " ${selected[*]} " == *" $exe "* && "$skipped" != *" $exe "* ]] || continue
   say "block-size map of $exe (kc x mc at n = $figure_size, 1 thread, $map_rounds rounds)"

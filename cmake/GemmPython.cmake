@@ -33,3 +33,14 @@ else()
           "apt-get install python3-matplotlib (then re-run cmake), or pass "
           "-DGEMM_PYTHON=/path/to/python3 for an interpreter that has it.")
 endif()
+
+# The sampler (tools/interleave.py, `make step-N`) needs only Python's standard library: the
+# plotting interpreter when there is one, else any python3 (without one, step-N sweeps alone).
+if(GEMM_PYTHON)
+  set(GEMM_SAMPLER_PYTHON "${GEMM_PYTHON}")
+else()
+  find_program(GEMM_SAMPLER_PYTHON NAMES python3 NO_CACHE)
+  if(NOT GEMM_SAMPLER_PYTHON)
+    set(GEMM_SAMPLER_PYTHON "")
+  endif()
+endif()

@@ -121,15 +121,34 @@ function(gemm_finish_steps)
         set(serial_prev_csv "${GEMM_RESULTS_DIR}/step${prev_serial_slug}.csv")
       endif()
     endif()
+    # The step before it (and, for the tuned step, the last one-thread step) is sampled side
+    # by side with it (tools/interleave.py), so the figure compares two curves of one minute.
+    set(prev_exe "")
+    set(serial_prev_exe "")
+    if(prev_slug)
+      set(prev_exe "$<TARGET_FILE:step${prev_slug}>")
+    endif()
+    if(both AND prev_serial_slug)
+      set(serial_prev_exe "$<TARGET_FILE:step${prev_serial_slug}>")
+    endif()
     add_custom_target(${GEMM_TARGET_PREFIX}step-${number}
       COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:step${slug}> -DSLUG=${slug}
               -DRESULTS=${GEMM_RESULTS_DIR} -DPREV_CSV=${prev_csv} -DPYTHON=${GEMM_PYTHON}
               -DBOTH=${both} -DSERIAL_PREV_CSV=${serial_prev_csv}
+              -DPREV_EXE=${prev_exe} -DSERIAL_PREV_EXE=${serial_prev_exe}
+              -DSAMPLER_PYTHON=${GEMM_SAMPLER_PYTHON}
+              -DINTERLEAVE=${PROJECT_SOURCE_DIR}/tools/interleave.py
               -DPLOT=${PROJECT_SOURCE_DIR}/plots/plot_gflops.py
               -P ${PROJECT_SOURCE_DIR}/cmake/RunStep.cmake
       USES_TERMINAL
-      COMMENT "step ${number}: sweep, verify, plot")
+      COMMENT "step ${number}: sample beside the step before it, verify, plot")
     add_dependencies(${GEMM_TARGET_PREFIX}step-${number} step${slug})
+    if(prev_slug)
+      add_dependencies(${GEMM_TARGET_PREFIX}step-${number} step${prev_slug})
+    endif()
+    if(both AND prev_serial_slug)
+      add_dependencies(${GEMM_TARGET_PREFIX}step-${number} step${prev_serial_slug})
+    endif()
     set(prev_slug ${slug})
     if(parallel_index LESS 0)
       set(prev_serial_slug ${slug})

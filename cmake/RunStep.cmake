@@ -1,22 +1,17 @@
-# make step-N: run a step's default sweep with verification, write its CSV and draw it
-# against the previous step's CSV and the measured peak when those exist. With BOTH=1 (the
-# tuned step, parallel, 10 and up) twice: --threads 1 into stepNN_slug.csv, drawn beside
-# SERIAL_PREV_CSV (the last one-thread step), and all threads into stepNN_slug_mt.csv,
-# drawn beside PREV_CSV.
-# Called as: cmake -DEXE= -DSLUG= -DRESULTS= -DPREV_CSV= -DPYTHON= -DPLOT= [-DBOTH=1
-#            -DSERIAL_PREV_CSV=] -P RunStep.cmake
+# make step-N: sample a step side by side with the step before it (tools/interleave.py: each
+# size of each, several times, spread over the run, in an order that changes every round),
+# verify every result, write their CSVs and draw the step against the step before and the
+# measured peak. With BOTH=1 (the tuned step, parallel, 10 and up) the step is sampled on one
+# thread (stepNN_slug.csv, drawn beside SERIAL_PREV_CSV, the last one-thread step) and on all
+# threads (stepNN_slug_mt.csv, drawn beside PREV_CSV), beside both of those steps. Without a
+# python3, the step is swept alone, once.
+# Called as: cmake -DEXE= -DSLUG= -DRESULTS= -DPREV_CSV= -DPREV_EXE= -DPYTHON= -DPLOT=
+#            -DSAMPLER_PYTHON= -DINTERLEAVE= [-DBOTH=1 -DSERIAL_PREV_CSV= -DSERIAL_PREV_EXE=]
+#            -P RunStep.cmake
 file(MAKE_DIRECTORY "${RESULTS}")
 
-# sweep(CSV PREV OUT_PNG ARGS...): one sweep of EXE with ARGS into CSV, drawn as OUT_PNG.
-function(sweep csv prev png)
-  execute_process(COMMAND "${EXE}" ${ARGN} --csv "${csv}" RESULT_VARIABLE rc)
-  if(rc EQUAL 77)
-    message(STATUS "step${SLUG}: not supported on this CPU (exit 77); nothing to plot")
-    set(unsupported 1 PARENT_SCOPE)
-    return()
-  elseif(NOT rc EQUAL 0)
-    message(FATAL_ERROR "step${SLUG} exited with ${rc} (1: a result failed verification)")
-  endif()
+# draw(CSV PREV OUT_PNG): CSV beside PREV (when it exists) and the peak.
+function(draw csv prev png)
   if(NOT PYTHON)
     message(WARNING "No Python with matplotlib was found at configure time: ${csv} written, "
                     "no figure drawn (apt-get install python3-matplotlib, then re-run cmake)")
@@ -37,11 +32,45 @@ function(sweep csv prev png)
   message(STATUS "wrote ${csv} and ${png}")
 endfunction()
 
+# label_of(CSV OUT): "step08_avx512_14x32" for .../step08_avx512_14x32.csv
+function(label_of csv out)
+  get_filename_component(name "${csv}" NAME_WE)
+  set(${out} "${name}" PARENT_SCOPE)
+endfunction()
+
+set(jobs "")
 if(BOTH)
-  sweep("${RESULTS}/step${SLUG}.csv" "${SERIAL_PREV_CSV}" "${RESULTS}/step${SLUG}.png" --threads 1)
-  if(NOT unsupported)
-    sweep("${RESULTS}/step${SLUG}_mt.csv" "${PREV_CSV}" "${RESULTS}/step${SLUG}_mt.png")
+  list(APPEND jobs --job "step${SLUG}='${EXE}' --threads 1" --job "step${SLUG}_mt='${EXE}'")
+  if(SERIAL_PREV_EXE)
+    label_of("${SERIAL_PREV_CSV}" serial_prev)
+    list(APPEND jobs --job "${serial_prev}='${SERIAL_PREV_EXE}'")
   endif()
 else()
-  sweep("${RESULTS}/step${SLUG}.csv" "${PREV_CSV}" "${RESULTS}/step${SLUG}.png")
+  list(APPEND jobs --job "step${SLUG}='${EXE}'")
+endif()
+if(PREV_EXE)
+  label_of("${PREV_CSV}" prev)
+  list(APPEND jobs --job "${prev}='${PREV_EXE}'")
+endif()
+
+if(SAMPLER_PYTHON)
+  execute_process(COMMAND "${SAMPLER_PYTHON}" "${INTERLEAVE}" --out "${RESULTS}" ${jobs} RESULT_VARIABLE rc)
+else()
+  message(STATUS "step${SLUG}: no python3 here: one sweep of the step alone, not sampled beside the step before it")
+  execute_process(COMMAND "${EXE}" --csv "${RESULTS}/step${SLUG}.csv" RESULT_VARIABLE rc)
+endif()
+if(NOT EXISTS "${RESULTS}/step${SLUG}.csv" AND (rc EQUAL 0 OR rc EQUAL 77))
+  message(STATUS "step${SLUG}: not supported on this CPU (exit 77); nothing to plot")
+  return()
+elseif(NOT rc EQUAL 0)
+  message(FATAL_ERROR "step${SLUG}: sampling exited with ${rc} (1: a result failed verification or a run "
+                      "failed, named above; 2: a usage error, named above)")
+endif()
+if(BOTH)
+  draw("${RESULTS}/step${SLUG}.csv" "${SERIAL_PREV_CSV}" "${RESULTS}/step${SLUG}.png")
+  if(EXISTS "${RESULTS}/step${SLUG}_mt.csv")
+    draw("${RESULTS}/step${SLUG}_mt.csv" "${PREV_CSV}" "${RESULTS}/step${SLUG}_mt.png")
+  endif()
+else()
+  draw("${RESULTS}/step${SLUG}.csv" "${PREV_CSV}" "${RESULTS}/step${SLUG}.png")
 endif()

@@ -128,6 +128,9 @@ def load_run(path):
             "unchecked": unchecked,
             "params": tunables(row.get("params") or ""),
             "cpu_wait": cpu_wait(path, line, row),
+            # tools/interleave.py's columns: how many samples, and whether a second confirmed the best
+            "samples": int(row["samples"]) if (row.get("samples") or "").strip().isdigit() else None,
+            "settled": (row.get("settled") or "").strip() != "0",
         })
         kernel = (row.get("kernel") or "").strip()
         if kernel and kernel not in run["kernels"]:

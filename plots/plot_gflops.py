@@ -137,6 +137,14 @@ def render(args):
             ax.plot([r["m"] for r in c["fewer"]], [r["best"] for r in c["fewer"]], linestyle="none", marker="o",
                     markersize=10, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
                     zorder=line.get_zorder() + 1, label=fewer_label(c))
+        unsettled = [r for r in c["rows"] if r.get("samples") and not r.get("settled", True)]
+        if unsettled:
+            # A size whose samples still disagree (tools/interleave.py): its point is uncertain.
+            ax.plot([r["m"] for r in unsettled], [r["best"] for r in unsettled], linestyle="none", marker="D",
+                    markersize=9, markerfacecolor="none", markeredgecolor="black", markeredgewidth=1,
+                    zorder=line.get_zorder() + 2,
+                    label="{}: unsettled, samples disagree (n = {})".format(
+                        c["label"], ", ".join(str(r["m"]) for r in unsettled)))
         bad = [(r["m"], r["best"]) for r in c["rows"] if r["failed"]]
         if bad:
             ax.plot([x for x, _ in bad], [y for _, y in bad], linestyle="none", marker="X",
@@ -186,7 +194,9 @@ def render(args):
     what = args.title or default_what(runs)
     ax.set_title(drawing.title(what, [c["threads"] for c in drawn], machine_name(runs, machine)))
     ax.set_xlabel("matrix size (m = n = k)")
-    ax.set_ylabel("GFLOPS (line: best; band: down to the median)")
+    sampled = any(r.get("samples") for c in drawn for r in c["rows"])
+    ax.set_ylabel("GFLOPS (line: best sample; band: down to the median sample)" if sampled
+                  else "GFLOPS (line: best; band: down to the median)")
     if args.log:
         ax.set_ylim(low / 1.5 if low < float("inf") else 0.1, top * 1.6)
     else:

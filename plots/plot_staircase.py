@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The staircase: one bar per step at one size, labelled with its GFLOPS and its speed-up
-over the step before and over step 01, the libraries and the peaks as horizontal lines.
+over the step before (the median over rounds of the ratio of the two samples taken side by
+side, where samples/ beside the CSVs has them; else the ratio of the bests) and over step 01,
+the libraries and the peaks as horizontal lines.
 
     plot_staircase.py CSV [CSV ...] [--peak PEAK_CSV] [--at N] [--machine FILE] [--title TEXT]
                       -o OUT.png
@@ -19,6 +21,7 @@ import os
 import sys
 
 import drawing
+import samples
 from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
                          machine_name, nearest_row)
 
@@ -35,7 +38,9 @@ def bars_and_lines(runs, at):
     for run in runs:
         row = nearest_row(run, at)
         item = {"step": run["step"], "number": run["number"], "threads": row["threads"],
-                "kernel": run["kernel"], "isa": run["isa"], "n": row["m"], "gflops": row["best"]}
+                "kernel": run["kernel"], "isa": run["isa"], "n": row["m"], "gflops": row["best"],
+                "samples": [r for r in samples.samples_beside(run["path"])
+                            if int(r["m"]) == row["m"] and int(r["threads"]) == row["threads"]]}
         if run["number"] is not None:
             bars.append(item)
         else:
@@ -49,6 +54,11 @@ def bars_and_lines(runs, at):
         previous = alike[-1] if alike else bars[i - 1] if i > 0 else None
         b["previous"] = previous
         b["over_previous"] = b["gflops"] / previous["gflops"] if previous and previous["gflops"] > 0 else None
+        # From the samples the two took side by side, when they were (tools/interleave.py):
+        # the median of the rounds' ratios, which a noisy spell moves less than a ratio of bests.
+        pairs = samples.paired_ratios(b["samples"], previous["samples"], same_threads=False) if previous else {}
+        if (b["n"], b["threads"]) in pairs and previous["n"] == b["n"]:
+            b["over_previous"] = pairs[(b["n"], b["threads"])][0]
         b["over_first"] = b["gflops"] / first["gflops"] if first is not b and first["gflops"] > 0 else None
     return bars, refs, first
 

@@ -10,12 +10,15 @@ kernel,reps,cpu[,uarch]), DIR/peak.csv (isa,precision,threads,gflops) and DIR/ma
 the caller wrote one ("key: value" lines for cpu, uarch, cores, compiler, flags, date; the
 options override it). A CSV with several thread counts gives a row per count. For each size
 the row measured nearest to it is used. % of peak: against the best fp32 figure in peak.csv
-at the run's thread count. x OpenBLAS: against ref_openblas at the same size and thread
-count. Rows run with --no-verify are noted as unverified, not as failed. A closing Spread
-paragraph names every step whose own numbers disagree by more than 10 % (SPREAD): a size's
-median and best, its rounds (DIR/rounds/N/, when run_all.sh --rounds left them), or the sweep
-and the scaling run (DIR/scaling/) at the same size and thread count; and the sizes timed
-while other programs held the CPUs for 5 % (BUSY) or more of the time (the cpu_wait column). Standard library
+at the run's thread count. x OpenBLAS: the median, over the rounds, of the ratio of the two
+samples taken back to back at that size and thread count (DIR/samples/, written by
+tools/interleave.py), with the range of those ratios; without samples, the ratio of the two
+bests. Rows run with --no-verify are noted as unverified, not as failed. A closing Spread
+paragraph names every size whose numbers are uncertain: a size no second sample confirmed
+within tolerance (the CSV's settled column: unsettled), one whose median sample is more than
+10 % (SPREAD) below its best, one the scaling run (DIR/scaling/) measured on as many threads
+with a result that far off, and one timed while other programs held the CPUs for 5 % (BUSY)
+or more of the time (the cpu_wait column). Standard library
 only; Python 3.7 or later. Malformed input (a GFLOPS that is negative or not finite, a peak
 that is not above 0 ...): exit 2 with one line naming the file and the problem; OUT.md cannot
 be written: exit 3 (it is written by plots/output_file.py's rules).
@@ -28,6 +31,7 @@ import re
 import sys
 
 import output_file
+import samples as sampling
 from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
                          nearest, split_by_threads)
 from output_file import OutputError
@@ -74,13 +78,49 @@ def collect(results, steps=None):
     return runs + refs
 
 
+def load_samples(results, run):
+    """The samples behind a run's CSV (results/samples/<csv name>), as rows; [] when none."""
+    path = os.path.join(results, "samples", os.path.basename(run["path"]))
+    if not os.path.isfile(path):
+        return []
+    try:
+        return sampling.read_samples(path)[1]
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        raise InputError("{}: cannot read ({})".format(path, e))
+
+
+def paired(results, runs):
+    """{(step, threads): {size: (median, lowest, highest, pairs)}}: each run's ratio to
+    ref_openblas from the samples taken back to back (plots/samples.py), over the library's
+    one-thread and all-core samples alike (a pair needs the same round, size and threads)."""
+    ref_rows = []
+    for name in ("ref_openblas.csv", "ref_openblas_mt.csv"):
+        path = os.path.join(results, "samples", name)
+        if os.path.isfile(path):
+            try:
+                ref_rows += sampling.read_samples(path)[1]
+            except (OSError, ValueError, UnicodeDecodeError) as e:
+                raise InputError("{}: cannot read ({})".format(path, e))
+    out = {}
+    if not ref_rows:
+        return out
+    for run in runs:
+        ours = load_samples(results, run)
+        if not ours or run["step"] == "ref_openblas":
+            continue
+        for (m, threads), value in sampling.paired_ratios(ours, ref_rows).items():
+            if threads == run["threads"]:
+                out.setdefault((run["step"], threads, run["path"]), {})[m] = value
+    return out
+
+
 def spread_notes(results, runs):
-    """A sentence per step and thread count whose own numbers disagree by more than SPREAD:
-    a size whose median is that far below its best (the repetitions of one sweep); a size
-    whose rounds disagree (results/rounds/N/, the sweeps of run_all.sh --rounds, of which
-    tools/merge_rounds.sh keeps only the best); a size the scaling run (results/scaling/)
-    measured too, on as many threads, with another result (issue 28: step 09 at n = 1000,
-    118.6 GFLOPS in the sweep and 186.3 in the scaling run)."""
+    """A sentence per step and thread count whose numbers are uncertain: a size no second
+    sample confirmed (unsettled: tools/interleave.py gave it more samples and they still
+    disagree), a size whose median sample is more than SPREAD below its best, a size the
+    scaling run (results/scaling/) measured too, on as many threads, with another result
+    (issue 28: step 09 at n = 1000, 118.6 GFLOPS in the sweep and 186.3 in the scaling run),
+    and a size timed while other programs held the CPUs (cpu_wait)."""
     def apart(a, b):
         return 1.0 - min(a, b) / max(a, b) if max(a, b) > 0 else 0.0
 
@@ -91,31 +131,28 @@ def spread_notes(results, runs):
         return "{:.0f} %".format(100 * x)
 
     scaling = [load_run(p) for p in sorted(glob.glob(os.path.join(results, "scaling", "*.csv")))]
-    rounds = {}   # CSV name -> [that round's copy, loaded]
-    for path in sorted(glob.glob(os.path.join(results, "rounds", "*", "*.csv"))):
-        rounds.setdefault(os.path.basename(path), []).append(load_run(path))
     notes = []
     for run in runs:
         said = []
+        values = {}
+        for r in load_samples(results, run):
+            if int(r["threads"]) == run["threads"]:
+                values.setdefault(int(r["m"]), []).append(float(r["gflops_best"]))
+        unsettled = [r for r in run["rows"] if r["samples"] is not None and not r["settled"]]
+        if unsettled:
+            said.append("unsettled at n = {} (no second sample within {} of the best)".format(", ".join(
+                "{} ({})".format(r["m"], "one sample" if r["samples"] == 1 else "{} samples, {} apart".format(
+                    r["samples"], pct(sampling.spread(values.get(r["m"], [])))))
+                for r in unsettled), pct(sampling.TOLERANCE)))
         wide = [(r["m"], apart(r["best"], r["median"])) for r in run["rows"] if far(apart(r["best"], r["median"]))]
         busy = [(r["m"], r["cpu_wait"]) for r in run["rows"] if r["cpu_wait"] is not None and r["cpu_wait"] >= BUSY]
         if busy:
             said.append("other programs held its CPUs for {} or more of the timed calls at n = {}".format(
                 pct(BUSY), ", ".join("{} ({})".format(m, pct(x)) for m, x in busy)))
         if wide:
-            said.append("the median of the repetitions is more than {} below the best at n = {}".format(
+            said.append("the median {} more than {} below the best at n = {}".format(
+                "sample is" if any(r["samples"] for r in run["rows"]) else "of the repetitions is",
                 pct(SPREAD), ", ".join("{} ({})".format(m, pct(x)) for m, x in wide)))
-        copies = rounds.get(os.path.basename(run["path"]), [])
-        by_size = {}
-        for copy in copies:
-            for r in copy["rows"]:
-                if r["threads"] == run["threads"]:
-                    by_size.setdefault(r["m"], []).append(r["best"])
-        disagree = [(m, apart(min(v), max(v))) for m, v in sorted(by_size.items())
-                    if len(v) > 1 and far(apart(min(v), max(v)))]
-        if disagree:
-            said.append("the best of its {} rounds differ by more than {} at n = {}".format(
-                len(copies), pct(SPREAD), ", ".join("{} ({})".format(m, pct(x)) for m, x in disagree)))
         for other in scaling:
             if other["step"] != run["step"]:
                 continue
@@ -134,17 +171,19 @@ def fmt(value, digits=1):
     return "{:.{}f}".format(value, digits)
 
 
-def render(runs, peak, machine, spread=None):
-    """summary.md's text; spread: spread_notes' sentences (None: not looked for)."""
+def render(runs, peak, machine, spread=None, pairs=None):
+    """summary.md's text; spread: spread_notes' sentences (None: not looked for); pairs:
+    paired()'s ratios to OpenBLAS (a run without them shows the ratio of the bests)."""
+    pairs = pairs or {}
     openblas = {r["threads"]: r for r in runs if r["step"] == "ref_openblas"}
     lines = ["# SGEMM: where each step stands", ""]
     lines += ["| machine | |", "|---|---|"]
     for key, label in (("cpu", "CPU"), ("uarch", "microarchitecture"), ("cores", "cores"),
                        ("compiler", "compiler"), ("flags", "flags"), ("date", "date")):
         lines.append("| {} | {} |".format(label, machine.get(key) or "unknown"))
-    if machine.get("rounds", "1") != "1":
-        lines.append("| rounds | {}: each size's best of {} sweeps, run one after the other |".format(
-            machine["rounds"], machine["rounds"]))
+    if machine.get("rounds"):
+        lines.append("| sampling | every size of every step and library in {} rounds or more, side by side "
+                     "(tools/interleave.py): the best sample is the curve |".format(machine["rounds"]))
     if peak:
         counts = sorted(set(t for _, t in peak))
         lines.append("| measured fp32 peak | {} |".format("; ".join(
@@ -153,9 +192,11 @@ def render(runs, peak, machine, spread=None):
     else:
         lines.append("| measured fp32 peak | no peak.csv (run build/bin/peak --csv results/peak.csv) |")
     lines.append("")
-    lines.append("Best GFLOPS of the repetitions at each size (the nearest size measured when that "
+    lines.append("GFLOPS: the best sample at each size (the nearest size measured when that "
                  "one was not: shown as @n); % of the measured fp32 peak at the run's thread "
-                 "count; x OpenBLAS: ratio to ref_openblas at the same size and thread count.")
+                 "count; x OpenBLAS: the median over the rounds of the ratio to ref_openblas "
+                 "sampled right before or after it at the same size and thread count, with the "
+                 "range of those ratios in brackets (without samples: the ratio of the bests).")
     lines.append("")
     header = ["step", "kernel", "threads"]
     for size in SIZES:
@@ -175,7 +216,12 @@ def render(runs, peak, machine, spread=None):
             gflops = run["best"][m]
             cells.append(fmt(gflops) + ("" if m == size else " @{}".format(m)))
             cells.append(fmt(100.0 * gflops / peak_here[1], 0) + "%" if peak_here else "-")
-            if ref is not None and ref["best"].get(m):
+            pair = pairs.get((run["step"], run["threads"], run["path"]), {}).get(m)
+            if pair is not None:
+                # the median of the rounds' paired ratios, and their range when they differ
+                cells.append(fmt(pair[0], 2) + (" ({}-{})".format(fmt(pair[1], 2), fmt(pair[2], 2))
+                                                if fmt(pair[1], 2) != fmt(pair[2], 2) else ""))
+            elif ref is not None and ref["best"].get(m):
                 cells.append(fmt(gflops / ref["best"][m], 2))
             else:
                 cells.append("-")
@@ -190,13 +236,15 @@ def render(runs, peak, machine, spread=None):
     if notes:
         lines += ["", "Verification:"] + notes
     if spread is not None:
-        lines += ["", "Spread: where two numbers of the same measurement (a size's best and median, its "
-                      "rounds, or the scaling run at the same size and thread count) differ by more than "
-                      "{:.0f} %, a step's figures are uncertain by as much; a difference smaller than that "
-                      "between two steps or sizes is noise. A size also shows here when other programs held "
-                      "the CPUs for {:.0f} % or more of its timed calls (the CSV's cpu_wait).".format(
-                          100 * SPREAD, 100 * BUSY)]
-        lines += spread or ["- every step and library: within {:.0f} % everywhere.".format(100 * SPREAD)]
+        lines += ["", "Spread: a size is *unsettled* when no second sample came within {:.0f} % of its best "
+                      "(it got more samples, and they still disagree: its figure is uncertain by as much "
+                      "as they are apart); a size also shows here when its median sample is more than "
+                      "{:.0f} % below the best, when the scaling run at the same size and thread count "
+                      "differs by more than that, or when other programs held the CPUs for {:.0f} % or more "
+                      "of its timed calls (the CSV's cpu_wait). A difference smaller than these between two "
+                      "steps or sizes is noise.".format(100 * sampling.TOLERANCE, 100 * SPREAD, 100 * BUSY)]
+        lines += spread or ["- every step and library: every size settled, and within {:.0f} % everywhere.".format(
+            100 * SPREAD)]
     return "\n".join(lines) + "\n"
 
 
@@ -231,6 +279,7 @@ def main(argv):
         peak = load_peak(peak_path) if os.path.exists(peak_path) else {}
         machine = load_machine(os.path.join(args.results, "machine.txt"))
         spread = spread_notes(args.results, runs)
+        pairs = paired(args.results, runs)
     except InputError as e:
         print("summary.py: {}".format(e), file=sys.stderr)
         return 2
@@ -244,7 +293,7 @@ def main(argv):
     machine.setdefault("date", datetime.date.today().isoformat())
 
     output = args.output or os.path.join(args.results, "summary.md")
-    text = render(runs, peak, machine, spread)
+    text = render(runs, peak, machine, spread, pairs)
     try:
         output_file.write(output, text)
     except OutputError as e:

@@ -407,6 +407,18 @@ TEST_CASE("a parallel step records the threads OpenMP gave it", "[e2e][threads]"
     std::remove(csv.c_str());
 }
 
+TEST_CASE("a sample with no untimed call (--warmup 0 --no-verify) records the threads its calls ran on",
+          "[e2e][threads]") {
+    // tools/interleave.py samples so; the threads are known only once a call has run.
+    const gemm::Step* step = parallel_step();
+    if (step == nullptr || gemm::cpu::cores() < 2) return;
+    const std::string exe = std::string(GEMM_TEST_BIN_DIR) + "/step" + std::string(step->slug);
+    const std::string csv = scratch("sample_threads.csv");
+    REQUIRE(shell(exe + " --threads 2 --sizes 300 --warmup 0 --reps 2 --no-verify --csv " + csv) == 0);
+    CHECK(threads_column(csv) == std::vector<std::string>{"2"});
+    std::remove(csv.c_str());
+}
+
 TEST_CASE("a serial step given --threads records the one thread it ran on", "[e2e][threads]") {
     const std::string csv = scratch("serial_threads.csv");
     const gemm::Step& first = gemm::steps().front();

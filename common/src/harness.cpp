@@ -108,7 +108,9 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
         untimed = std::max(0, untimed - 1);
     }
     for (int w = 0; w < untimed; ++w) seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
-    r.row.threads = threads_ran(step, library_threads);
+    // The threads of the last call; with --warmup 0 --no-verify none has run yet: after the first timed one.
+    const bool called = o.verify || untimed > 0;
+    if (called) r.row.threads = threads_ran(step, library_threads);
 
     // C keeps accumulating across repetitions; values stay small (|C| grows by ~sqrt(k) a run).
     // When other programs held the cores for much of the timed runs, they are timed again (at
@@ -121,6 +123,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
         const cpu::CpuWait wait_before = cpu::cpu_wait_now();
         for (int rep = 0; rep < o.reps; ++rep) {
             attempt_times.push_back(seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get()));
+            if (!called && attempt == 0 && rep == 0) r.row.threads = threads_ran(step, library_threads);
             spent += attempt_times.back();
             if (o.time_limit > 0 && spent >= o.time_limit) break;
         }

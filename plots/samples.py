@@ -1,0 +1,201 @@
+"""Samples spread over a run, and what a figure draws from them (docs/harness.md, "How a run
+samples").
+
+A sample is one run of an executable at one size: its harness CSV row, the best (and median)
+of a few timed calls. tools/interleave.py takes several samples of every size of every job
+(a step, a library) spread over the whole run, the jobs at one size one after the other in
+an order that changes from round to round, and writes them to SAMPLES/<job>.csv: the
+harness's columns, then `run`, `round` and `seq` (which invocation, which round of it, the
+place in its order). This module turns them into one row per size and into paired ratios:
+
+- the curve is the best sample (`gflops_best`): a noisy spell slows a sample, it never
+  speeds one up, so the best is the sample least disturbed;
+- the band reaches down to the median of the samples (`gflops_median`): a wide band is a
+  size the machine disturbed;
+- a size is *settled* when a second sample confirms its best, within TOLERANCE, among
+  enough samples that not all of them can have fallen in spells (how many: from how often
+  the job's samples fell in one, needed_samples); an unsettled size gets more samples, and
+  if it stays unsettled the run names it;
+- a ratio to a library is the median over rounds of the ratio of the two samples taken back
+  to back at the same size and thread count in the same round, with the range of those
+  ratios: a spell that slows a whole round cancels out of its ratio.
+
+Standard library only (Python 3.7+): the scheduler and summary.py run where matplotlib
+does not.
+"""
+import csv
+import io
+import math
+import os
+
+# Two samples within this fraction of the best confirm a size's best (tools/interleave.py
+# --tolerance overrides it). A quiet machine's samples of one size agree within 1-2 %.
+TOLERANCE = 0.03
+# The chance, at most, that every sample of a size was slowed by a spell when the run calls
+# it settled (needed_samples).
+MISS = 0.01
+# What the scheduler adds after the harness's columns in SAMPLES/<job>.csv.
+SAMPLE_COLUMNS = ["run", "round", "seq"]
+# What an aggregated CSV adds after the harness's columns: how many samples, and whether a
+# second one confirmed the best.
+AGGREGATE_COLUMNS = ["samples", "settled"]
+
+
+def _float(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def median(values):
+    values = sorted(values)
+    n = len(values)
+    if n == 0:
+        return math.nan
+    return values[n // 2] if n % 2 else 0.5 * (values[n // 2 - 1] + values[n // 2])
+
+
+def settled(values, tolerance=TOLERANCE, needed=2):
+    """Whether the best is confirmed: a second sample within `tolerance` of it, among at
+    least `needed` samples (needed_samples(): more where spells were frequent)."""
+    top = sorted((v for v in values if v == v), reverse=True)
+    return len(top) >= max(2, needed) and top[1] >= top[0] * (1.0 - tolerance)
+
+
+def quiet_share(value_lists, tolerance=TOLERANCE):
+    """The share of a job's samples that came out at their size's best level (within
+    `tolerance`, the best itself not counted): about how often a sample misses the spells.
+    1.0 on a quiet machine; 0.4 where spells slowed most samples (the Zen 3 recordings)."""
+    within = total = 0
+    for values in value_lists:
+        values = [v for v in values if v == v]
+        if len(values) < 2:
+            continue
+        best = max(values)
+        within += sum(1 for v in values if v >= best * (1.0 - tolerance)) - 1
+        total += len(values) - 1
+    return within / total if total else 1.0
+
+
+def needed_samples(share, miss=MISS):
+    """How many samples make it unlikely (below `miss`) that none of them missed the spells,
+    when a share `share` of samples does: a spell can slow two samples alike, which then
+    agree with each other, so agreement alone does not settle a size on a noisy machine."""
+    if share >= 1.0:
+        return 2
+    if share <= 0.0:
+        return 1 << 20
+    return max(2, int(math.ceil(math.log(miss) / math.log(1.0 - share))))
+
+
+def gap(values):
+    """How far the second-best sample is below the best, as a fraction (1.0 with one sample)."""
+    top = sorted((v for v in values if v == v), reverse=True)
+    if len(top) < 2 or top[0] <= 0:
+        return 1.0
+    return 1.0 - top[1] / top[0]
+
+
+def spread(values):
+    """(best - worst) / best of the samples, 0 with fewer than two."""
+    values = [v for v in values if v == v]
+    if len(values) < 2 or max(values) <= 0:
+        return 0.0
+    return 1.0 - min(values) / max(values)
+
+
+def group_by_size(rows):
+    """{(m, n, k, threads): [rows]} in the order the sizes first appear."""
+    groups = {}
+    for row in rows:
+        key = (int(row["m"]), int(row["n"]), int(row["k"]), int(row["threads"]))
+        groups.setdefault(key, []).append(row)
+    return groups
+
+
+def aggregate_row(rows, tolerance=TOLERANCE, needed=2):
+    """One harness row (a dict of strings) from the samples of one size. A failed
+    verification in any sample wins over every pass, so a merge never hides a wrong result."""
+    first = rows[0]
+    out = dict(first)
+    best = [_float(r["gflops_best"]) for r in rows]
+    failed = [r for r in rows if r["verified"].strip() == "0" and r["max_rel_err"].strip().lower() != "nan"]
+    checked = [r for r in rows if r["verified"].strip() == "1"]
+    if failed:
+        out["verified"], out["max_rel_err"] = "0", failed[0]["max_rel_err"]
+    elif checked:
+        out["verified"] = "1"
+        out["max_rel_err"] = max((r["max_rel_err"] for r in checked), key=_float)
+    else:
+        out["verified"], out["max_rel_err"] = "0", "nan"
+    top = max(range(len(rows)), key=lambda i: best[i])
+    out["gflops_best"] = rows[top]["gflops_best"]
+    out["seconds_best"] = rows[top]["seconds_best"]
+    out["gflops_median"] = "{:.4f}".format(median(best))
+    if "reps" in first:
+        out["reps"] = str(sum(int(r["reps"]) for r in rows if (r.get("reps") or "").strip().isdigit()))
+    if "cpu_wait" in first:
+        waits = [_float(r.get("cpu_wait")) for r in rows]
+        waits = [w for w in waits if w == w]
+        out["cpu_wait"] = "{:.3f}".format(median(waits)) if waits else "nan"
+    out["samples"] = str(len(rows))
+    out["settled"] = "1" if settled(best, tolerance, needed) else "0"
+    return out
+
+
+def aggregate(header, rows, tolerance=TOLERANCE):
+    """The aggregated CSV's text: the harness's columns (`header`, the samples' own, without
+    SAMPLE_COLUMNS), then AGGREGATE_COLUMNS, one row per size in the order sizes first ran."""
+    columns = [c for c in header if c not in SAMPLE_COLUMNS and c not in AGGREGATE_COLUMNS] + AGGREGATE_COLUMNS
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    groups = sorted(group_by_size(rows).items())
+    needed = needed_samples(quiet_share([[_float(r["gflops_best"]) for r in g] for _, g in groups], tolerance))
+    for key, group in groups:
+        writer.writerow(aggregate_row(group, tolerance, needed))
+    return text.getvalue()
+
+
+def read_samples(path):
+    """(header, rows) of a samples file (SAMPLES/<job>.csv); rows as dicts of strings."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return list(reader.fieldnames or []), list(reader)
+
+
+def paired_ratios(ours, theirs, same_threads=True):
+    """{(m, threads): (median, lowest, highest, pairs)} of ours / theirs over the rounds in
+    which both ran at that size (same `run` and `round`), on as many threads (threads: ours);
+    same_threads=False pairs whatever threads each ran on (step 09 on all cores over step 08
+    on one). Samples without run and round (an older CSV) make no pairs."""
+    def index(rows):
+        out = {}
+        for r in rows:
+            if not r.get("run") or not r.get("round"):
+                continue
+            key = (r["run"], r["round"], int(r["m"]), int(r["threads"]) if same_threads else 0)
+            value = _float(r["gflops_best"])
+            if value == value and value > out.get(key, (-1.0, 0))[0]:
+                out[key] = (value, int(r["threads"]))
+        return out
+    mine, ref = index(ours), index(theirs)
+    by_size = {}
+    for key, (value, threads) in mine.items():
+        other = ref.get(key)
+        if other and other[0] > 0:
+            by_size.setdefault((key[2], threads), []).append(value / other[0])
+    return {size: (median(v), min(v), max(v), len(v)) for size, v in by_size.items()}
+
+
+def samples_beside(csv_path):
+    """The samples behind an aggregated CSV (FOLDER/samples/NAME beside FOLDER/NAME), or []."""
+    folder, name = os.path.split(csv_path)
+    path = os.path.join(folder, "samples", name)
+    if not os.path.isfile(path):
+        return []
+    try:
+        return read_samples(path)[1]
+    except (OSError, ValueError, UnicodeDecodeError, csv.Error):
+        return []

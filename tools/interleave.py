@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""Sample several executables side by side, spread over the whole run: the one scheduler of
+run_all.sh, make step-N, tools/grade.sh and tools/bench_vs_openblas.sh.
+
+    tools/interleave.py --out DIR --job LABEL=COMMAND [--job ...] [--ref LABEL=COMMAND ...]
+                        [--sizes LIST] [--rounds N] [--sample-time S] [--max-reps N]
+                        [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
+
+A job is a harness executable with its fixed options (`step10_tuned=taskset -c 1
+build/bin/step10_tuned --threads 1`); a --ref job is a library that the others are compared
+with. A sample is one run of a job at one size, with the options the scheduler adds:
+`--sizes N --warmup 0 --reps MAX-REPS --time-limit SAMPLE-TIME --csv TMP` (and --no-verify
+after the first sample of that size, which is verified and so doubles as the warm-up). Its
+row is the best of the calls it timed.
+
+Round after round, every size of every job is sampled once. A round takes the sizes in a
+random order and, at each size, runs every job one right after the other in a random order
+(jobs whose samples take over a second go first or last, so the others stay back to back):
+a spell of a noisy machine then spoils a few samples of every size, never all samples of
+one, and samples of ours and a library at one size in one round are a pair (plots/samples.py:
+the ratio of a pair does not see a spell that slows both). After --rounds rounds, a size
+whose best sample no second sample confirms within --tolerance is *unsettled*: it gets more
+samples (with every --ref job at that size beside it, for pairs), unsettled sizes first by
+how far apart, until each is settled, has --max-samples, or --budget seconds are spent.
+What stays unsettled is named at the end.
+
+Writes, after every size of every round: DIR/LABEL.csv (one row per size: the harness's
+columns, gflops_best the best sample, gflops_median the median sample, reps all calls
+timed, then `samples` and `settled`) and DIR/samples/LABEL.csv (every sample, the harness's
+columns then `run,round,seq`), through plots/output_file.py; so an interrupted run leaves
+whole files of what it measured.
+
+Exit status: 0 every job ran and verified; 1 a result failed verification or a job failed
+(named, with its own line); 2 usage error, ours or a job's (each job runs once at n = 8
+before the first sample, so OMP_NUM_THREADS=99 is found before anything is measured); 3 a
+file cannot be written (checked before the first sample). A job whose CPU lacks what it needs (exit 77) is left out with one line, and
+its old DIR files are removed.
+"""
+import argparse
+import os
+import random
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
+import samples as stats  # noqa: E402  (plots/samples.py: what is drawn from the samples)
+
+PROG = "interleave.py"
+MAX_SIZE = 46340     # kMaxSize, common/include/gemm/harness.hpp
+SLOW_SAMPLE = 1.0    # seconds: a job whose samples take longer goes first or last at its size
+
+
+class Job:
+    def __init__(self, label, command, ref):
+        self.label, self.command, self.ref = label, command, ref
+        self.header = None          # the harness's columns, from its first sample
+        self.rows = []              # every sample, dicts of strings, SAMPLE_COLUMNS included
+        self.wall = {}              # size -> [seconds a sample took, start to end]
+        self.failed = ""            # why it stopped, when it did
+        self.wrong = False          # a result failed verification
+        self.skipped = ""           # the CPU cannot run it (exit 77): its one line
+
+    def values(self, size):
+        return [float(r["gflops_best"]) for r in self.rows if int(r["m"]) == size]
+
+    def cost(self, size):
+        walls = self.wall.get(size) or [0.5]
+        return stats.median(walls)
+
+
+def parse_job(text, ref):
+    label, sep, command = text.partition("=")
+    if not sep or not re.match(r"^[A-Za-z0-9_.-]{1,100}$", label) or label.startswith("."):
+        raise ValueError("'{}': not LABEL=COMMAND with a LABEL of letters, digits, _ . -".format(output_file_safe(text)))
+    words = shlex.split(command)
+    if not words:
+        raise ValueError("'{}': no command".format(output_file_safe(text)))
+    return Job(label, words, ref)
+
+
+def output_file_safe(text, limit=60):
+    text = "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def parse_sizes(text):
+    if not re.match(r"^[0-9]{1,9}(,[0-9]{1,9})*$", text):
+        raise ValueError("--sizes '{}': not a list of sizes such as 100,200".format(output_file_safe(text)))
+    sizes = [int(s) for s in text.split(",")]
+    for s in sizes:
+        if not 1 <= s <= MAX_SIZE:
+            raise ValueError("--sizes: {} is not from 1 to {}".format(s, MAX_SIZE))
+    return list(dict.fromkeys(sizes))
+
+
+class Scheduler:
+    def __init__(self, args, jobs, sizes, out):
+        self.args, self.jobs, self.sizes, self.out = args, jobs, sizes, out
+        self.rng = random.Random(args.seed)
+        self.run_id = "{}-{}".format(int(time.time()), os.getpid())
+        self.round = 0
+        self.seq = 0
+        self.tmp = tempfile.mkdtemp(prefix="interleave.")
+
+    def live(self):
+        return [j for j in self.jobs if not j.failed and not j.skipped]
+
+    def sample(self, job, size):
+        """One run of `job` at `size`; its row joins job.rows."""
+        verify = not self.args.no_verify and not any(int(r["m"]) == size for r in job.rows)
+        csv_path = os.path.join(self.tmp, "sample.csv")
+        command = job.command + ["--sizes", str(size), "--warmup", "0", "--reps", str(self.args.max_reps),
+                                 "--time-limit", repr(self.args.sample_time), "--csv", csv_path]
+        if not verify:
+            command.append("--no-verify")
+        self.seq += 1
+        start = time.monotonic()
+        try:
+            done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE)
+        except OSError as e:
+            job.failed = "cannot run {}: {}".format(job.command[0], e.strerror)
+            return
+        job.wall.setdefault(size, []).append(time.monotonic() - start)
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        line = said[-1] if said else ""
+        if done.returncode == 77:
+            job.skipped = line or "exit 77"
+            return
+        if done.returncode not in (0, 1):
+            how = "exited with {}".format(done.returncode) if done.returncode > 0 else \
+                "was killed by signal {}".format(-done.returncode)
+            job.failed = "{} at n={} {}{}".format(job.label, size, how, ": " + line if line else "")
+            return
+        try:
+            header, rows = stats.read_samples(csv_path)
+            os.unlink(csv_path)
+        except (OSError, ValueError) as e:
+            job.failed = "{} at n={}: no CSV ({})".format(job.label, size, e)
+            return
+        if not rows:
+            job.failed = "{} at n={} wrote no row".format(job.label, size)
+            return
+        if job.header is None:
+            job.header = header
+        for row in rows:
+            row.update({"run": self.run_id, "round": str(self.round), "seq": str(self.seq)})
+            job.rows.append(row)
+            if row["verified"].strip() == "0" and row["max_rel_err"].strip().lower() != "nan":
+                job.wrong = True
+        if done.returncode == 1 and not job.wrong:
+            job.failed = "{} at n={} exited with 1{}".format(job.label, size, ": " + line if line else "")
+
+    def paths(self, job):
+        return os.path.join(self.out, job.label + ".csv"), os.path.join(self.out, "samples", job.label + ".csv")
+
+    def save(self, job):
+        if job.header is None:
+            return
+        whole, raw = self.paths(job)
+        columns = job.header + [c for c in stats.SAMPLE_COLUMNS if c not in job.header]
+        lines = [",".join(columns)]
+        for row in job.rows:
+            lines.append(",".join(_field(row.get(c, "")) for c in columns))
+        output_file.write(raw, "\n".join(lines) + "\n")
+        output_file.write(whole, stats.aggregate(job.header, job.rows, self.args.tolerance))
+
+    def run_group(self, size, jobs):
+        """The jobs at one size, one right after the other: random order, slow ones at an end."""
+        jobs = list(jobs)
+        self.rng.shuffle(jobs)
+        slow = [j for j in jobs if j.cost(size) > SLOW_SAMPLE and size in j.wall]
+        fast = [j for j in jobs if j not in slow]
+        order = slow + fast if self.rng.random() < 0.5 else fast + slow
+        for job in order:
+            if job.failed or job.skipped:
+                continue
+            self.sample(job, size)
+            if job.skipped:
+                print("   skipped: this CPU cannot run {} ({})".format(job.label, job.skipped), flush=True)
+                for path in self.paths(job):
+                    if os.path.isfile(path):
+                        os.unlink(path)
+            elif job.failed:
+                print("   {}".format(job.failed), file=sys.stderr, flush=True)
+        for job in jobs:
+            self.save(job)
+
+    def preflight(self):
+        """Each job once at n = 8, unverified, before any sample: a usage error (a thread count
+        over the cap, OMP_NUM_THREADS=99) is found before the run, not after the other jobs'
+        rounds; a job the CPU cannot run is left out now. Returns the usage errors' lines."""
+        problems = []
+        for job in self.jobs:
+            command = job.command + ["--sizes", "8", "--warmup", "0", "--reps", "1", "--no-verify"]
+            try:
+                done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE)
+            except OSError as e:
+                problems.append("{}: cannot run {}: {}".format(job.label, job.command[0], e.strerror))
+                continue
+            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            if done.returncode == 2:
+                problems.append("{}: {}".format(job.label, said[-1] if said else "exit 2 (usage error)"))
+            elif done.returncode == 77:
+                job.skipped = said[-1] if said else "exit 77"
+                print("   skipped: this CPU cannot run {} ({})".format(job.label, job.skipped), flush=True)
+                for path in self.paths(job):
+                    if os.path.isfile(path):
+                        os.unlink(path)
+        return problems
+
+    def base_rounds(self):
+        for r in range(1, self.args.rounds + 1):
+            self.round = r
+            start = time.monotonic()
+            sizes = list(self.sizes)
+            self.rng.shuffle(sizes)
+            for size in sizes:
+                self.run_group(size, self.live())
+            count = sum(1 for j in self.jobs for row in j.rows if row["round"] == str(r))
+            print("   round {} of {}{}: {} samples in {:.0f} s".format(
+                r, self.args.rounds, " (every result verified)" if r == 1 and not self.args.no_verify else "",
+                count, time.monotonic() - start), flush=True)
+
+    def unsettled(self):
+        """[(gap, job, size)] of the sizes not settled (plots/samples.py), widest gap first."""
+        out = []
+        for job in self.live():
+            lists = [job.values(size) for size in self.sizes]
+            needed = stats.needed_samples(stats.quiet_share(lists, self.args.tolerance))
+            for size, values in zip(self.sizes, lists):
+                if values and not stats.settled(values, self.args.tolerance, needed):
+                    out.append((stats.gap(values), job, size))
+        out.sort(key=lambda t: -t[0])
+        return out
+
+    def extra_rounds(self, budget):
+        start = time.monotonic()
+        spent_samples = 0
+        while True:
+            left = budget - (time.monotonic() - start)
+            wanted = [(g, j, s) for g, j, s in self.unsettled() if len(j.values(s)) < self.args.max_samples]
+            if left <= 0 or not wanted:
+                break
+            self.round += 1
+            by_size = {}
+            for _, job, size in wanted:
+                by_size.setdefault(size, []).append(job)
+            refs = [j for j in self.live() if j.ref]
+            plan = []
+            for size, jobs in by_size.items():
+                group = jobs + [r for r in refs if r not in jobs and any(not j.ref for j in jobs)]
+                plan.append((size, group, sum(j.cost(size) for j in group)))
+            self.rng.shuffle(plan)
+            ran = False
+            for size, group, cost in plan:
+                if cost > budget - (time.monotonic() - start):
+                    continue
+                self.run_group(size, group)
+                spent_samples += len(group)
+                ran = True
+            if not ran:
+                break
+        return spent_samples, time.monotonic() - start
+
+    def report(self):
+        """One line per job with sizes left unsettled: how far apart the two best samples are,
+        or, where they agree, how many samples a job this often disturbed needs."""
+        still = self.unsettled()
+        if not still:
+            print("   every size settled: a second sample within {:.0f} % of the best".format(
+                100 * self.args.tolerance), flush=True)
+            return
+        print("   unsettled (the budget ran out before a second sample within {:.0f} % of the best, among "
+              "enough samples, confirmed it):".format(100 * self.args.tolerance), flush=True)
+        for job in [j for j in self.jobs if any(t[1] is j for t in still)]:
+            needed = stats.needed_samples(stats.quiet_share([job.values(s) for s in self.sizes], self.args.tolerance))
+            parts = []
+            for g, _, size in sorted((t for t in still if t[1] is job), key=lambda t: t[2]):
+                count = len(job.values(size))
+                parts.append("{} ({} apart)".format(size, "{:.0f} %".format(100 * g)) if g > self.args.tolerance
+                             else "{} ({} of {} samples)".format(size, count, needed))
+            print("     {}: n = {}".format(job.label, ", ".join(parts)), flush=True)
+
+
+def _field(value):
+    value = str(value)
+    return '"' + value.replace('"', '""') + '"' if any(c in value for c in ',"\n') else value
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog=PROG, description="Sample harness executables side by side, "
+                                     "spread over the run (see the top of this file).")
+    parser.add_argument("--out", required=True, help="folder of LABEL.csv and samples/LABEL.csv")
+    parser.add_argument("--job", action="append", default=[], metavar="LABEL=COMMAND", help="a job to sample")
+    parser.add_argument("--ref", action="append", default=[], metavar="LABEL=COMMAND",
+                        help="a library the jobs are compared with")
+    parser.add_argument("--sizes", default=",".join(str(n) for n in range(100, 1501, 100)),
+                        help="square sizes (default 100,200,...,1500)")
+    parser.add_argument("--rounds", type=int, default=3, help="samples of every size of every job (default 3)")
+    parser.add_argument("--sample-time", type=float, default=0.1,
+                        help="seconds of timed calls in one sample (its --time-limit; default 0.1)")
+    parser.add_argument("--max-reps", type=int, default=20, help="at most this many timed calls a sample (20)")
+    parser.add_argument("--tolerance", type=float, default=stats.TOLERANCE,
+                        help="a second sample this close to the best settles a size (default 0.03)")
+    parser.add_argument("--max-samples", type=int, default=14, help="samples of one size at most (default 14)")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="seconds for the samples of unsettled sizes (default: 40 %% of the rounds' time)")
+    parser.add_argument("--seed", type=int, default=None, help="the order's random seed (default: new each run)")
+    parser.add_argument("--no-verify", action="store_true", help="pass --no-verify to every sample")
+    args = parser.parse_args(argv)
+
+    def usage(text):
+        print("{}: {}".format(PROG, text), file=sys.stderr)
+        return 2
+
+    try:
+        jobs = [parse_job(t, False) for t in args.job] + [parse_job(t, True) for t in args.ref]
+        sizes = parse_sizes(args.sizes)
+    except ValueError as e:
+        return usage(e)
+    if not jobs:
+        return usage("no --job given")
+    labels = [j.label for j in jobs]
+    if len(set(labels)) != len(labels):
+        return usage("a label is given twice: {}".format(", ".join(sorted(set(l for l in labels if labels.count(l) > 1)))))
+    for name, value, lo, hi in (("--rounds", args.rounds, 1, 1000), ("--max-reps", args.max_reps, 1, 1000000),
+                                ("--max-samples", args.max_samples, 1, 1000)):
+        if not lo <= value <= hi:
+            return usage("{} '{}': must be from {} to {}".format(name, value, lo, hi))
+    for name, value, lo, hi in (("--sample-time", args.sample_time, 1e-6, 3600), ("--tolerance", args.tolerance, 0, 1),
+                                ("--budget", args.budget if args.budget is not None else 0, 0, 1e6)):
+        if not (value == value and lo <= value <= hi):
+            return usage("{} '{}': must be from {:g} to {:g}".format(name, value, lo, hi))
+    if args.seed is None:
+        args.seed = random.SystemRandom().randrange(1 << 31)
+
+    out = args.out
+    try:
+        os.makedirs(os.path.join(out, "samples"), exist_ok=True)
+    except OSError as e:
+        print("{}: cannot write {}: {}".format(PROG, out, e.strerror), file=sys.stderr)
+        return 3
+    scheduler = Scheduler(args, jobs, sizes, out)
+    try:
+        for job in jobs:
+            for path in scheduler.paths(job):
+                output_file.check(path)
+    except output_file.OutputError as e:
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 3
+
+    print("   {} job{} x {} size{}, {} round{} and more samples where they disagree (seed {})".format(
+        len(jobs), "s" if len(jobs) > 1 else "", len(sizes), "s" if len(sizes) > 1 else "", args.rounds,
+        "s" if args.rounds > 1 else "", args.seed), flush=True)
+    start = time.monotonic()
+    try:
+        problems = scheduler.preflight()
+        if problems:
+            print("{}: {}".format(PROG, problems[0]), file=sys.stderr)
+            return 2
+        scheduler.base_rounds()
+        budget = args.budget if args.budget is not None else 0.4 * (time.monotonic() - start)
+        if scheduler.unsettled() and budget > 0:
+            count, spent = scheduler.extra_rounds(budget)
+            print("   more samples where they disagreed: {} in {:.0f} s (budget {:.0f} s)".format(count, spent, budget),
+                  flush=True)
+        scheduler.report()
+    except KeyboardInterrupt:
+        print("{}: interrupted; the files hold the samples taken".format(PROG), file=sys.stderr)
+        return 130
+    except output_file.OutputError as e:
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 3
+    finally:
+        try:
+            for name in os.listdir(scheduler.tmp):
+                os.unlink(os.path.join(scheduler.tmp, name))
+            os.rmdir(scheduler.tmp)
+        except OSError:
+            pass
+    for job in jobs:
+        if job.wrong:
+            print("{}: {}: a result FAILED verification (see its CSV)".format(PROG, job.label), file=sys.stderr)
+    bad = [j for j in jobs if j.failed or j.wrong]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

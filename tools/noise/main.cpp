@@ -1,0 +1,208 @@
+// bin/noise: the disturbances of a shared machine, made on purpose, so that a run's robustness
+// can be tried on a quiet one. Two neighbours, each on and off in spells of random length:
+//
+//   memory  streams a large buffer (reads and writes every cache line) on one CPU: the shared
+//           L3 and the memory bus are busy, as when another guest or program streams data;
+//   share   runs on the CPU the measurement runs on for a share of the time (--load), as
+//           another program or a hypervisor thread on the same core: that core slows by it.
+//
+// Each stops by itself after --seconds. With --log, each spell's start and end go to standard
+// output ("12.503 memory on"), so a test can say which samples a spell could have touched.
+#include <gemm/affinity.hpp>
+#include <gemm/cpu.hpp>
+#include <gemm/numbers.hpp>
+#include <gemm/output_file.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kUsage =
+    "usage: noise [--mode memory|share|both] [--seconds S] [--on A-B] [--off A-B] [--load F]\n"
+    "             [--mib N] [--memory-cpu N] [--share-cpu N] [--seed N] [--log]\n"
+    "A noisy neighbour in spells, stopping by itself after --seconds (default 60):\n"
+    "  memory  streams --mib MiB (default 256: past the L3) on --memory-cpu (default the first CPU)\n"
+    "  share   takes a --load share of --share-cpu's time (default 0.33 of the last CPU, where\n"
+    "          run_all.sh pins its one-thread runs): spin 2 ms, sleep, as a co-runner does\n"
+    "  both    the two, each with spells of its own (default)\n"
+    "Spells: on for A to B seconds (--on, default 2-30), then off for A to B (--off, default 2-30),\n"
+    "each length drawn at random (--seed N repeats the same). --log prints each spell's start and\n"
+    "end (seconds since start, the neighbour, on|off) on standard output.\n"
+    "Exit status: 0 done (or stopped by SIGINT/SIGTERM), 2 usage error.\n";
+
+std::atomic<bool> stop{false};
+std::mutex print_lock;
+Clock::time_point start_time;
+bool log_spells = false;
+
+void on_signal(int) { stop = true; }
+
+double since_start() { return std::chrono::duration<double>(Clock::now() - start_time).count(); }
+
+void say(const char* who, bool on) {
+    if (!log_spells) return;
+    std::lock_guard<std::mutex> lock(print_lock);
+    std::printf("%.3f %s %s\n", since_start(), who, on ? "on" : "off");
+    std::fflush(stdout);
+}
+
+struct Range {
+    double lo, hi;
+};
+
+// "2-30" or "5": seconds, each above 0 and at most an hour.
+Range parse_range(const std::string& option, const std::string& value) {
+    const auto dash = value.find('-');
+    if (dash == std::string::npos) {
+        const double v = gemm::positive_option(option, value, 3600);
+        return {v, v};
+    }
+    const double lo = gemm::positive_option(option, value.substr(0, dash), 3600);
+    const double hi = gemm::positive_option(option, value.substr(dash + 1), 3600);
+    if (hi < lo) throw gemm::UsageError(option + " '" + gemm::shown(value) + "': the first number is above the second");
+    return {lo, hi};
+}
+
+// Sleeps until `until` or a stop, whichever comes first.
+bool wait_until(Clock::time_point until) {
+    while (!stop && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return !stop;
+}
+
+struct Neighbour {
+    const char* name;
+    int cpu;
+    Range on, off;
+    unsigned seed;
+};
+
+// Spells of `work` (called in slices of about 10 ms while on) and of rest, until `end`.
+template <class Work>
+void spells(const Neighbour& n, Clock::time_point end, Work work) {
+    gemm::cpu::pin_current_thread(n.cpu);
+    std::mt19937 random(n.seed);
+    auto length = [&](Range r) {
+        return std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(std::uniform_real_distribution<double>(r.lo, r.hi)(random)));
+    };
+    while (!stop && Clock::now() < end) {
+        const auto on_until = std::min(end, Clock::now() + length(n.on));
+        say(n.name, true);
+        while (!stop && Clock::now() < on_until) work();
+        say(n.name, false);
+        if (!wait_until(std::min(end, Clock::now() + length(n.off)))) break;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (gemm::wants_help(argc, argv)) {
+        std::fputs(kUsage, stdout);
+        return gemm::finish_stdout("noise", 0);
+    }
+    std::string mode = "both";
+    double seconds = 60, load = 0.33;
+    int mib = 256;
+    Range on{2, 30}, off{2, 30};
+    const std::vector<int> cpus = gemm::cpu::allowed_cpus();
+    int memory_cpu = cpus.empty() ? 0 : cpus.front(), share_cpu = cpus.empty() ? 0 : cpus.back();
+    unsigned seed = std::random_device{}();
+    try {
+        if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+            throw gemm::UsageError(twice + ": given twice");
+        auto cpu_option = [&](const std::string& option, const std::string& value) {
+            char* end = nullptr;
+            const long v = std::strtol(value.c_str(), &end, 10);
+            if (value.empty() || *end != '\0' || value.find_first_not_of("0123456789") != std::string::npos)
+                throw gemm::UsageError(option + " '" + gemm::shown(value) + "': not a whole number");
+            for (int allowed : cpus)
+                if (allowed == v) return allowed;
+            throw gemm::UsageError(option + " '" + gemm::shown(value) + "': not a CPU this process may use");
+        };
+        for (int i = 1; i < argc; ++i) {
+            const std::string arg = argv[i];
+            if (arg == "--log") {
+                log_spells = true;
+                continue;
+            }
+            if (arg.rfind("--", 0) != 0) throw gemm::UsageError("'" + gemm::shown(arg) + "': unexpected argument (see --help)");
+            const std::string value = gemm::option_value(argc, argv, i);
+            if (arg == "--mode") {
+                if (value != "memory" && value != "share" && value != "both")
+                    throw gemm::UsageError("--mode '" + gemm::shown(value) + "': not memory, share or both");
+                mode = value;
+            } else if (arg == "--seconds") {
+                seconds = gemm::positive_option(arg, value, 86400);
+            } else if (arg == "--on") {
+                on = parse_range(arg, value);
+            } else if (arg == "--off") {
+                off = parse_range(arg, value);
+            } else if (arg == "--load") {
+                load = gemm::positive_option(arg, value, 1);
+            } else if (arg == "--mib") {
+                mib = gemm::count_option(arg, value, 65536);
+            } else if (arg == "--memory-cpu") {
+                memory_cpu = cpu_option(arg, value);
+            } else if (arg == "--share-cpu") {
+                share_cpu = cpu_option(arg, value);
+            } else if (arg == "--seed") {
+                seed = static_cast<unsigned>(gemm::count_option(arg, value, 2147483647));
+            } else {
+                throw gemm::UsageError("'" + gemm::shown(arg) + "': unknown option (see --help)");
+            }
+        }
+    } catch (const gemm::UsageError& e) {
+        std::fprintf(stderr, "noise: %s\n", e.what());
+        return 2;
+    }
+
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    start_time = Clock::now();
+    const auto end = start_time + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    std::vector<std::thread> threads;
+    if (mode != "share") {
+        threads.emplace_back([&] {
+            // Touched once, outside the spells; then every cache line read and written.
+            const std::size_t count = static_cast<std::size_t>(mib) << 20;
+            std::vector<unsigned char> buffer(count, 1);
+            volatile unsigned char sink = 0;
+            std::size_t at = 0;
+            spells({"memory", memory_cpu, on, off, seed}, end, [&] {
+                const auto slice_end = Clock::now() + std::chrono::milliseconds(10);
+                while (Clock::now() < slice_end) {
+                    for (std::size_t i = 0; i < (1u << 20); i += 64, at = (at + 64) % count) buffer[at] += 1;
+                }
+                sink = sink + buffer[at];
+            });
+        });
+    }
+    if (mode != "memory") {
+        threads.emplace_back([&] {
+            // Spin 2 ms, then sleep so that spinning is `load` of the time: the scheduler shares
+            // the CPU with whatever else runs there, which loses about that share.
+            const auto spin = std::chrono::microseconds(2000);
+            const auto rest = std::chrono::microseconds(static_cast<long>(2000 * (1 - load) / load));
+            spells({"share", share_cpu, on, off, seed ^ 0x9e3779b9u}, end, [&] {
+                const auto until = Clock::now() + spin;
+                while (Clock::now() < until) {
+                }
+                if (rest.count() > 0) std::this_thread::sleep_for(rest);
+            });
+        });
+    }
+    for (auto& t : threads) t.join();
+    return gemm::finish_stdout("noise", 0);
+}
