@@ -127,7 +127,7 @@ def main():
         expect("| 10_tuned | avx512 | 2 | 176.0 | 88% | 1.10 |" in text, "summary.md: no two-thread step 10 row:\n" + text)
         for fact in ("Test CPU 9000", "g++ 12.2.0", "-O3 (test)", "2024-01-02",
                      "1 thread: 100.0 GFLOPS (avx512)", "2 threads: 200.0 GFLOPS (avx512)",
-                     "| rounds | 3: each size's best of 3 sweeps"):
+                     "| sampling | every size of every step and library in 3 rounds or more"):
             expect(fact in text, "summary.md: missing '{}'".format(fact))
         # The summary lists the steps in order, before the references.
         expect(text.find("| 01_baseline") < text.find("| 05_simd_4x4") < text.find("| 09_openmp")
@@ -216,17 +216,21 @@ def main():
                "summary.md: one row per thread count:\n" + text)
         os.remove(os.path.join(results, "step07_packing.csv"))
 
-        # Issue 28: summary.md says where a step's own numbers disagree by more than 10 %: a
-        # median far below its best (step 05 at n = 500), rounds that disagree (step 01's two
-        # rounds at n = 500; merge_rounds.sh keeps only the best, so results/rounds/ is read),
-        # a scaling run that measured the same size on as many threads otherwise (step 09 at
-        # n = 900: 150 in the sweep, 100 there); and nothing for what agrees within 10 %.
+        # Issue 28: summary.md says where a step's own numbers disagree: a median sample far
+        # below its best (step 05 at n = 500); a size no second sample confirmed (issue 33:
+        # tools/interleave.py's settled column, step 01 at n = 500, its spread from
+        # results/samples/); a scaling run that measured the same size on as many threads
+        # otherwise (step 09 at n = 900: 150 in the sweep, 100 there); nothing for what agrees.
         write("step05_simd_4x4.csv", HEADER + "05_simd_4x4,500,500,500,1,20.0,15.0,0.1,1e-7,1,sse,3,x\n"
                                               "05_simd_4x4,900,900,900,1,20.0,19.0,0.1,1e-7,1,sse,3,x\n")
-        for round_, slow in ((1, 1.0), (2, 0.8)):
-            os.makedirs(os.path.join(results, "rounds", str(round_)))
-            write(os.path.join("rounds", str(round_), "step01_baseline.csv"),
-                  harness_csv("01_baseline", 1, "scalar", lambda n: slow if n == 500 else 1.0 - 0.05 * round_))
+        sampled_header = HEADER.rstrip("\n") + ",samples,settled\n"
+        write("step01_baseline.csv", sampled_header + "".join(
+            "01_baseline,{0},{0},{0},1,2.0,{1},0.1,1e-7,1,scalar,3,x,{2},{3}\n".format(
+                n, 1.9 if n == 500 else 2.0, 5 if n == 500 else 3, 0 if n == 500 else 1) for n in SIZES))
+        os.makedirs(os.path.join(results, "samples"))
+        write(os.path.join("samples", "step01_baseline.csv"), HEADER.rstrip("\n") + ",run,round,seq\n" + "".join(
+            "01_baseline,500,500,500,1,{0},{0},0.1,1e-7,1,scalar,3,x,r1,{1},{1}\n".format(g, i)
+            for i, g in enumerate((2.0, 1.6, 1.9, 1.8, 1.7))))
         write(os.path.join("scaling", "step09_openmp.t2.csv"), harness_csv("09_openmp", 2, "avx512",
                                                                           lambda n: 100.0 if n == 900 else 150.0))
         r = run([summary, "--results", results])
@@ -238,16 +242,32 @@ def main():
                "summary.md: no Spread paragraph stating its threshold:\n" + text)
         expect("n = 500 (25 %)" in lines.get("05_simd_4x41 thread", "") and "900" not in lines.get("05_simd_4x41 thread", ""),
                "summary.md: step 05's median is 25 % below its best at n = 500 (only):\n" + spread)
-        expect("rounds differ by more than 10 % at n = 500 (20 %)" in lines.get("01_baseline1 thread", "")
+        expect("unsettled at n = 500 (5 samples, 20 % apart)" in lines.get("01_baseline1 thread", "")
                and "900" not in lines.get("01_baseline1 thread", ""),
-               "summary.md: step 01's rounds disagree at n = 500 (only):\n" + spread)
+               "summary.md: step 01 unsettled at n = 500 (only):\n" + spread)
         expect("n = 900 this sweep measured 150.0 GFLOPS and the scaling run (step09_openmp.t2.csv) 100.0: 33 % apart"
                in lines.get("09_openmp2 threads", ""), "summary.md: step 09's sweep and scaling run disagree:\n" + spread)
         agree = ("08_avx512_14x321 thread", "10_tuned2 threads", "ref_openblas1 thread", "ref_openblas2 threads",
                  "ref_blis1 thread", "ref_blis2 threads")
         expect(not any(key in lines for key in agree),
                "summary.md: a sentence for a run within 10 % everywhere: {}".format(sorted(lines)))
-        shutil.rmtree(os.path.join(results, "rounds"))
+        # Issue 33: x OpenBLAS is the median over rounds of the ratio of the two samples taken
+        # side by side (results/samples/), with their range; not the ratio of the two bests.
+        sample_line = "{s},900,900,900,{t},{g},{g},0.1,1e-7,1,{k},3,x,r1,{r},{q}\n"
+        write(os.path.join("samples", "step10_tuned.csv"), HEADER.rstrip("\n") + ",run,round,seq\n" + "".join(
+            sample_line.format(s="10_tuned", t=1, g=g, k="avx512", r=r, q=2 * r) for r, g in ((1, 90.0), (2, 60.0), (3, 99.0))))
+        write(os.path.join("samples", "ref_openblas.csv"), HEADER.rstrip("\n") + ",run,round,seq\n" + "".join(
+            sample_line.format(s="ref_openblas", t=1, g=g, k="-", r=r, q=2 * r + 1) for r, g in ((1, 75.0), (2, 60.0), (3, 90.0))))
+        r = run([summary, "--results", results])
+        with open(os.path.join(results, "summary.md")) as f:
+            text = f.read()
+        row10 = next((l for l in text.splitlines() if l.startswith("| 10_tuned | avx512 | 1 |")), "")
+        expect("| 96.0 @900 | 96% | 1.10 (1.00-1.20) |" in row10, "summary.md: step 10's ratio at n = 900 is the median of its "
+               "paired rounds (1.20, 1.00, 1.10), with their range:\n" + row10)
+        expect(row10.startswith("| 10_tuned | avx512 | 1 | 96.0 | 96% | 1.20 |"),
+               "summary.md: a size without samples keeps the ratio of the bests:\n" + row10)
+        shutil.rmtree(os.path.join(results, "samples"))
+        write("step01_baseline.csv", harness_csv("01_baseline", 1, "scalar", lambda n: 1.0))
         write(os.path.join("scaling", "step09_openmp.t2.csv"), harness_csv("09_openmp", 2, "avx512", lambda n: 150.0))
 
         # A size timed while other programs held the CPUs (cpu_wait >= 0.05) is named with its

@@ -310,7 +310,7 @@ def main(argv):
     parser.add_argument("--max-reps", type=int, default=20, help="at most this many timed calls a sample (20)")
     parser.add_argument("--tolerance", type=float, default=stats.TOLERANCE,
                         help="a second sample this close to the best settles a size (default 0.03)")
-    parser.add_argument("--max-samples", type=int, default=14, help="samples of one size at most (default 14)")
+    parser.add_argument("--max-samples", type=int, default=12, help="samples of one size at most (default 12)")
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds for the samples of unsettled sizes (default: 40 %% of the rounds' time)")
     parser.add_argument("--seed", type=int, default=None, help="the order's random seed (default: new each run)")
