@@ -276,7 +276,7 @@ check(r.returncode == 0 and "skipped" in r.stdout and not os.path.exists(os.path
       "exit 77: the job is left out with one line and its old CSV removed")
 r = run(os.path.join(work, "crash"), "--sizes", "100", "--job", "c={} {}".format(sys.executable, fake),
         env={"FAKE_BASE": "1", "FAKE_EXIT": "3"})
-check(r.returncode == 1 and "c at n=100 exited with 3: fake: told to exit" in r.stderr,
+check(r.returncode == 1 and "interleave.py: c at n=100 exited with 3 (fake: told to exit)" in r.stderr,
       "a job that fails: exit 1, with its own line")
 r = run("/proc/interleave-test", "--job", "x=true")
 check(r.returncode == 3 and r.stderr.count("\n") == 1, "an output folder that cannot be written: exit 3, one line")

@@ -9,10 +9,11 @@
 #      wrote as docs/contracts.md describes it: the columns, a verified row for every size,
 #      GFLOPS above 0 (tools/harness_csv.awk);
 #   3. times it against the step it started from and the library reference, on this machine,
-#      one size after the other, all three per size before the next, so that a noisy
-#      neighbour slows all three alike. A ratio is the median over the rounds of each
-#      round's ratio of best times; the summary is their geometric mean over the sizes
-#      (table in results/grade_stepNN_slug.ratios.csv).
+#      sampled side by side by tools/interleave.py (the scheduler of run_all.sh): all three
+#      at a size one right after the other, the sizes and the three in a new order every
+#      round, more samples where they disagree, so that a noisy neighbour slows all three
+#      alike. A ratio is the median over the rounds of each round's ratio of best times; the
+#      summary is their geometric mean over the sizes (results/grade_stepNN_slug.ratios.csv).
 # The last line is the verdict, for scripts:
 #   PASS step13_unroll_4x8: right on every test shape and every sweep size; 0.990x step04_unroll_4x4, 0.0412x ref_openblas (...)
 #   FAIL step13_unroll_4x8: the sweep crashed with SIGSEGV
@@ -26,7 +27,7 @@
 #   --build DIR     build folder (default: build)
 #   --sizes LIST    sizes to sweep and time (default: 200,500,1000; each at most the harness's
 #                   largest, 46340)
-#   --rounds N      timing rounds (default: 1; use 3-5 for grades on a shared machine)
+#   --rounds N      timing rounds (default: 3), before more samples where they disagree
 #   --against N     the step to compare with (default: the one tools/new_step.sh copied, named
 #                   on the "# from:" line of the step's CMakeLists.txt; steps 2-10: the step before)
 #   --ref NAME      the library reference: openblas (default), blis, or none
@@ -43,7 +44,7 @@ source "$root/tools/args.sh"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N] [--timeout S]"
-build="$root/build" sizes="200,500,1000" rounds=1 against="" ref=openblas cpu="" threads=1 limit=600
+build="$root/build" sizes="200,500,1000" rounds=3 against="" ref=openblas cpu="" threads=1 limit=600
 [ $# -ge 1 ] || usage_error "$usage"
 nn=$1; shift
 while [ $# -gt 0 ]; do
@@ -187,41 +188,57 @@ case $rc in
 esac
 write_out "$csv" < "$runs/sweep.csv"
 
-# 3. Side by side with the previous step and the reference. Small products take
-# microseconds, so they get more repetitions (the best of a few is mostly noise there).
-programs=("$exe")
-[ -n "$prev" ] && programs+=("step$prev")
-[ -n "$refexe" ] && programs+=("$refexe")
-dropped=" "
-for ((round = 1; round <= rounds; ++round)); do
-  for size in ${sizes//,/ }; do
-    reps=3
-    [ "$size" -lt 512 ] && reps=10
-    [ "$size" -lt 256 ] && reps=30
-    for program in "${programs[@]}"; do
-      [[ "$dropped" == *" $program "* ]] && continue
-      name=${program#step}
-      [ "$program" = "$refexe" ] && name=ref
-      timed="$runs/$program.$round.$size.csv"
-      # shellcheck disable=SC2046
-      limited "$runs/$program.log" "$runs/$program.err" "${pin[@]}" "$bin/$program" --sizes "$size" --reps "$reps" \
-        --no-verify $(thread_opts "$name") --csv "$timed"
-      [ "$rc" = 0 ] && why=$(csv_problem "$timed" "$size") && [ -z "$why" ] && continue
-      [ "$program" = "$exe" ] && { [ "$rc" = 0 ] && rc=1; fail_run "the timed run at n=$size"; }
-      echo "note: $program at n=$size $why: no ratio to it"
-      rm -f "$runs/$program".*.csv
-      dropped+="$program "
-    done
-  done
+# 3. Side by side with the previous step and the reference, through the one scheduler
+# (tools/interleave.py): every size of each, --rounds times (and more where the samples
+# disagree), the sizes in a new order every round and the three at a size one right after
+# the other in a new order, so a noisy spell slows all three alike and lands on no one size.
+python=$(command -v python3) || { echo "FAIL $exe: not graded: the timing needs python3" >&2; exit 2; }
+q() { printf '%q' "$1"; }
+pin_words=""
+[ ${#pin[@]} -gt 0 ] && pin_words="${pin[*]} "
+jobs=(--job "$exe=$pin_words$(q "$bin/$exe") $(thread_opts "$folder")")
+[ -n "$prev" ] && jobs+=(--job "step$prev=$pin_words$(q "$bin/step$prev") $(thread_opts "$prev")")
+[ -n "$refexe" ] && jobs+=(--ref "$refexe=$pin_words$(q "$bin/$refexe") $(thread_opts ref)")
+timed="$runs/timed"
+rc=0
+"$python" "$root/tools/interleave.py" --out "$timed" --sizes "$sizes" --rounds "$rounds" --no-verify \
+  --timeout "$limit" "${jobs[@]}" > "$runs/interleave.log" 2> "$runs/interleave.err" || rc=$?
+# failure_of LABEL: what the scheduler said of LABEL's runs ("at n=64 crashed with SIGSEGV"), or nothing.
+failure_of() {
+  sed -n "s/^interleave.py: $1 \(at n=.*\)/\1/p; s/^interleave.py: $1: \(.*\)/\1/p" "$runs/interleave.err" | head -n 1
+}
+if [ "$rc" != 0 ] && ! grep -q "^interleave.py: [^ :]* at n=\|^interleave.py: [^ :]*: " "$runs/interleave.err"; then
+  echo "FAIL $exe: not graded: the timing failed: $(tail -n 1 "$runs/interleave.err")"; exit 2
+fi
+if grep -q "skipped: this CPU cannot run $exe " "$runs/interleave.log"; then
+  echo "SKIP $exe: $(sed -n "s/.*skipped: this CPU cannot run $exe (\(.*\))$/\1/p" "$runs/interleave.log")"; exit 77
+fi
+problem=$(failure_of "$exe")
+if [[ $problem == *"FAILED verification"* ]]; then
+  echo "FAIL $exe: a timed run failed verification"; exit 1
+elif [[ $problem =~ ^at\ n=([0-9]+)\ (.*)$ ]]; then
+  why=${BASH_REMATCH[2]}
+  case $why in "exited with 2 "*|"exited with 2") rc=2 ;; "exited with 3 "*|"exited with 3") rc=3 ;; *) rc=1 ;; esac
+  fail_run "the timed run at n=${BASH_REMATCH[1]}"
+elif [ -n "$problem" ]; then   # its first run, at n = 8, refused the command line
+  why=$problem rc=2
+  fail_run "the timed run"
+fi
+for program in "step$prev" "$refexe"; do
+  [ -n "${program#step}" ] || continue
+  problem=$(failure_of "$program")
+  if [ -n "$problem" ] || [ ! -f "$timed/samples/$program.csv" ]; then
+    echo "note: $program ${problem:-was not run (the CPU lacks what it needs)}: no ratio to it"
+    [ "$program" = "step$prev" ] && prev=""
+    [ "$program" = "$refexe" ] && refexe=""
+  fi
 done
-[[ "$dropped" == *" step$prev "* ]] && prev=""
-[[ "$dropped" == *" $refexe "* ]] && refexe=""
 
 # The table: per size, the median over rounds of this/prev and this/ref, and their geometric
 # means. Columns are found by name, so CSVs with or without the uarch column both work.
 ratios="$results/grade_$exe.ratios.csv"
 summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -v out="$runs/ratios.csv" \
-    -v table="$runs/table.txt" -v sizes="$sizes" -v rounds="$rounds" '
+    -v table="$runs/table.txt" -v sizes="$sizes" -v base_rounds="$rounds" '
   function median(list,   v, n, i, j, t) {
     n = split(list, v, " ")
     for (i = 2; i <= n; ++i) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
@@ -229,8 +246,9 @@ summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -
   }
   function fmt(f, x) { return x == "" ? "-" : sprintf(f, x) }
   FNR == 1 { delete col; for (i = 1; i <= NF; ++i) col[$i] = i
-             f = FILENAME; sub(/.*\//, "", f); split(f, part, "."); program = part[1]; round = part[2]; next }
-  { g[program, round, $col["m"]] = $col["gflops_best"]
+             f = FILENAME; sub(/.*\//, "", f); sub(/\.csv$/, "", f); program = f; next }
+  { round = $col["round"]; g[program, round, $col["m"]] = $col["gflops_best"]
+    if (round + 0 > rounds) rounds = round + 0
     if (program == ref) refkernel = $col["kernel"]
     if (program == this) { cpu = $col["cpu"]; if ("uarch" in col && $col["uarch"] != "") cpu = cpu " (" $col["uarch"] ")" } }
   END {
@@ -241,10 +259,11 @@ summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -
     ns = split(sizes, size, ","); lp = 0; lr = 0
     for (s = 1; s <= ns; ++s) {
       n = size[s]; ts = ""; ps = ""; rs = ""; rp = ""; rr = ""
-      for (r = 1; r <= rounds; ++r) {
+      for (r = 1; r <= rounds; ++r) {   # the rounds in which both ran: pairs
+        if (!((this, r, n) in g)) continue
         t = g[this, r, n]; ts = ts " " t
-        if (prev != "") { ps = ps " " g[prev, r, n]; rp = rp " " t / g[prev, r, n] }
-        if (ref != "") { rs = rs " " g[ref, r, n]; rr = rr " " t / g[ref, r, n] }
+        if (prev != "" && (prev, r, n) in g) { ps = ps " " g[prev, r, n]; rp = rp " " t / g[prev, r, n] }
+        if (ref != "" && (ref, r, n) in g) { rs = rs " " g[ref, r, n]; rr = rr " " t / g[ref, r, n] }
       }
       xp = rp == "" ? "" : median(rp); xr = rr == "" ? "" : median(rr)
       if (xp != "") lp += log(xp)
@@ -258,7 +277,7 @@ summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -
     }
     gp = prev == "" ? "" : sprintf("%#.3gx %s", exp(lp / ns), prev)
     gr = ref == "" ? "" : sprintf("%#.3gx %s", exp(lr / ns), ref)
-    printf "  geometric mean over n = %s (%d round%s): %s%s%s\n", sizes, rounds, rounds == 1 ? "" : "s",
+    printf "  geometric mean over n = %s (%d round%s, sampled side by side): %s%s%s\n", sizes, base_rounds, base_rounds == 1 ? "" : "s",
            gp == "" ? "no previous step" : gp, gr == "" ? "" : ", ", gr == "" ? "" : gr > table
     gsub(/[\001-\037\177]/, "?", cpu); gsub(/[\001-\037\177]/, "?", refkernel)   # shown, never run by the terminal
     printf "  CPU: %s\n", cpu > table
@@ -268,7 +287,7 @@ summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -
         printf "  (the reference does not say which kernel set it ran: it may be weaker than this CPU allows; see docs/labs/README.md, \"An honest reference\")\n" > table
     }
     printf "%s%s%s", gp, gp != "" && gr != "" ? ", " : "", gr
-  }' "$runs"/*.*.*.csv)
+  }' "$timed"/samples/*.csv)
 write_out "$ratios" < "$runs/ratios.csv"
 cat "$runs/table.txt"
 echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#"$root"/})"

@@ -5,6 +5,7 @@ run_all.sh, make step-N, tools/grade.sh and tools/bench_vs_openblas.sh.
     tools/interleave.py --out DIR --job LABEL=COMMAND [--job ...] [--ref LABEL=COMMAND ...]
                         [--sizes LIST] [--rounds N] [--sample-time S] [--max-reps N]
                         [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
+                        [--timeout S]
 
 A job is a harness executable with its fixed options (`step10_tuned=taskset -c 1
 build/bin/step10_tuned --threads 1`); a --ref job is a library that the others are compared
@@ -37,10 +38,12 @@ file cannot be written (checked before the first sample). A job whose CPU lacks 
 its old DIR files are removed.
 """
 import argparse
+import csv
 import os
 import random
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -123,29 +126,43 @@ class Scheduler:
         start = time.monotonic()
         try:
             done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE)
+                                  stderr=subprocess.PIPE, timeout=self.args.timeout)
+        except subprocess.TimeoutExpired:
+            job.failed = "{} at n={} did not finish in {:g} s (--timeout {:g})".format(
+                job.label, size, self.args.timeout, self.args.timeout)
+            return
         except OSError as e:
-            job.failed = "cannot run {}: {}".format(job.command[0], e.strerror)
+            job.failed = "{} at n={} cannot run: {}".format(job.label, size, e.strerror)
             return
         job.wall.setdefault(size, []).append(time.monotonic() - start)
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        line = said[-1] if said else ""
+        said = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
+        line = shown(said[-1]) if said else ""
         if done.returncode == 77:
             job.skipped = line or "exit 77"
             return
         if done.returncode not in (0, 1):
-            how = "exited with {}".format(done.returncode) if done.returncode > 0 else \
-                "was killed by signal {}".format(-done.returncode)
-            job.failed = "{} at n={} {}{}".format(job.label, size, how, ": " + line if line else "")
+            if done.returncode > 0:
+                how = "exited with {}".format(done.returncode)
+            else:
+                try:
+                    how = "crashed with " + signal.Signals(-done.returncode).name
+                except ValueError:
+                    how = "crashed with signal {}".format(-done.returncode)
+            job.failed = "{} at n={} {}{}".format(job.label, size, how, " (" + line + ")" if line else "")
+            return
+        if not os.path.isfile(csv_path):
+            job.failed = "{} at n={} exited {} but wrote no CSV".format(job.label, size, done.returncode)
             return
         try:
             header, rows = stats.read_samples(csv_path)
             os.unlink(csv_path)
-        except (OSError, ValueError) as e:
-            job.failed = "{} at n={}: no CSV ({})".format(job.label, size, e)
+        except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e:
+            job.failed = "{} at n={} exited {} but its CSV cannot be read ({})".format(job.label, size, done.returncode, e)
             return
-        if not rows:
-            job.failed = "{} at n={} wrote no row".format(job.label, size)
+        problem = _not_a_row(header, rows, size)
+        if problem:
+            job.failed = "{} at n={} exited {} but its CSV is not the contract's: {}".format(
+                job.label, size, done.returncode, problem)
             return
         if job.header is None:
             job.header = header
@@ -155,7 +172,7 @@ class Scheduler:
             if row["verified"].strip() == "0" and row["max_rel_err"].strip().lower() != "nan":
                 job.wrong = True
         if done.returncode == 1 and not job.wrong:
-            job.failed = "{} at n={} exited with 1{}".format(job.label, size, ": " + line if line else "")
+            job.failed = "{} at n={} exited with 1{}".format(job.label, size, " (" + line + ")" if line else "")
 
     def paths(self, job):
         return os.path.join(self.out, job.label + ".csv"), os.path.join(self.out, "samples", job.label + ".csv")
@@ -188,7 +205,7 @@ class Scheduler:
                     if os.path.isfile(path):
                         os.unlink(path)
             elif job.failed:
-                print("   {}".format(job.failed), file=sys.stderr, flush=True)
+                print("{}: {}".format(PROG, job.failed), file=sys.stderr, flush=True)
         for job in jobs:
             self.save(job)
 
@@ -201,7 +218,9 @@ class Scheduler:
             command = job.command + ["--sizes", "8", "--warmup", "0", "--reps", "1", "--no-verify"]
             try:
                 done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.PIPE)
+                                      stderr=subprocess.PIPE, timeout=self.args.timeout)
+            except subprocess.TimeoutExpired:
+                continue   # the samples will say so
             except OSError as e:
                 problems.append("{}: cannot run {}: {}".format(job.label, job.command[0], e.strerror))
                 continue
@@ -290,6 +309,29 @@ class Scheduler:
             print("     {}: n = {}".format(job.label, ", ".join(parts)), flush=True)
 
 
+def _not_a_row(header, rows, size):
+    """Why a sample's CSV is not one harness row at `size` with a GFLOPS above 0, or ""."""
+    missing = [c for c in ("step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
+                           "max_rel_err", "verified") if c not in header]
+    if missing:
+        return "no {} column".format(missing[0])
+    if len(rows) != 1:
+        return "{} rows, not one".format(len(rows))
+    row = rows[0]
+    try:
+        ok = int(row["m"]) == size and int(row["threads"]) >= 1 and float(row["gflops_best"]) > 0 \
+            and float(row["gflops_best"]) < 1e9 and float(row["gflops_median"]) >= 0
+    except (TypeError, ValueError):
+        ok = False
+    return "" if ok else "not a row of n = {} with a GFLOPS above 0".format(size)
+
+
+def shown(text, limit=300):
+    """A program's line as a message shows it: control characters as '?', at most `limit`."""
+    text = "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in text.strip())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _field(value):
     value = str(value)
     return '"' + value.replace('"', '""') + '"' if any(c in value for c in ',"\n') else value
@@ -315,6 +357,8 @@ def main(argv):
                         help="seconds for the samples of unsettled sizes (default: 40 %% of the rounds' time)")
     parser.add_argument("--seed", type=int, default=None, help="the order's random seed (default: new each run)")
     parser.add_argument("--no-verify", action="store_true", help="pass --no-verify to every sample")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds one sample may take; a job still running then has failed")
     args = parser.parse_args(argv)
 
     def usage(text):
@@ -336,7 +380,8 @@ def main(argv):
         if not lo <= value <= hi:
             return usage("{} '{}': must be from {} to {}".format(name, value, lo, hi))
     for name, value, lo, hi in (("--sample-time", args.sample_time, 1e-6, 3600), ("--tolerance", args.tolerance, 0, 1),
-                                ("--budget", args.budget if args.budget is not None else 0, 0, 1e6)):
+                                ("--budget", args.budget if args.budget is not None else 0, 0, 1e6),
+                                ("--timeout", args.timeout if args.timeout is not None else 1, 1e-3, 1e7)):
         if not (value == value and lo <= value <= hi):
             return usage("{} '{}': must be from {:g} to {:g}".format(name, value, lo, hi))
     if args.seed is None:
