@@ -17,11 +17,15 @@
 # each library 5 times, at n = 100, 200, 400 and 1000, 3 reps each (never at real-time priority,
 # which would take the core from the spin loop); it gives step 10's worst run over each
 # library's median run.
-# Every size is run by each contender one right after the other (a noisy neighbour hurts all
-# alike), pinned with taskset, best of --reps (20 x --reps below 512, where one product takes
-# microseconds); --rounds repeats everything and keeps each figure's best round, and the
-# "median of rounds" columns give the median over the rounds of each round's own ratio. % of peak is
-# against the fp32 peak of the widest ISA that build/bin/peak measures in the same rounds
+# Every contender is sampled side by side by tools/interleave.py, the scheduler of run_all.sh:
+# round after round (--rounds, default 3), the sizes in a new order and, at each size, every
+# contender one right after the other in a new order (a noisy neighbour hurts all alike),
+# pinned with taskset; a size whose samples disagree gets more of them, and one that stays
+# unsettled is named above the tables. A sample is up to --reps calls (20 x --reps below 512,
+# where one product takes microseconds) within 0.05 x --reps seconds; a figure is a
+# contender's best sample, and the "median of rounds" columns give the median over the
+# rounds of each round's own ratio (the two samples taken back to back). % of peak is
+# against the fp32 peak of the widest ISA that build/bin/peak measures before and after
 # (--peak CSV: a file written by peak --csv instead). Default sizes: 128,256,512,1024,1536,2048.
 # --rt runs every contender at real-time priority (chrt -f 1; root only), so that nothing else
 # on this system preempts it: on a shared VM only the host's own load is left.
@@ -33,14 +37,14 @@ prog=bench_vs_openblas.sh
 source "$root/tools/args.sh"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
-build="$root/build" reps=5 rounds=1 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=() busy=0
+build="$root/build" reps=5 rounds=3 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=() busy=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build) build=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
     --reps) reps=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
     --rounds) rounds=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
     --sizes) sizes=$(value_of "$1" "${2-}") || exit 2; shift 2
-             [[ $sizes =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] ||
+             [[ $sizes =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] && for n_ in ${sizes//,/ }; do check_count --sizes "$n_" "$(harness_max_size)"; done ||
                usage_error "--sizes '$sizes': not a list of sizes such as 512,1024" ;;
     --peak) peak_csv=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
     --rt) rt=(chrt -f 1); shift ;;
@@ -76,92 +80,100 @@ trap '[[ -n $spinner ]] && kill "$spinner" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # Every run starts from the same environment: no binding, no forced kernel set but its own.
 clean_env=(env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE)
-# reps_at SIZE: the repetitions of one run (20 x --reps below 512, where a product takes
-# microseconds; the busy table's fixed count when set).
-reps_at() {
-  if [[ -n ${fixed_reps-} ]]; then echo "$fixed_reps"
-  elif [[ $1 -lt 512 ]]; then echo $((reps * 20))
-  else echo "$reps"; fi
-}
-# record LABEL SIZE CSV...: append "label size gflops kernel round" to $tmp/results (or
-# $results_file), gflops the sum of the CSVs' gflops_best (one CSV: its own).
+# record LABEL SIZE CSV...: append "label size gflops kernel round" to $results_file (the
+# busy table's runs), gflops the CSV's gflops_best.
 record() {
   local label=$1 size=$2; shift 2
   awk -F, -v label="$label" -v size="$size" -v round="$r" '
     FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
     { sum += $col["gflops_best"]; k = $col["kernel"]; rows++ }
-    END { gsub(/ /, "~", k); if (rows) print label, size, sum, k, round }' "$@" >>"${results_file:-$tmp/results}"
+    END { gsub(/ /, "~", k); if (rows) print label, size, sum, k, round }' "$@" >>"$results_file"
 }
 
-# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: one run, recorded
+# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: one run, recorded (the busy table)
 run() {
   local label=$1 threads=$2 size=$3; shift 3
   local envs=()
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
   local cpus=$cpu1 csv="$tmp/$label.$size.csv"
   [[ $threads -gt 1 ]] && cpus=$cpuall
-  # OpenMP's threads are bound one per core; the libraries' own pools are left unbound
-  # (they would inherit the first OpenMP thread's binding: one core for all of them).
-  local bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
-  [[ $label == openblas* || $label == blis* ]] && bind=()
-  "${clean_env[@]}" "${bind[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" \
-    "$@" --sizes "$size" --reps "$(reps_at "$size")" --threads "$threads" --csv "$csv" >/dev/null 2>"$tmp/stderr" ||
+  "${clean_env[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" \
+    "$@" --sizes "$size" --reps "$fixed_reps" --threads "$threads" --csv "$csv" >/dev/null 2>"$tmp/stderr" ||
     { echo "bench_vs_openblas.sh: $label at $size failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
   record "$label" "$size" "$csv"
 }
 
-# side_by_side LABEL SIZE -- CMD...: one copy of CMD --threads 1 on each usable CPU, all at
-# once, recorded as the sum of their GFLOPS.
-side_by_side() {
-  local label=$1 size=$2; shift 3
-  local c pids=()
-  for ((c = 0; c < ncpu; ++c)); do
-    "${clean_env[@]}" OMP_NUM_THREADS=1 "${rt[@]}" taskset -c "$c" \
-      "$@" --sizes "$size" --reps "$(reps_at "$size")" --threads 1 --csv "$tmp/$label.$size.$c.csv" \
-      >/dev/null 2>"$tmp/stderr.$c" &
-    pids+=($!)
-  done
-  for ((c = 0; c < ncpu; ++c)); do
-    wait "${pids[$c]}" || { echo "bench_vs_openblas.sh: $label at $size (copy on CPU $c) failed:" >&2
-                            cat "$tmp/stderr.$c" >&2; exit 1; }
-  done
-  record "$label" "$size" "$tmp/$label.$size".*.csv
+# job LABEL THREADS [ENV=VALUE ...] -- CMD...: a contender for tools/interleave.py, as one
+# command line: the clean environment, OpenMP's threads bound one per core (the libraries'
+# own pools left unbound: they would inherit the first OpenMP thread's binding, one core for
+# all of them), real-time priority with --rt, pinned with taskset.
+q() { printf '%q ' "$@"; }
+jobs=()
+job() {
+  local label=$1 threads=$2; shift 2
+  local envs=()
+  while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
+  local cpus=$cpu1 bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
+  [[ $threads -gt 1 ]] && cpus=$cpuall
+  [[ $label == openblas* || $label == blis* ]] && bind=()
+  local kind=--job
+  [[ $label == openblas* || $label == blis* ]] && kind=--ref
+  jobs+=("$kind" "$label=$(q "${clean_env[@]}" "${bind[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" "$@")--threads $threads")
+}
+# ceiling LABEL -- CMD...: one one-thread copy of CMD on each CPU, all at once (tools/side_by_side.sh).
+ceiling() {
+  local label=$1; shift 2
+  jobs+=(--job "$label=$(q "${clean_env[@]}" "${rt[@]}" "$root/tools/side_by_side.sh" --build "$build" "$ncpu" "$@")")
 }
 
-for ((r = 0; r < rounds; ++r)); do
-  if [[ -z $peak_csv ]]; then   # the ceiling, measured between the same neighbours
-    "${rt[@]}" "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$r.csv" >/dev/null 2>"$tmp/stderr" ||
-      { echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
-  fi
-  for size in "${size_list[@]}"; do
-    run openblas1 1 "$size" -- "$bin/ref_openblas"
-    [[ $have_blis = 1 ]] && run blis1 1 "$size" -- "$bin/ref_blis"
-    run step10 1 "$size" -- "$bin/step10_tuned"          # run() adds --threads 1
-    run step08 1 "$size" -- "$bin/step08_avx512_14x32"
-    run openblas_avx2 1 "$size" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
-    run step10_avx2 1 "$size" -- "$bin/step10_tuned" --kernel avx2
-    if [[ $have_blis = 1 ]]; then run blis_avx2 1 "$size" BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"; fi
-  done
-  if [[ $ncpu -ge 2 ]]; then
-    for size in "${size_list[@]}"; do
-      run openblasN "$ncpu" "$size" -- "$bin/ref_openblas"
-      [[ $have_blis = 1 ]] && run blisN "$ncpu" "$size" -- "$bin/ref_blis"
-      run step10N "$ncpu" "$size" -- "$bin/step10_tuned"
-      run step09 "$ncpu" "$size" -- "$bin/step09_openmp"
-      run openblas_avx2N "$ncpu" "$size" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
-      if [[ $have_blis = 1 ]]; then run blis_avx2N "$ncpu" "$size" BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"; fi
-      run step10_avx2N "$ncpu" "$size" -- "$bin/step10_tuned" --kernel avx2
-      side_by_side step10_ceiling "$size" -- "$bin/step10_tuned"
-      side_by_side step10_avx2_ceiling "$size" -- "$bin/step10_tuned" --kernel avx2
-    done
-  fi
-done
+job openblas1 1 -- "$bin/ref_openblas"
+[[ $have_blis = 1 ]] && job blis1 1 -- "$bin/ref_blis"
+job step10 1 -- "$bin/step10_tuned"
+job step08 1 -- "$bin/step08_avx512_14x32"
+job openblas_avx2 1 OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
+job step10_avx2 1 -- "$bin/step10_tuned" --kernel avx2
+[[ $have_blis = 1 ]] && job blis_avx2 1 BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"
+if [[ $ncpu -ge 2 ]]; then
+  job openblasN "$ncpu" -- "$bin/ref_openblas"
+  [[ $have_blis = 1 ]] && job blisN "$ncpu" -- "$bin/ref_blis"
+  job step10N "$ncpu" -- "$bin/step10_tuned"
+  job step09 "$ncpu" -- "$bin/step09_openmp"
+  job openblas_avx2N "$ncpu" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
+  [[ $have_blis = 1 ]] && job blis_avx2N "$ncpu" BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"
+  job step10_avx2N "$ncpu" -- "$bin/step10_tuned" --kernel avx2
+  ceiling step10_ceiling -- "$bin/step10_tuned"
+  ceiling step10_avx2_ceiling -- "$bin/step10_tuned" --kernel avx2
+fi
+
+# The peak before and after (the best of the two), unless given.
+measure_peak() {
+  "${rt[@]}" "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$1.csv" >/dev/null 2>"$tmp/stderr" ||
+    { echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
+}
+[[ -n $peak_csv ]] || measure_peak before
+# Every contender at every size, side by side (tools/interleave.py): each round the sizes in a
+# new order and, at each, every contender one right after the other in a new order; more
+# samples where a size's samples disagree. A sample is up to --reps calls (20 x --reps below
+# 512, where a product takes microseconds) within 0.05 x --reps seconds.
+python=$(command -v python3) || usage_error "needs python3 (the sampler, tools/interleave.py)"
+"$python" "$root/tools/interleave.py" --out "$tmp/sampled" --sizes "$sizes" --rounds "$rounds" \
+  --max-reps $((reps * 20)) --sample-time "$(awk -v r="$reps" 'BEGIN { print 0.05 * r }')" "${jobs[@]}" \
+  > "$tmp/sampled.log" 2> "$tmp/sampled.err" ||
+  { echo "bench_vs_openblas.sh: a run failed:" >&2; cat "$tmp/sampled.err" >&2; exit 1; }
+[[ -n $peak_csv ]] || measure_peak after
+unsettled=$(sed -n '/^   unsettled/,$p' "$tmp/sampled.log")
+# Every sample as "label size gflops kernel round", for the tables.
+for f in "$tmp"/sampled/samples/*.csv; do
+  awk -F, -v label="$(basename "$f" .csv)" '
+    FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    { k = $col["kernel"]; gsub(/ /, "~", k); print label, $col["m"], $col["gflops_best"], k, $col["round"] }' "$f"
+done > "$tmp/results"
 
 # Table 3: one core busy. Each run is one result (best of 3 reps); the step's worst run is
 # compared with each library's median run, all under the same spin loop.
 if [[ $busy = 1 && $ncpu -ge 2 ]]; then
   taskset -c 0 bash -c 'while :; do :; done' & spinner=$!
-  saved_rt=("${rt[@]}"); rt=(); fixed_reps=3; results_file="$tmp/busy"
+  saved_rt=("${rt[@]}"); rt=(); fixed_reps=3; results_file="$tmp/busy"; r=0
   for size in 100 200 400 1000; do
     for ((r = 0; r < 20; ++r)); do
       if ((r % 4 == 0)); then
@@ -172,7 +184,7 @@ if [[ $busy = 1 && $ncpu -ge 2 ]]; then
     done
   done
   kill "$spinner"; wait "$spinner" 2>/dev/null || true; spinner=""
-  rt=("${saved_rt[@]}"); unset fixed_reps results_file
+  rt=("${saved_rt[@]}")
 fi
 
 peak1="-" peakN="-" peak_isa="-"
@@ -193,10 +205,11 @@ if [[ -f ${peak_files[0]} ]]; then
           print w, one, all }' "${peak_files[@]}")
 fi
 
-echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $ncpu CPUs; best of $reps reps (x20 below 512) x $rounds round(s)${rt:+, at real-time priority}; GFLOPS"
+echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $ncpu CPUs; sampled side by side, $rounds round(s) and more where samples disagree, each sample up to $reps calls (x20 below 512)${rt:+, at real-time priority}; GFLOPS, the best sample"
+[[ -z $unsettled ]] || printf '%s\n' "$unsettled"
 awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
   { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4; per_round[$1, $2, $5] = $3
-    if ($5 + 1 > rounds) rounds = $5 + 1 }
+    if ($5 + 1 > rounds) rounds = $5 + 1 }   # rounds from 1, the extra samples in rounds of their own
   # The median over the rounds of the ratio within each round: the two contenders ran one
   # right after the other, so a noisy spell that hits a whole round cancels out of it.
   function paired(ours, ref, size,   r, c, x, i, j, t) {

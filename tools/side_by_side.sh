@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One one-thread copy of a harness executable pinned to each CPU, all started together: what
+# the cores make when they share nothing but what they share anyway (the caches, memory, the
+# clock). The ceiling of tools/bench_vs_openblas.sh's all-core tables, sampled by
+# tools/interleave.py like any other job.
+#
+#   tools/side_by_side.sh [--build DIR] NCPU EXE [ARGS...]
+#
+# With --csv FILE among ARGS (the scheduler adds it with --sizes N), FILE gets one harness row
+# per size, each copy's row with gflops_best and gflops_median summed over the copies, threads
+# the copy count, seconds_best the slowest copy's best. Exit: 0; the first copy's failing
+# status (with its own stderr) otherwise; 2 usage error.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prog=side_by_side.sh
+source "$root/tools/args.sh"
+if wants_help "$@"; then print_help "$0"; exit 0; fi
+build="$root/build"
+if [[ ${1-} == --build ]]; then build=$(value_of "$1" "${2-}") || exit 2; shift 2; fi
+[[ $# -ge 2 ]] || usage_error "usage: side_by_side.sh [--build DIR] NCPU EXE [ARGS...]"
+check_count NCPU "$1" "$(usable_cpus)"
+ncpu=$1; shift
+args=("$@") csv=""
+for ((i = 0; i < ${#args[@]}; ++i)); do
+  [[ ${args[i]} == --csv ]] && csv=${args[i + 1]-}
+done
+find_writer "$build"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pids=()
+cpus=$(taskset -cp $$ 2> /dev/null | sed 's/.*: //') || cpus=""
+mapfile -t list < <(awk -v s="${cpus:-0-$((ncpu - 1))}" 'BEGIN { n = split(s, p, ","); for (i = 1; i <= n; ++i) {
+  if (split(p[i], r, "-") == 2) for (c = r[1]; c <= r[2]; ++c) print c; else print p[i] } }')
+for ((c = 0; c < ncpu; ++c)); do
+  copy=("${args[@]}")
+  for ((i = 0; i < ${#copy[@]}; ++i)); do [[ ${copy[i]} == --csv ]] && copy[i + 1]="$tmp/copy$c.csv"; done
+  [[ -n $csv ]] || copy+=(--csv "$tmp/copy$c.csv")
+  OMP_NUM_THREADS=1 taskset -c "${list[c]:-$c}" "${copy[@]}" --threads 1 > /dev/null 2> "$tmp/err$c" &
+  pids+=($!)
+done
+status=0
+for ((c = 0; c < ncpu; ++c)); do
+  rc=0; wait "${pids[c]}" || rc=$?
+  if [[ $rc != 0 && $status == 0 ]]; then status=$rc; cat "$tmp/err$c" >&2; fi
+done
+[[ $status == 0 ]] || exit "$status"
+[[ -n $csv ]] || exit 0   # no --csv: only whether the copies run
+awk -F, -v copies="$ncpu" '
+  FNR == 1 { if (NR == 1) header = $0; for (i = 1; i <= NF; ++i) col[$i] = i; next }
+  { key = $col["m"]; if (!(key in row)) { order[++n] = key; row[key] = $0 }
+    best[key] += $col["gflops_best"]; med[key] += $col["gflops_median"]
+    if ($col["seconds_best"] + 0 > slow[key]) slow[key] = $col["seconds_best"] + 0 }
+  END { print header
+        for (i = 1; i <= n; ++i) { k = order[i]; split(row[k], f, ",")
+          f[col["threads"]] = copies; f[col["gflops_best"]] = best[k]; f[col["gflops_median"]] = med[k]
+          f[col["seconds_best"]] = slow[k]; line = f[1]
+          for (j = 2; j <= length(f); ++j) line = line "," f[j]
+          print line } }' "$tmp"/copy*.csv | write_out "$csv"
