@@ -10,7 +10,7 @@ import sys
 import zlib
 
 import output_file
-from harness_csv import InputError, step_number
+from harness_csv import MAX_SIZE, InputError, step_number
 from output_file import OutputError
 
 
@@ -110,6 +110,12 @@ def save(fig, path):
     output_file.write(path, image.getvalue())
 
 
+def literal(text):
+    """Text from a file (a step, kernel or CPU name), drawn as written: matplotlib reads a pair
+    of '$' as mathtext, and '$\\frac{$' in a CSV stopped the figure with a parser traceback."""
+    return str(text).replace("$", r"\$")
+
+
 def threads_text(counts):
     """'1 thread', '2 threads', '1 and 2 threads'."""
     counts = sorted(set(counts))
@@ -121,7 +127,7 @@ def threads_text(counts):
 def title(what, threads, machine, wrap=False):
     """'<what> - <threads> - <machine>': every figure says what it shows, on how many
     threads, on which microarchitecture (wrap: the last two on a line of their own)."""
-    return "{}{}{} \u2014 {}".format(what, "\n" if wrap else " \u2014 ", threads_text(threads), machine)
+    return "{}{}{} \u2014 {}".format(literal(what), "\n" if wrap else " \u2014 ", threads_text(threads), literal(machine))
 
 
 def matrix_size(text):
@@ -130,8 +136,8 @@ def matrix_size(text):
         size = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError("'{}': not a whole number".format(text))
-    if size < 1:
-        raise argparse.ArgumentTypeError("a size must be at least 1")
+    if not 1 <= size <= MAX_SIZE:
+        raise argparse.ArgumentTypeError("'{}': a size is from 1 to {} (the harness's kMaxSize)".format(text, MAX_SIZE))
     return size
 
 

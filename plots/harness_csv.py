@@ -7,6 +7,7 @@ import csv
 import math
 import os
 import re
+import stat
 
 # The columns docs/contracts.md fixes, in order (more may follow).
 REQUIRED = ["step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
@@ -18,6 +19,11 @@ BANDWIDTH_REQUIRED = ["kind", "bytes", "threads", "gbps"]
 ISAS = ("scalar", "sse", "avx", "avx2", "avx512", "neon")
 LEVELS = ("L1", "L2", "L3", "DRAM")
 MACHINE_KEYS = ("cpu", "uarch", "cores", "compiler", "flags", "date", "rounds")
+# The largest values a file is believed: what the harness can write and a little more, so that
+# a garbled number is one line, not a traceback (numpy cannot hold 10**20; 1e308 GFLOPS made the
+# axis limits infinite). MAX_SIZE is kMaxSize in common/include/gemm/harness.hpp; MAX_THREADS is
+# 4 per CPU on Linux's largest CPU count (8192); no machine comes near 1e7 GFLOPS or GB/s.
+MAX_SIZE, MAX_THREADS, MAX_RATE, MAX_BYTES = 46340, 4 * 8192, 1e7, 1 << 50
 
 
 class InputError(Exception):
@@ -27,7 +33,7 @@ class InputError(Exception):
 def read_rows(path, required):
     """The rows of a CSV as dicts, after checking that it has the required columns and data."""
     try:
-        with open(path, newline="") as f:
+        with open_regular(path, newline="") as f:
             reader = csv.DictReader(f)
             if reader.fieldnames is None:
                 raise InputError("{}: empty file".format(path))
@@ -51,16 +57,31 @@ def read_rows(path, required):
     return rows
 
 
+def open_regular(path, newline=None):
+    """`path` open for reading, or an InputError when it is no regular file: a FIFO (reading it
+    would wait for a writer, for ever), a folder or a device. Opened without waiting, then checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise InputError("{}: cannot read ({})".format(path, e.strerror))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError("{}: not a regular file (a FIFO, a folder or a device): not read".format(path))
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, newline=newline)
+
+
 def shown(text, limit=40):
     """A field as a message shows it: one line (control characters as '?'), at most `limit` characters."""
     text = "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def number(path, line, row, column, kind=float, minimum=None, positive=False):
+def number(path, line, row, column, kind=float, minimum=None, positive=False, maximum=None):
     """row[column] as a finite number, or an InputError naming the file, the line and the column.
 
-    minimum: the smallest value allowed; positive: above zero."""
+    minimum: the smallest value allowed; positive: above zero; maximum: the largest (a whole
+    number: 2**53 unless given, past which numpy and floats cannot hold it)."""
     text = row[column]
     try:
         value = kind(text)
@@ -72,6 +93,10 @@ def number(path, line, row, column, kind=float, minimum=None, positive=False):
         raise InputError("{}: line {}: column {} is '{}', not above 0".format(path, line, column, shown(text)))
     if minimum is not None and value < minimum:
         raise InputError("{}: line {}: column {} is '{}', below {}".format(path, line, column, shown(text), minimum))
+    if maximum is None and kind is int:
+        maximum = 1 << 53
+    if maximum is not None and value > maximum:
+        raise InputError("{}: line {}: column {} is '{}', above {:g}".format(path, line, column, shown(text), maximum))
     return value
 
 
@@ -120,10 +145,10 @@ def load_run(path):
     for line, row in enumerate(rows, start=2):
         unchecked = row["max_rel_err"].strip().lower() == "nan" and row["verified"].strip() != "1"
         run["rows"].append({
-            "m": number(path, line, row, "m", int, minimum=1),
-            "threads": number(path, line, row, "threads", int, minimum=1),
-            "best": number(path, line, row, "gflops_best", minimum=0),
-            "median": number(path, line, row, "gflops_median", minimum=0),
+            "m": number(path, line, row, "m", int, minimum=1, maximum=MAX_SIZE),
+            "threads": number(path, line, row, "threads", int, minimum=1, maximum=MAX_THREADS),
+            "best": number(path, line, row, "gflops_best", minimum=0, maximum=MAX_RATE),
+            "median": number(path, line, row, "gflops_median", minimum=0, maximum=MAX_RATE),
             "failed": row["verified"].strip() != "1" and not unchecked,
             "unchecked": unchecked,
             "params": tunables(row.get("params") or ""),
@@ -209,8 +234,10 @@ def load_peak(path):
     for line, row in enumerate(read_rows(path, PEAK_REQUIRED), start=2):
         if row["precision"].strip() != "fp32":
             continue
-        threads = number(path, line, row, "threads", int, minimum=1)
-        gflops = number(path, line, row, "gflops", positive=True)
+        threads = number(path, line, row, "threads", int, minimum=1, maximum=MAX_THREADS)
+        gflops = number(path, line, row, "gflops", positive=True, maximum=MAX_RATE)
+        if not re.match(r"^\w+$", row["isa"].strip()):   # a name such as avx512, drawn in labels
+            raise InputError("{}: line {}: isa is '{}', not a name such as avx512".format(path, line, shown(row["isa"])))
         key = (row["isa"].strip(), threads)
         peaks[key] = max(gflops, peaks.get(key, 0.0))
     return peaks
@@ -244,7 +271,7 @@ def load_machine(path):
     if not path or not os.path.exists(path):
         return info
     try:
-        with open(path) as f:
+        with open_regular(path) as f:
             for line in f:
                 key, sep, value = line.partition(":")
                 if sep and key.strip().lower() in MACHINE_KEYS:
@@ -277,9 +304,9 @@ def load_bandwidth(path):
         if level and level not in LEVELS:
             raise InputError("{}: line {}: level is '{}', not one of {}".format(path, line, shown(level), ", ".join(LEVELS)))
         rows.append({"kind": kind, "level": level,
-                     "bytes": number(path, line, row, "bytes", int, minimum=1),
-                     "threads": number(path, line, row, "threads", int, minimum=1),
-                     "gbps": number(path, line, row, "gbps", positive=True)})
+                     "bytes": number(path, line, row, "bytes", int, minimum=1, maximum=MAX_BYTES),
+                     "threads": number(path, line, row, "threads", int, minimum=1, maximum=MAX_THREADS),
+                     "gbps": number(path, line, row, "gbps", positive=True, maximum=MAX_RATE)})
     return rows
 
 

@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import output_file  # noqa: E402
 import summary  # noqa: E402  (plots/summary.py, next to this file)
-from harness_csv import InputError, best_peak, load_bandwidth, load_peak, load_run, step_number  # noqa: E402
+from harness_csv import MAX_SIZE, InputError, best_peak, load_bandwidth, load_peak, load_run, step_number  # noqa: E402
 from output_file import OutputError  # noqa: E402
 
 
@@ -68,8 +68,8 @@ def main(argv):
 
     try:
         wanted = summary.parse_steps(args.steps)
-        if args.at < 1:
-            raise InputError("--at '{}': a size must be at least 1".format(args.at))
+        if not 1 <= args.at <= MAX_SIZE:   # the plot scripts' limit: theirs would be two lines of usage each
+            raise InputError("--at '{}': a size is from 1 to {}".format(args.at, MAX_SIZE))
         if not os.path.isdir(results):
             raise InputError("{}: no such folder".format(results))
         every_step = [r for r in summary.collect(results) if r["number"] is not None]
@@ -112,8 +112,8 @@ def main(argv):
                                 ["-o", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 universal_newlines=True)
         if result.returncode != 0:
-            print("make_figures.py: {}: {} exited {}: {}".format(target, name, result.returncode,
-                                                                 result.stderr.strip()), file=sys.stderr)
+            why = (result.stderr.strip().splitlines() or ["no message"])[-1]   # one line: a traceback's last
+            print("make_figures.py: {}: {} exited {}: {}".format(target, name, result.returncode, why), file=sys.stderr)
             failed += 1
             return
         print("   figure: " + target)

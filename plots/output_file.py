@@ -16,7 +16,9 @@ path and the problem, on one line ("cannot write PATH: ..."); the scripts exit 3
 Standard output is the scripts' other output: importing this module (every script does)
 lets a reader that stops early (`| head`) end the script as it ends the C++ programs, by
 SIGPIPE, instead of a BrokenPipeError traceback. A file being written is then left as it
-was: the scripts write theirs whole at the end.
+was: the scripts write theirs whole at the end. Standard output that cannot be written
+otherwise (`> /dev/full`, a full disk) ends the script with exit 3 and one line,
+"SCRIPT: cannot write standard output: REASON", not a traceback.
 """
 import errno
 import fcntl
@@ -28,6 +30,41 @@ import tempfile
 
 if hasattr(signal, "SIGPIPE"):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+
+class _Stdout:
+    """sys.stdout, except that a write or flush that fails (ENOSPC, EIO ...) ends the process
+    with exit 3 and one line. Python would print a traceback (a print() that fails) or
+    "Exception ignored" and exit 120 (the flush at exit, where a redirected print fails)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _failed(self, error):
+        name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python3"
+        try:
+            os.write(2, "{}: cannot write standard output: {}\n".format(name, _reason(error)).encode())
+        finally:
+            os._exit(3)
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except OSError as e:
+            self._failed(e)
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except OSError as e:
+            self._failed(e)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+if sys.stdout is not None and not isinstance(sys.stdout, _Stdout):
+    sys.stdout = _Stdout(sys.stdout)
 
 
 class OutputError(Exception):
@@ -89,9 +126,19 @@ def _kind(path):
 
 
 def _temporary(target):
-    """A new, empty file beside `target` that nobody else can have: (fd, name)."""
+    """A new, empty file beside `target` that nobody else can have: (fd, name). Its name is
+    .NAME.XXXXXXXX with NAME cut short enough for the whole to fit the folder's limit on one
+    name (NAME_MAX): a legal 250-character NAME must not fail for its temporary's length.
+    mkstemp's random part and O_EXCL keep it unique whatever is cut."""
     folder, name = os.path.split(target)
-    return tempfile.mkstemp(prefix="." + name + ".", dir=folder or ".")
+    folder = folder or "."
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    keep = max(1, limit - len(".." + "X" * 8)) if limit and limit > 0 else len(name)
+    prefix = "." + os.fsdecode(os.fsencode(name)[:keep]) + "."   # the limit counts bytes
+    return tempfile.mkstemp(prefix=prefix, dir=folder)
 
 
 def check(path):

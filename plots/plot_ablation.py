@@ -14,7 +14,7 @@ import sys
 
 import drawing
 import output_file
-from harness_csv import InputError, number, read_rows
+from harness_csv import MAX_RATE, MAX_SIZE, InputError, number, read_rows
 from output_file import OutputError
 
 REQUIRED = ["study", "order", "config", "n", "gflops"]
@@ -30,9 +30,10 @@ def load(path):
             raise InputError(f"{path}: line {line}: study is '{row['study']}', not one of "
                              f"{', '.join(s for s, _ in PANELS)}")
         configs = studies.setdefault(row["study"], {})
-        order = number(path, line, row, "order", int)
+        order = number(path, line, row, "order", int)   # bounded: sizes and GFLOPS a harness could give
+        n = number(path, line, row, "n", int, minimum=1, maximum=MAX_SIZE)
         entry = configs.setdefault(order, {"config": row["config"], "gflops": {}})
-        entry["gflops"][number(path, line, row, "n", int)] = number(path, line, row, "gflops")
+        entry["gflops"][n] = number(path, line, row, "gflops", minimum=0, maximum=MAX_RATE)
     return studies
 
 
@@ -88,7 +89,7 @@ def main(argv):
                 ax.text(bar.get_width() + top * 0.01, bar.get_y() + bar.get_height() / 2, f"{v:.0f}",
                         va="center", fontsize=7)
         ax.set_yticks(range(len(configs)))
-        ax.set_yticklabels([c["config"] for c in configs])
+        ax.set_yticklabels([drawing.literal(c["config"]) for c in configs])
         ax.invert_yaxis()
         ax.set_xlim(0, top * 1.12)
         ax.set_xlabel("GFLOPS (best round, one thread)")
@@ -98,7 +99,7 @@ def main(argv):
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(sizes), frameon=False)
     if args.title:
-        fig.suptitle(args.title, fontsize=13)
+        fig.suptitle(drawing.literal(args.title), fontsize=13)
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     try:
         drawing.save(fig, args.output)

@@ -15,7 +15,7 @@ import os
 import sys
 
 import drawing
-from harness_csv import InputError, load_machine, machine_name, number, read_rows
+from harness_csv import MAX_RATE, MAX_SIZE, InputError, load_machine, machine_name, number, read_rows
 
 REQUIRED = ["step", "n", "kc", "mc", "default", "gflops_best", "verified"]
 
@@ -27,10 +27,10 @@ def load(path):
         verified = row["verified"].strip() == "1"
         gflops = float("nan")
         if verified:
-            gflops = number(path, line, row, "gflops_best", minimum=0)
+            gflops = number(path, line, row, "gflops_best", minimum=0, maximum=MAX_RATE)
         cells.append({"kc": number(path, line, row, "kc", int, minimum=1),
                       "mc": number(path, line, row, "mc", int, minimum=1),
-                      "n": number(path, line, row, "n", int, minimum=1),
+                      "n": number(path, line, row, "n", int, minimum=1, maximum=MAX_SIZE),
                       "default": row["default"].strip() == "1", "verified": verified, "gflops": gflops,
                       "step": row["step"].strip(), "kernel": (row.get("kernel") or "").strip(),
                       "cpu": (row.get("cpu") or "").strip(), "uarch": (row.get("uarch") or "").strip()})

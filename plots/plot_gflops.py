@@ -55,6 +55,7 @@ def curves(runs):
             part["label"] = run["step"] + (" ({})".format(", ".join(extra)) if extra else "")
             if library:
                 part["label"] += ": " + run["kernel"]   # which kernels the library ran, and what it detected
+            part["label"] = drawing.literal(part["label"])   # as written, never mathtext
             part["minor"] = part["threads"] < most
             part["fewer"] = [r for r in part["rows"] if r.get("fewer")]
             out.append(part)
@@ -70,7 +71,7 @@ def fewer_label(curve):
                       for t, sizes in sorted(by_count.items()))
     largest = max(r["m"] for r in curve["fewer"])
     return "{} at {}: too small to share ({}{:.3g} MFLOP)".format(
-        curve["step"], where, "up to " if len(curve["fewer"]) > 1 else "", 2.0 * largest ** 3 / 1e6)
+        drawing.literal(curve["step"]), where, "up to " if len(curve["fewer"]) > 1 else "", 2.0 * largest ** 3 / 1e6)
 
 
 def default_what(runs):
@@ -180,7 +181,7 @@ def render(args):
         for (other_isa, other_threads), users in sorted(others.items()):
             other, other_note = isa_peak(peaks, other_isa, other_threads)
             if other and (args.log or other <= FAR_ABOVE * top):
-                whose = users[0] + "'s " if len(users) == 1 else ""
+                whose = drawing.literal(users[0]) + "'s " if len(users) == 1 else ""
                 on = ", " + drawing.threads_text([other_threads]) if other_threads != threads else ""
                 ax.axhline(other, **drawing.ceiling_style(other_isa, other_threads > 1),
                            label="{}{} peak{}: {:.1f}{}".format(whose, other_isa, on, other,

@@ -22,7 +22,7 @@ import sys
 
 import drawing
 import roofline_model as model
-from harness_csv import (ISAS, InputError, isa_peak, level_bandwidth, load_bandwidth, load_machine,
+from harness_csv import (ISAS, InputError, open_regular, isa_peak, level_bandwidth, load_bandwidth, load_machine,
                          load_peak, load_run, machine_name, nearest_row)
 
 X_RANGE = (0.01, 1000.0)   # flops per byte
@@ -32,7 +32,7 @@ COMPUTE_COLOUR = "black"   # a point bound by its ISA's peak, as the compute roo
 
 def read_cpuinfo(path):
     try:
-        with open(path) as f:
+        with open_regular(path) as f:   # a FIFO: one line, not a wait
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise InputError("{}: cannot read ({})".format(path, getattr(e, "strerror", e)))
@@ -151,7 +151,7 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     notes += ["* " + note for _, _, note in roofs if note]
     if skipped:
         notes.append("no model for: " + ", ".join(skipped))
-    ax.text(0.0, -0.12, "\n".join(notes), transform=ax.transAxes, va="top", ha="left", fontsize=8,
+    ax.text(0.0, -0.12, drawing.literal("\n".join(notes)), transform=ax.transAxes, va="top", ha="left", fontsize=8,
             family="monospace")
     return len(notes)
 

@@ -68,16 +68,16 @@ def render(args):
         ts = sorted(points)
         gflops = [points[t][0] for t in ts]
         sizes = set(points[t][1] for t in ts)
-        label = name + ("" if sizes == {args.at} else " (n = {})".format(", ".join(str(s) for s in sorted(sizes))))
+        label = drawing.literal(name) + ("" if sizes == {args.at} else " (n = {})".format(", ".join(str(s) for s in sorted(sizes))))
         colour = drawing.series_colour(name)
         left.plot(ts, gflops, marker=drawing.series_marker(name), linewidth=2, color=colour, label=label)
         of_peak = [100.0 * g / peak_at(peaks, t, most)[0] for t, g in zip(ts, gflops)]
         right.plot(ts, of_peak, marker=drawing.series_marker(name), linewidth=2, color=colour,
-                   label=name + ": % of the peak at t")
+                   label=drawing.literal(name) + ": % of the peak at t")
         if 1 in points:
             scaling = [100.0 * g / (t * points[1][0]) for t, g in zip(ts, gflops)]
             right.plot(ts, scaling, marker="^", linewidth=1.5, linestyle="--", color=colour,
-                       label=name + ": GFLOPS(t) / (t \u00d7 GFLOPS(1))")
+                       label=drawing.literal(name) + ": GFLOPS(t) / (t \u00d7 GFLOPS(1))")
     for ax in (left, right):
         ax.set_xticks(ticks)
         ax.set_xlabel("threads")

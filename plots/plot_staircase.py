@@ -104,7 +104,7 @@ def render(args):
     for r in refs:
         ax.axhline(r["gflops"], color=drawing.series_colour(r["step"]),
                    linestyle="-." if r["threads"] == 1 else (0, (1, 1)), linewidth=1.5, zorder=1,
-                   label="{}, {}: {:.1f}".format(r["step"], drawing.threads_text([r["threads"]]), r["gflops"]) +
+                   label="{}, {}: {:.1f}".format(drawing.literal(r["step"]), drawing.threads_text([r["threads"]]), r["gflops"]) +
                          ("" if r["n"] == args.at else " @{}".format(r["n"])))
     for threads in sorted(set(b["threads"] for b in bars)):
         best = best_peak(peaks, threads) if peaks else None
@@ -116,8 +116,8 @@ def render(args):
     drawing.plain_numbers(ax.yaxis)
     ax.set_ylim(low / 2, top * 4)
     ax.set_xticks(xs)
-    ax.set_xticklabels(["{:02d} {}\n{}{}".format(b["number"], b["step"].split("_", 1)[-1], b["kernel"] or "-",
-                                                ", {} thr".format(b["threads"]) if b["threads"] > 1 else "")
+    ax.set_xticklabels([drawing.literal("{:02d} {}\n{}{}".format(b["number"], b["step"].split("_", 1)[-1], b["kernel"] or "-",
+                                                ", {} thr".format(b["threads"]) if b["threads"] > 1 else ""))
                         for b in bars], fontsize=8.5)
     ax.set_ylabel("GFLOPS at n = {} (best of the repetitions, log scale)".format(args.at))
     ax.grid(True, axis="y", which="major", alpha=0.3)

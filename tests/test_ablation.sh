@@ -58,6 +58,28 @@ diff <(grep '^|' "$tmp/out.txt") <(grep '^|' "$tmp/report.txt") > /dev/null || f
 rc=0; "$root/tools/ablation.sh" --report "$root/README.md" --out "$tmp/report" > /dev/null 2>&1 || rc=$?
 [[ $rc == 2 ]] || fail "--report on a file that is not an ablation CSV: exit $rc, not 2"
 
+# --report FILE whose name awk would take for an assignment (n=1.csv): the same tables.
+cp "$csv" "$tmp/n=1.csv"
+(cd "$tmp" && "$root/tools/ablation.sh" --build "$build" --report n=1.csv --out "$tmp/report" < /dev/null) > "$tmp/report_eq.txt" 2>&1 ||
+  fail "--report n=1.csv: $(cat "$tmp/report_eq.txt")"
+diff <(grep '^|' "$tmp/out.txt") <(grep '^|' "$tmp/report_eq.txt") > /dev/null || fail "--report n=1.csv printed other tables"
+
+# OUT/ablation.csv is checked before any run and written whole by bin/write_file: a folder
+# there is exit 3 and one line before anything runs; a write that fails (a file size limit
+# standing in for a full disk) is exit 3 and one line, leaving the old CSV whole and no
+# temporary behind.
+mkdir -p "$tmp/dirout/ablation.csv"
+rc=0; "$root/tools/ablation.sh" --build "$build" --sizes 16 --rounds 1 --reps 1 --out "$tmp/dirout" > "$tmp/dir.txt" 2> "$tmp/dir.err" || rc=$?
+[[ $rc == 3 && $(wc -l < "$tmp/dir.err") == 1 ]] && ! grep -q "round 1 of" "$tmp/dir.txt" ||
+  fail "a folder named ablation.csv: exit $rc, want 3 and one line before any run: $(cat "$tmp/dir.err")"
+cp "$csv" "$tmp/old.csv"
+rc=0
+(trap '' XFSZ; ulimit -f 2; "$root/tools/ablation.sh" --build "$build" --sizes 16 --rounds 1 --reps 1 --out "$tmp") \
+  > "$tmp/full.txt" 2> "$tmp/full.err" || rc=$?
+[[ $rc == 3 && $(wc -l < "$tmp/full.err") == 1 ]] || fail "a failed write of ablation.csv: exit $rc, want 3 and one line: $(cat "$tmp/full.err")"
+cmp -s "$csv" "$tmp/old.csv" || fail "a failed write of ablation.csv changed the old one"
+! ls -A "$tmp" | grep -q '^\.ablation\.csv\.' || fail "a failed write left a temporary: $(ls -A "$tmp")"
+
 rc=0; "$root/tools/ablation.sh" --build "$build" --rounds 0 > /dev/null 2>&1 || rc=$?
 [[ $rc == 2 ]] || fail "--rounds 0: exit $rc, not 2"
 rc=0; "$root/tools/ablation.sh" --build "$build" --sizes 10,x > /dev/null 2>&1 || rc=$?

@@ -7,6 +7,7 @@
 
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
+#include <gemm/numbers.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -455,15 +456,24 @@ TEST_CASE("bandwidth: bad options are usage errors, exit 2 and one line naming t
                                                        {"--threads", "0"},    {"--threads", "2x"},
                                                        {"--csv"},             {"--reps", "3"},
                                                        {"--levels", "L4"},    {"--levels", ""},
-                                                       {"--csv", "--sweep"}};   // the file name was forgotten
+                                                       {"--csv", "--sweep"},   // the file name was forgotten
+                                                       // Each level once, no empty entry (as peak's --isa).
+                                                       {"--levels", "L1,L1"}, {"--levels", "L1,"},
+                                                       {"--levels", ",L1"},   {"--levels", "L1,,L2"},
+                                                       // One line, no control characters.
+                                                       {"--levels", "L1\n"}, {"--seconds", "1\n2"},
+                                                       {"--x\033y"}};
     for (const auto& args : bad) {
         INFO(args[0] << (args.size() > 1 ? " " + args[1] : ""));
         std::string out, err;
         CHECK(run(args, out, err) == 2);
         CHECK(std::count(err.begin(), err.end(), '\n') == 1);
-        CHECK(err.find(args[0]) != std::string::npos);
+        CHECK(err.find(gemm::shown(args[0])) != std::string::npos);
+        CHECK(err.find('\033') == std::string::npos);
     }
     std::string out, err;
+    CHECK(run({"--levels", "L1,L1"}, out, err) == 2);
+    CHECK(err.find("--levels 'L1,L1': lists L1 twice") != std::string::npos);
     CHECK(run({"--help"}, out, err) == 0);
     CHECK(out.find("usage: bandwidth") != std::string::npos);
     CHECK(run({"--csv", "/nonexistent-folder/x.csv"}, out, err) == 3);

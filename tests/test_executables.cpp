@@ -15,8 +15,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -753,6 +755,220 @@ TEST_CASE("ref_* --kernels checks the rest of the command line as a run would", 
                                 " --kernels --kernels", " --kernels --bogus"}) {
             INFO(bad);
             CHECK(shell(exe + bad, unset) == gemm::kExitUsage);
+            CHECK(line_count(stderr_text()) == 1);
+        }
+    }
+}
+
+// ---- What a hostile user found: each answers as docs/contracts.md says -----------------------
+
+namespace {
+
+std::string bin_dir() { return GEMM_TEST_BIN_DIR; }
+bool built(const std::string& program) { return ::access((bin_dir() + "/" + program).c_str(), X_OK) == 0; }
+
+// Runs a /bin/sh command line as it is (its own redirections: `>&-`), standard error to
+// scratch("stderr.txt"); -1 for a signal, 124 from timeout(1) for a hang.
+int sh_raw(const std::string& command) {
+    const int status = std::system(("(" + command + ") 2> " + scratch("stderr.txt")).c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The positive numbers after "NAME = " in cpuinfo's block-size lines.
+std::vector<long> block_values(const std::string& report) {
+    std::vector<long> values;
+    std::istringstream in(report);
+    for (std::string line; std::getline(in, line);) {
+        for (const char* name : {" mc = ", " kc = ", " nc = ", " one-slice = "}) {
+            const auto at = line.find(name);
+            if (at != std::string::npos) values.push_back(std::atol(line.c_str() + at + std::strlen(name)));
+        }
+    }
+    return values;
+}
+
+}  // namespace
+
+// Block sizes come from the cache sizes through rules computed in 64 bits and held to
+// [one tile, 65536]: no cache size GEMM_CACHES accepts makes a block 0, negative or absurd
+// (nc = 0 looped for ever, a negative nc read as out of memory, 0 divided: SIGFPE).
+TEST_CASE("extreme GEMM_CACHES: every block positive, every step verifies at small odd sizes", "[e2e][caches]") {
+    const std::vector<std::string> extremes = {"1K,1K,1K",   "1K,1K,1024G", "1K,1K,512G", "1K,1K,256G",
+                                               "32K,512K,1024G", "1K,16G,1024G", "1G,16G,0"};
+    const std::string out = scratch("cpuinfo.txt");
+    for (const std::string& caches : extremes) {
+        INFO("GEMM_CACHES=" << caches);
+        CHECK(shell(bin_dir() + "/cpuinfo", "GEMM_CACHES=" + caches, out) == 0);
+        const std::vector<long> blocks = block_values(slurp(out));
+        CHECK(blocks.size() >= 8);
+        for (const long b : blocks) {
+            CHECK(b >= 1);
+            CHECK(b <= 65536);
+        }
+        // bandwidth measures each level once, under its own name (1K,1K,1K made L2 and L3 one
+        // working set, measured twice as "L3"), and only what fits in memory.
+        const std::string bw_csv = scratch("bw_caches.csv");
+        CHECK(shell(bin_dir() + "/bandwidth --threads 1 --seconds 0.01 --csv " + bw_csv, "GEMM_CACHES=" + caches) == 0);
+        std::vector<std::string> levels;
+        for (const std::string& row : read_lines(bw_csv))
+            if (row.rfind("read,", 0) == 0) levels.push_back(field(row, 4));
+        CHECK_FALSE(levels.empty());
+        CHECK(std::set<std::string>(levels.begin(), levels.end()).size() == levels.size());
+        for (const gemm::Step& step : gemm::steps()) {
+            if (step.def->params.empty() || !step.supported()) continue;
+            const std::string exe = "timeout 120 " + bin_dir() + "/step" + std::string(step.slug);
+            INFO(step.slug);
+            CHECK(shell(exe + " --sizes 1,7,33 --reps 1", "GEMM_CACHES=" + caches) == 0);
+            CHECK(shell(exe + " --sizes 5 --reps 1 --kc 1", "GEMM_CACHES=" + caches) == 0);
+            if (step.def->parallel)
+                CHECK(shell(exe + " --sizes 200 --reps 1 --threads 2", "GEMM_CACHES=" + caches) == 0);
+        }
+    }
+}
+
+// A malformed GEMM_CACHES is exit 2 with one line in every program, before anything is
+// printed, and only after --help had its chance; a value is three sizes, no more, no less.
+TEST_CASE("a malformed GEMM_CACHES is refused alike by every program - after --help", "[e2e][caches]") {
+    std::vector<std::string> programs{"probe 1 --sizes 4 --reps 1", "cpuinfo", "peak --info",
+                                      "bandwidth --levels L1 --seconds 0.01 --threads 1",
+                                      "ref_openblas --sizes 4 --reps 1", "ref_blis --sizes 4 --reps 1"};
+    for (const gemm::Step& step : gemm::steps())
+        if (step.supported()) programs.push_back("step" + std::string(step.slug) + " --sizes 4 --reps 1");
+    const std::string out = scratch("caches_out.txt");
+    for (const std::string& program : programs) {
+        const std::string name = program.substr(0, program.find(' '));
+        if (!built(name)) continue;
+        for (const char* bad : {"'32K,512K,32M,'", "'abc'", "'32K,512K'", "\"$(printf '32K\\n,512K,32M')\"",
+                                "'32K,512K,32M,1M'", "'32K,,32M'", "'99999999999999999999K,1M,1M'"}) {
+            INFO(program << " with GEMM_CACHES=" << bad);
+            CHECK(shell(bin_dir() + "/" + program, std::string("GEMM_CACHES=") + bad, out) == gemm::kExitUsage);
+            const std::string err = stderr_text();
+            CHECK(line_count(err) == 1);
+            CHECK(err.find("GEMM_CACHES") != std::string::npos);
+            CHECK(slurp(out).empty());   // no header line left unterminated
+        }
+        INFO(program << " --help with a bad GEMM_CACHES");
+        CHECK(shell(bin_dir() + "/" + name + " --help", "GEMM_CACHES=abc", out) == 0);
+        CHECK(slurp(out).rfind("usage", 0) == 0);
+        CHECK(stderr_text().empty());
+    }
+}
+
+TEST_CASE("a closed standard output is exit 3 - a later file never takes descriptor 1", "[e2e][output]") {
+    const std::string fifo = scratch("closed.fifo"), got = scratch("closed.got");
+    std::remove(fifo.c_str());
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // The FIFO's reader must get the CSV or nothing, never the progress lines.
+    const int code = sh_raw("cat " + fifo + " > " + got + " & " + bin_dir() + "/step01_baseline --sizes 4 --reps 1 --csv " +
+                            fifo + " >&-; s=$?; wait; exit $s");
+    CHECK(code == gemm::kExitResource);
+    CHECK(stderr_text().find("standard output") != std::string::npos);
+    CHECK(slurp(got).find("step01_baseline:") == std::string::npos);
+    CHECK(slurp(got).find("n=    4") == std::string::npos);
+    std::remove(fifo.c_str());
+    for (const std::string program : {"step01_baseline --sizes 4 --reps 1 --csv /dev/null", "cpuinfo", "probe --help",
+                                      "write_file --help", "peak --help", "bandwidth --help"}) {
+        INFO(program << " >&-");
+        CHECK(sh_raw(bin_dir() + "/" + program + " >&-") == gemm::kExitResource);
+        CHECK(line_count(stderr_text()) == 1);
+    }
+    // A closed standard input is unreadable, not empty: write_file leaves the file alone.
+    const std::string kept = scratch("kept.txt");
+    { std::ofstream(kept) << "old\n"; }
+    CHECK(sh_raw(bin_dir() + "/write_file " + kept + " <&-") == gemm::kExitUsage);
+    CHECK(slurp(kept) == "old\n");
+}
+
+TEST_CASE("probe: a value that is an option is a forgotten value - no file named --no-verify", "[e2e][probe]") {
+    const std::string dir = scratch("probe_dir");
+    std::filesystem::create_directories(dir);
+    for (const char* args : {"1 --sizes 4 --csv --no-verify", "1 --csv --sizes 4", "1 --sizes --reps 2",
+                             "1 --reps --sizes 4", "1 --kernel --sizes 4"}) {
+        INFO("probe " << args);
+        CHECK(shell("cd " + dir + " && " + bin_dir() + "/probe " + args) == gemm::kExitUsage);
+        CHECK(line_count(stderr_text()) == 1);
+        CHECK(stderr_text().find(": needs a value") != std::string::npos);
+    }
+    CHECK(std::filesystem::is_empty(dir));
+}
+
+TEST_CASE("write_file: --help anywhere wins - usage on standard output, exit 0", "[e2e]") {
+    const std::string out = scratch("wf_help.txt");
+    for (const char* args : {"--check --help", "out --help", "--help --check", "-h x y z", "--bogus --help"}) {
+        INFO("write_file " << args);
+        CHECK(shell(bin_dir() + "/write_file " + args, "", out) == 0);
+        CHECK(slurp(out).rfind("usage", 0) == 0);
+        CHECK(stderr_text().empty());
+    }
+    CHECK_FALSE(std::filesystem::exists("out"));
+}
+
+// Text from the command line reaches a message through gemm::shown(): one line, no control
+// characters (an ESC could drive the terminal).
+TEST_CASE("an option or value holding a newline or ESC gives one line - in every program", "[e2e]") {
+    std::vector<std::string> lines{"probe \"$(printf -- '--x\\ny')\"",
+                                   "probe \"$(printf '1\\033[31m')\"",
+                                   "probe 1 --sizes \"$(printf '4\\n5')\"",
+                                   "peak --reps \"$(printf '1\\n2')\"",
+                                   "peak --isa \"$(printf 'sse\\033')\"",
+                                   "peak \"$(printf -- '--x\\ny')\"",
+                                   "bandwidth --seconds \"$(printf '1\\n2')\"",
+                                   "bandwidth --levels \"$(printf 'L1\\nL2')\"",
+                                   "bandwidth \"$(printf -- '--x\\033y')\"",
+                                   "cpuinfo \"$(printf -- '--x\\ny')\"",
+                                   "cpuinfo --steps \"$(printf 'x\\ny')\"",
+                                   "write_file \"$(printf -- '-x\\ny')\"",
+                                   "write_file \"$(printf '/no/such\\ndir/x')\"",
+                                   "step01_baseline --csv \"$(printf '/no/such\\ndir/x')\"",
+                                   "ref_openblas \"$(printf -- '--x\\ny')\""};
+    for (const std::string& line : lines) {
+        if (!built(line.substr(0, line.find(' ')))) continue;
+        INFO(line);
+        const int code = shell(bin_dir() + "/" + line);
+        CHECK((code == gemm::kExitUsage || code == gemm::kExitResource));
+        const std::string err = stderr_text();
+        CHECK(line_count(err) == 1);
+        CHECK(err.find('\033') == std::string::npos);
+    }
+}
+
+TEST_CASE("an invalid OpenMP variable is reported once - the re-run does not repeat libgomp's line", "[e2e][threads]") {
+    const gemm::Step* step = find_parallel_step();
+    if (step == nullptr || !step->supported()) return;
+    const std::string exe = bin_dir() + "/step" + std::string(step->slug) + " --sizes 4 --reps 1";
+    for (const char* env : {"OMP_NUM_THREADS=abc", "OMP_THREAD_LIMIT=abc", "OMP_PLACES=bogus", "OMP_PROC_BIND=bogus"}) {
+        INFO(env);
+        CHECK(shell(exe, env) == 0);
+        const std::string err = stderr_text();
+        INFO(err);
+        // libgomp's one line (it puts an empty line before it), not two.
+        long lines = 0;
+        std::istringstream in(err);
+        for (std::string line; std::getline(in, line);) lines += line.empty() ? 0 : 1;
+        CHECK(lines <= 1);
+        std::size_t warnings = 0;
+        for (std::size_t at = err.find("libgomp"); at != std::string::npos; at = err.find("libgomp", at + 1)) ++warnings;
+        CHECK(warnings <= 1);
+    }
+}
+
+TEST_CASE("a legal --csv name of 250 characters is written - its temporary is cut short", "[e2e][output]") {
+    const std::string csv = scratch(std::string(246, 'n') + ".csv");
+    CHECK(shell(bin_dir() + "/step01_baseline --sizes 4 --reps 1 --csv " + csv) == 0);
+    CHECK(read_lines(csv).size() == 2);
+    std::remove(csv.c_str());
+}
+
+TEST_CASE("ref_*: the command line is checked before anything is printed", "[e2e][ref]") {
+    const std::string out = scratch("ref_out.txt");
+    const std::string over = std::to_string(gemm::max_threads(gemm::kThreadsPerCpu) + 1);
+    for (const std::string lib : {"ref_openblas", "ref_blis"}) {
+        if (!built(lib)) continue;
+        for (const std::string& args : std::vector<std::string>{" --bogus", " --threads " + over, " --sizes 0", " --csv /no/such/dir/x.csv"}) {
+            INFO(lib << args);
+            const int code = shell(bin_dir() + "/" + lib + args, "-u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE", out);
+            CHECK((code == gemm::kExitUsage || code == gemm::kExitResource));
+            CHECK(slurp(out).empty());
             CHECK(line_count(stderr_text()) == 1);
         }
     }

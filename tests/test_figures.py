@@ -321,6 +321,45 @@ def main():
             expect(r.returncode == 2 and len(lines) == 1 and "step02_unroll_1x4.csv" in lines[0],
                    "{} on a malformed CSV: exit {}, stderr {!r}".format(
                        os.path.basename(script), r.returncode, r.stderr))
+        # A size past the harness's kMaxSize (10**20: a traceback in the figure, passed on whole
+        # by make_figures.py) and a FIFO named like a step CSV (reading it waited for ever): exit
+        # 2 and one line naming the file, at once.
+        bad = os.path.join(results, "step02_unroll_1x4.csv")
+        os.remove(bad)
+        write("step02_unroll_1x4.csv", HEADER + "02_unroll_1x4,{0},{0},{0},1,3.0,2.0,0.1,1e-7,1,scalar,3,x\n".format(10 ** 20))
+        for kind in ("a size of 10**20", "a FIFO"):
+            if kind == "a FIFO":
+                os.remove(bad)
+                os.mkfifo(bad)
+            for script in (summary, make_figures):
+                try:
+                    r = subprocess.run([sys.executable, script, "--results", results], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+                except subprocess.TimeoutExpired:
+                    failures.append("{} on {}: still running after 60 s".format(os.path.basename(script), kind))
+                    continue
+                lines = r.stderr.strip().splitlines()
+                expect(r.returncode == 2 and len(lines) == 1 and "step02_unroll_1x4.csv" in lines[0],
+                       "{} on {}: exit {}, stderr {!r}".format(os.path.basename(script), kind, r.returncode, r.stderr[-400:]))
+        os.remove(bad)
+        # cpuinfo.txt as a FIFO: the figures that read it (roofline, bandwidth) fail, one line each
+        # (they waited for ever), the rest are drawn; --at past kMaxSize: one line, exit 2.
+        os.rename(os.path.join(results, "cpuinfo.txt"), os.path.join(d, "cpuinfo.txt"))
+        os.mkfifo(os.path.join(results, "cpuinfo.txt"))
+        try:
+            r = subprocess.run([sys.executable, make_figures, "--results", results], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+            lines = r.stderr.strip().splitlines()
+            expect(r.returncode == 1 and lines and all(l.startswith("make_figures.py: ") and "cpuinfo.txt" in l
+                                                        for l in lines),
+                   "make_figures.py with a FIFO cpuinfo.txt: exit {}, stderr {!r}".format(r.returncode, r.stderr[-400:]))
+        except subprocess.TimeoutExpired:
+            failures.append("make_figures.py with a FIFO cpuinfo.txt: still running after 120 s")
+        os.remove(os.path.join(results, "cpuinfo.txt"))
+        os.rename(os.path.join(d, "cpuinfo.txt"), os.path.join(results, "cpuinfo.txt"))
+        r = run([make_figures, "--results", results, "--at", "46341"])
+        expect(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "--at" in r.stderr,
+               "make_figures.py --at 46341: exit {}, stderr {!r}".format(r.returncode, r.stderr[-400:]))
         r = run([summary, "--results", results, "--steps", "5;7"])
         expect(r.returncode == 2 and "--steps" in r.stderr, "summary.py --steps 5;7: exit {}".format(r.returncode))
 

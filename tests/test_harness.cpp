@@ -1,6 +1,7 @@
 // The harness's own pieces: the command line, the verification tolerance, the CSV, GFLOPS.
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/numbers.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 #include <vector>
 
 namespace {
@@ -168,6 +170,13 @@ TEST_CASE("bad input is a usage error that names the option and the value", "[cl
         {{"--threads", "4096"}, "4 x the"},
         // Found by tests/fuzz/fuzz_cli.cpp: a newline in an argument broke the one-line rule.
         {{"--bo\ngus"}, "'--bo?gus'"}, {{"--sizes", "1\n2"}, "--sizes '1?2'"},
+        // One number parser (gemm/numbers.hpp), one set of messages: the whole text is the
+        // number (no space, newline or sign before it), then its range.
+        {{"--reps", "\n3"}, "--reps '?3': not a whole number"}, {{"--reps", " 3"}, "--reps ' 3': not a whole number"},
+        {{"--time-limit", "0"}, "--time-limit '0': must be above 0"},
+        {{"--time-limit", "abc"}, "--time-limit 'abc': not a number"},
+        {{"--time-limit", "inf"}, "--time-limit 'inf': not a number"},
+        {{"--kc", "70000"}, "--kc '70000': must be from 0 to 65536 (0: automatic)"},
     };
     for (const auto& c : cases) {
         std::string joined;
@@ -306,4 +315,57 @@ TEST_CASE("the CSV has the SPEC columns first and is replaced whole", "[csv]") {
     CHECK_FALSE(tmp.good());   // the temporary was renamed away
     std::remove(path.c_str());
     CHECK(gemm::write_csv("/nonexistent-dir/x.csv", {row}) != "");
+}
+
+// The one number parser (gemm/numbers.hpp) that the harness, the tools and GEMM_CACHES share:
+// one set of rules and messages.
+TEST_CASE("numbers: one parser - the whole word is the number, in range, one message each", "[numbers]") {
+    long long w = 0;
+    CHECK(gemm::parse_whole("--reps", "7", 1, 100, w).empty());
+    CHECK(w == 7);
+    CHECK(gemm::parse_whole("--warmup", "-0", 0, 5, w).empty());
+    CHECK(gemm::parse_whole("--reps", "0", 1, 100, w) == "--reps '0': must be from 1 to 100");
+    CHECK(gemm::parse_whole("--threads", "9", 1, 8, w, "4 x the 2 CPUs") == "--threads '9': must be from 1 to 8 (4 x the 2 CPUs)");
+    for (const char* bad : {"", " 3", "3 ", "+3", "0x10", "2.5", "3\n", "\t3", "1e3", "-"})
+        CHECK(gemm::parse_whole("--reps", bad, 1, 100, w) == "--reps '" + gemm::shown(bad) + "': not a whole number");
+    CHECK(gemm::parse_whole("--reps", "99999999999999999999", 1, 100, w) ==
+          "--reps '99999999999999999999': must be from 1 to 100");
+    double r = 0;
+    CHECK(gemm::parse_real("--seconds", "0.5", 0.001, 60, r).empty());
+    CHECK(r == 0.5);
+    CHECK(gemm::parse_real("--seconds", "1e-9", 0.001, 60, r) == "--seconds '1e-9': must be from 0.001 to 60");
+    CHECK(gemm::parse_real("--ghz", "0", 0, 20, r, true) == "--ghz '0': must be above 0 and at most 20");
+    for (const char* bad : {"", "inf", "nan", "0x1p3", " 1", "+1", "1s", "1\n"})
+        CHECK(gemm::parse_real("--ghz", bad, 0, 20, r, true) == "--ghz '" + gemm::shown(bad) + "': not a number");
+    long long b = 0;
+    CHECK(gemm::parse_bytes("L2", "512K", 1024, 1LL << 34, b).empty());
+    CHECK(b == 512 * 1024);
+    CHECK(gemm::parse_bytes("L3", "1024G", 0, 1LL << 40, b).empty());
+    CHECK(b == 1LL << 40);
+    CHECK(gemm::parse_bytes("L3", "1025G", 0, 1LL << 40, b) == "L3 '1025G': must be from 0 to 1T");
+    CHECK(gemm::parse_bytes("L1D", "512", 1024, 1LL << 30, b) == "L1D '512': must be from 1K to 1G");
+    CHECK(gemm::parse_bytes("L2", "99999999999999999999K", 1024, 1LL << 34, b) ==
+          "L2 '99999999999999999999K': must be from 1K to 16G");
+    for (const char* bad : {"", "K", "1T", "1KB", " 1K", "-1K", "1\nK"})
+        CHECK(gemm::parse_bytes("L2", bad, 1024, 1LL << 34, b) ==
+              "L2 '" + gemm::shown(bad) + "': not a size (digits, then K, M or G)");
+    CHECK(gemm::list_option("--levels", "L1,L2") == std::vector<std::string>{"L1", "L2"});
+    for (const auto& [list, problem] : std::vector<std::pair<std::string, std::string>>{
+             {"", "--levels '': the list is empty"},           {"L1,", "--levels 'L1,': has an empty entry"},
+             {",L1", "--levels ',L1': has an empty entry"},     {"L1,L1", "--levels 'L1,L1': lists L1 twice"},
+             {"L\n1,L\n1", "--levels 'L?1,L?1': lists L?1 twice"}}) {
+        INFO(list);
+        try {
+            gemm::list_option("--levels", list);
+            FAIL("accepted");
+        } catch (const gemm::UsageError& e) {
+            CHECK(std::string(e.what()) == problem);
+        }
+    }
+    // The block rule's clamp (gemm/cpu.hpp): a multiple of the unit, from one unit to 65536.
+    CHECK(gemm::cpu::block_size(0, 16) == 16);
+    CHECK(gemm::cpu::block_size(-5, 14) == 14);
+    CHECK(gemm::cpu::block_size(2336, 16) == 2336);
+    CHECK(gemm::cpu::block_size(1LL << 38, 32) == 65536);
+    CHECK(gemm::cpu::block_size(1LL << 38, 14) == 65534);
 }

@@ -105,4 +105,25 @@ cmp -s "$tmp/target.csv" "$tmp/r1.csv" || fail "the link's target does not hold 
 rc=0; "$merge" "$tmp/nodir/out.csv" "$tmp/r1.csv" 2>"$tmp/err" || rc=$?
 [[ $rc == 3 && $(wc -l < "$tmp/err") == 1 ]] && grep -q '^merge_rounds.sh: ' "$tmp/err" ||
   { cat "$tmp/err" >&2; fail "OUT in a missing folder: exit $rc, want 3 and one line"; }
+
+# File names are never options or awk assignments: a round named n=1.csv is read (awk took it
+# for an assignment and read standard input: a hang on an open pipe), an unknown option is exit
+# 2 with nothing written (--bogus was taken for OUT), and a name with a leading dash needs --.
+cp "$tmp/r1.csv" "$tmp/n=1.csv"
+mkfifo "$tmp/held"
+exec 3<> "$tmp/held"   # standard input that stays open with nothing to read, as a terminal
+rc=0; (cd "$tmp" && timeout 10 "$merge_sh" --build "$build" eq_out.csv n=1.csv) <&3 2>"$tmp/err" || rc=$?
+exec 3>&-
+[[ $rc == 0 ]] && cmp -s "$tmp/eq_out.csv" "$tmp/r1.csv" ||
+  { cat "$tmp/err" >&2; fail "a round named n=1.csv: exit $rc (124: it waited on standard input)"; }
+rc=0; (cd "$tmp" && "$merge_sh" --build "$build" --bogus r1.csv) 2>"$tmp/err" < /dev/null || rc=$?
+[[ $rc == 2 && $(wc -l < "$tmp/err") == 1 && ! -e $tmp/--bogus ]] && grep -q -- "--bogus" "$tmp/err" ||
+  { cat "$tmp/err" >&2; fail "--bogus: exit $rc, want 2, one line naming it and no file written"; }
+cp "$tmp/r1.csv" "$tmp/-r1.csv"
+rc=0; (cd "$tmp" && "$merge_sh" --build "$build" out5.csv -r1.csv) 2>"$tmp/err" < /dev/null || rc=$?
+[[ $rc == 2 && ! -e $tmp/out5.csv ]] || fail "a round named -r1.csv without --: exit $rc, want 2"
+rc=0; (cd "$tmp" && "$merge_sh" --build "$build" -- -out.csv -r1.csv -) 2>"$tmp/err" < /dev/null || rc=$?
+[[ $rc == 2 ]] && grep -q -- "-: cannot read it" "$tmp/err" || { cat "$tmp/err" >&2; fail "a round named - (not there): exit $rc, want 2"; }
+(cd "$tmp" && "$merge_sh" --build "$build" -- -out.csv -r1.csv) < /dev/null && cmp -s "$tmp/-out.csv" "$tmp/r1.csv" ||
+  fail "-- -out.csv -r1.csv: the names after -- are files"
 echo "merge_rounds: all checks passed"

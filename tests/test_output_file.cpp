@@ -256,3 +256,29 @@ TEST_CASE("output: write_growing gives a FIFO each part once", "[output]") {
     reader.join();
     CHECK(received == "header\nrow 1\nrow 2\n");
 }
+
+// Any legal name is written: the temporary beside it, ".NAME.XXXXXX", would pass the limit on
+// one name (255 bytes) for a NAME of 248 bytes or more, so NAME is cut short there.
+TEST_CASE("output: a name near the limit on one name is written - its temporary cut short, unique", "[output]") {
+    const fs::path dir = scratch_dir("long_name");
+    for (const std::size_t length : {240, 248, 250, 255}) {
+        const std::string name = std::string(length - 4, 'x') + ".csv";
+        const std::string path = (dir / name).string();
+        INFO("a name of " << length << " bytes");
+        CHECK(gemm::OutputFile::check(path) == "");
+        CHECK(write_once(path, "a\n") == "");
+        CHECK(write_once(path, "b\n") == "");
+        CHECK(slurp(path) == "b\n");
+        CHECK(others(dir, {name}).empty());
+        fs::remove(path);
+    }
+    // Two names alike in their first 240 bytes: each writer still has a temporary of its own.
+    const std::string a = (dir / (std::string(250, 'y') + "a")).string(), b = (dir / (std::string(250, 'y') + "b")).string();
+    gemm::OutputFile fa, fb;
+    REQUIRE(fa.open(a) == "");
+    REQUIRE(fb.open(b) == "");
+    CHECK(fa.write("A") == "");
+    CHECK(fb.write("B") == "");
+    CHECK(slurp(a) == "A");
+    CHECK(slurp(b) == "B");
+}

@@ -198,6 +198,36 @@ def main():
                "a read-only folder was changed: {}".format(os.listdir(locked)))
         os.chmod(locked, 0o755)
 
+        # A name near the limit on one name (NAME_MAX, 255): the temporary beside it, .NAME.XXXXXX,
+        # must still fit (a legal 250-character name failed with "File name too long").
+        limit = os.pathconf(d, "PC_NAME_MAX")
+        for length in (limit - 5, limit):
+            long_name = os.path.join(d, "L" * (length - 4) + ".csv")
+            before = sorted(os.listdir(d))
+            try:
+                output_file.check(long_name)
+                output_file.write(long_name, "long\n")
+                output_file.write(long_name, "longer\n")
+                expect(read(long_name) == b"longer\n", "a {}-character name: contents {!r}".format(length, read(long_name)))
+                os.unlink(long_name)
+            except OutputError as e:
+                failures.append("a {}-character name: {}".format(length, e))
+            expect(sorted(os.listdir(d)) == before, "a {}-character name left {}".format(
+                length, sorted(set(os.listdir(d)) - set(before))))
+
+        # Standard output that cannot be written (> /dev/full): exit 3 and one line, not a
+        # traceback, from any script (importing output_file is enough) and from summary.py.
+        full = own_device(d, "full") or ("/dev/full" if os.path.exists("/dev/full") else None)   # only redirected to
+        if full:
+            script = "import sys; sys.path.insert(0, sys.argv[1]); import output_file; print('x' * {})"
+            for size in (10, 100000):   # written at exit, or while running
+                with open(full, "w") as out:
+                    r = subprocess.run([sys.executable, "-c", script.format(size), plots], stdout=out,
+                                       stderr=subprocess.PIPE, universal_newlines=True)
+                lines = r.stderr.strip().splitlines()
+                expect(r.returncode == 3 and len(lines) == 1 and "standard output" in lines[0],
+                       "{} characters to a full standard output: exit {}, {!r}".format(size, r.returncode, r.stderr[-300:]))
+
         # The scripts: a path they cannot write is exit 3 and one line naming it, before any
         # drawing; through a symbolic link the link stays.
         results = os.path.join(d, "results")
@@ -218,6 +248,14 @@ def main():
         expect(r.returncode == 0 and os.path.islink(os.path.join(d, "summary_link.md"))
                and b"01_baseline" in read(os.path.join(d, "kept.md")),
                "summary.py -o a link: exit {}, {}".format(r.returncode, r.stderr))
+        if full:
+            with open(full, "w") as out:
+                r = subprocess.run([sys.executable, summary, "--results", results, "-o", os.path.join(d, "s.md")],
+                                   stdout=out, stderr=subprocess.PIPE, universal_newlines=True)
+            lines = r.stderr.strip().splitlines()
+            expect(r.returncode == 3 and len(lines) == 1 and lines[0].startswith("summary.py: ")
+                   and "standard output" in lines[0],
+                   "summary.py > a full device: exit {}, {!r}".format(r.returncode, r.stderr[-300:]))
         try:
             import matplotlib  # noqa: F401
             have_matplotlib = True

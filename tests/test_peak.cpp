@@ -250,3 +250,31 @@ TEST_CASE("the CPU report shows the features and each step's block sizes from th
         }
     }
 }
+
+// A figure that cannot be measured is never written as 0.0 (the plots refuse it): --seconds
+// has a floor at which the loop is long enough to time, and what is measured is positive.
+TEST_CASE("peak: --seconds below what can be timed is refused - a short run still measures above 0", "[peak]") {
+    std::string out, err;
+    CHECK(run({"--seconds", "0.000000001", "--reps", "1", "--isa", "scalar", "--threads", "1"}, out, err) == 2);
+    CHECK(err.find("--seconds '0.000000001': must be from 0.001 to 60") != std::string::npos);
+    CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    const auto isas = gemm::peak::available_isas();
+    REQUIRE_FALSE(isas.empty());
+    for (int i = 0; i < 5; ++i) {
+        const gemm::peak::Measurement m = gemm::peak::measure(*isas[0], gemm::peak::Precision::fp32, 1, 0.001, 1);
+        CHECK(m.gflops > 0);
+        CHECK(std::isfinite(m.gflops));
+    }
+}
+
+// Text from the command line is shown through gemm::shown(): one line, no control characters.
+TEST_CASE("peak: a value holding a newline or ESC gives one line", "[peak]") {
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"--reps", "1\n2"}, {"--isa", "sse\033[31m"}, {"--x\ny"}, {"--seconds", "1\n"}, {"--isa", "\n,"}}) {
+        INFO(args[0]);
+        std::string out, err;
+        CHECK(run(args, out, err) == 2);
+        CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+        CHECK(err.find('\033') == std::string::npos);
+    }
+}

@@ -366,6 +366,51 @@ def main():
         refused("plot_blockmap.py", [write("bm2.csv", "\n".join(cells + [cells[1]]) + "\n"), "-o", out], "bm2.csv",
                 "a cell twice")
 
+        # ---- Extreme input: one line and exit 2, never a traceback or a wait --------------------
+        # Numbers past what the harness writes: a size above kMaxSize (46340), a thread count
+        # past any machine, GFLOPS of 1e7 and more (1e308 made the axis limits infinite).
+        row = "04_unroll_4x4,{m},100,100,{t},{g},2,0.1,1e-7,1,scalar,3,x\n"
+        for name, fields in (("m_huge.csv", dict(m="1" + "0" * 20, t=1, g=3)), ("m_46341.csv", dict(m=46341, t=1, g=3)),
+                             ("t_huge.csv", dict(m=100, t="1" + "0" * 20, g=3)), ("g_huge.csv", dict(m=100, t=1, g="1e308"))):
+            refused("plot_gflops.py", [write(name, HEADER + row.format(**fields)), "-o", out], name, name)
+        refused("plot_gflops.py", [s04, "--peak", write("p_huge.csv", "isa,precision,threads,gflops\nsse,fp32,1,1e308\n"),
+                                   "-o", out], "p_huge.csv", "a peak of 1e308")
+        t_huge = write("t_huge09.csv", harness("09_openmp", "avx512", [(1000, 150.0, 140.0)], threads="1" + "0" * 20))
+        refused("plot_scaling.py", [t_huge, "--peak", peak, "-o", out], "t_huge09.csv", "threads 1e20")
+        bw_huge = write("bw_huge.csv", "kind,bytes,threads,gbps\nread,{},1,3\nread,100,1,1e308\n".format("1" + "0" * 20))
+        refused("plot_bandwidth.py", [bw_huge, "-o", out], "bw_huge.csv", "bytes 1e20")
+        # A FIFO where a CSV should be: refused at once (reading it would wait for a writer).
+        fifo = os.path.join(d, "fifo.csv")
+        os.mkfifo(fifo)
+        try:
+            r = subprocess.run([sys.executable, os.path.join(plots, "plot_gflops.py"), fifo, "-o", out],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=20)
+            expect(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "fifo.csv" in r.stderr,
+                   "plot_gflops.py on a FIFO: exit {}, {!r}".format(r.returncode, r.stderr))
+        except subprocess.TimeoutExpired:
+            failures.append("plot_gflops.py on a FIFO: still waiting after 20 s")
+        # Text from the CSVs is text, not mathtext: a step or uarch of $\frac{$ is drawn as written.
+        tex = write("tex.csv", harness("05_$\\frac{$", "sse", [(100, 3.0, 2.0), (1000, 4.0, 3.0)], header=HEADER_UARCH,
+                                       uarch="$\\frac{$"))
+        tex_t = write("tex2.csv", harness("05_$\\frac{$", "sse", [(1000, 6.0, 5.0)], threads=2, header=HEADER_UARCH,
+                                          uarch="$\\frac{$"))
+        for script, args in (("plot_gflops.py", [tex, "--peak", peak]), ("plot_staircase.py", [tex, "--peak", peak]),
+                             ("plot_scaling.py", [tex, tex_t, "--peak", peak]),
+                             ("plot_roofline.py", [tex, "--peak", peak, "--bandwidth", bandwidth, "--cpuinfo", cpuinfo])):
+            r = run(script, args + ["-o", out])
+            expect(r.returncode == 0 and not r.stderr, "{} with $\\frac{{$ in the CSV: exit {}, {!r}".format(
+                script, r.returncode, r.stderr[-300:]))
+        fig = plot_gflops.render(plot_gflops.parse([tex, "-o", out]))
+        fig.canvas.draw()
+        expect(any(t.get_text().startswith("05_\\$\\frac{\\$") for t in fig.axes[0].get_legend().get_texts()),
+               "plot_gflops.py: the legend should show the step as written (each $ escaped for mathtext)")
+        bm_tex = write("bm_tex.csv", "\n".join([cells[0]] + [c.replace("08_avx512_14x32", "08_$\\frac{$")
+                                                               .replace("Test CPU,", "Test CPU,$\\frac{$")
+                                                               for c in cells[1:]]) + "\n")
+        r = run("plot_blockmap.py", [bm_tex, "-o", out])
+        expect(r.returncode == 0 and not r.stderr, "plot_blockmap.py with $\\frac{{$: exit {}, {!r}".format(
+            r.returncode, r.stderr[-300:]))
+
         # ---- Issue 28: figures that agree with each other ----------------------------------------
         from matplotlib.colors import to_hex
         import matplotlib.pyplot as plt

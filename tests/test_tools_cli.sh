@@ -47,6 +47,18 @@ expect 2 "$bench" --peak "$run_all"                   # a file, but not a peak C
 expect 2 "$bench" --reps "\$(touch $tmp/ran)"         # never evaluated
 [[ ! -e $tmp/ran ]] || { echo "FAIL: --reps ran a command substitution" >&2; failed=$((failed + 1)); }
 expect 0 "$bench" --reps abc --help
+# Sizes above the harness's kMaxSize (46340) are refused up front, not after the runs start.
+says() {   # TEXT: the last expect's stderr says TEXT
+  grep -qF -- "$1" "$tmp/err" || { echo "FAIL: stderr does not say '$1': $(cat "$tmp/err")" >&2; failed=$((failed + 1)); }
+}
+expect 2 "$bench" --build "$tmp/nowhere" --sizes 46341
+says "46340"
+expect 2 "$src/tools/ablation.sh" --build "$tmp/nowhere" --sizes 100,50000
+says "46340"
+# ablation.sh --out naming a regular file: one line (not mkdir's too), exit 3 (cannot write).
+touch "$tmp/a_file"
+expect 3 "$src/tools/ablation.sh" --build "$tmp/nowhere" --out "$tmp/a_file"
+[[ $(wc -l < "$tmp/err") == 1 ]] || { echo "FAIL: ablation.sh --out FILE: not one line: $(cat "$tmp/err")" >&2; failed=$((failed + 1)); }
 
 # --help prints each script's whole header comment and nothing past it (a fixed line range fell
 # out of step as headers grew: bench_vs_openblas.sh lost its last lines, ablation.sh printed
@@ -83,6 +95,9 @@ expect 2 "$new_step" 12 x --from 99_nonexistent
 expect 2 "$new_step" 12 x --from
 expect 2 "$new_step" 12 Bad
 expect 0 "$new_step" 12 x --bogus --help
+# A slug whose folder or executable (stepNN_slug) name would pass NAME_MAX: one line, not cp's.
+expect 2 "$new_step" 11 "$(printf 'a%.0s' {1..300})"
+expect 2 "$new_step" 11 "$(printf 'b%.0s' {1..250})"
 [[ $(snapshot) == "$before" ]] || { echo "FAIL: a refused new_step.sh changed steps/" >&2; failed=$((failed + 1)); }
 # A failure half-way (here: the copy) removes the half-made step and restores the build list.
 mkdir -p "$tmp/fakebin"
@@ -90,6 +105,15 @@ printf '#!/bin/sh\n/bin/cp "$@"; exit 1\n' > "$tmp/fakebin/cp"
 chmod +x "$tmp/fakebin/cp"
 PATH="$tmp/fakebin:$PATH" expect 1 "$new_step" 12 half --from 04_unroll_4x4
 [[ $(snapshot) == "$before" ]] || { echo "FAIL: a failed new_step.sh left steps/ changed" >&2; failed=$((failed + 1)); }
+# The build list is replaced whole, never appended to in place: a write that fails mid-line
+# (a file size limit ending just past the list, as a full disk) leaves it as it was.
+cp "$work/steps/CMakeLists.txt" "$tmp/list.saved"
+{ cat "$tmp/list.saved"; head -c $((64 * 1024 - 5 - $(wc -c < "$tmp/list.saved"))) /dev/zero | tr '\0' '#'; } \
+  > "$work/steps/CMakeLists.txt"
+before_full=$(snapshot)
+(trap '' XFSZ; ulimit -f 64; expect 1 "$new_step" 12 full --from 04_unroll_4x4)
+[[ $(snapshot) == "$before_full" ]] || { echo "FAIL: a failed write of the build list left steps/ changed" >&2; failed=$((failed + 1)); }
+cp "$tmp/list.saved" "$work/steps/CMakeLists.txt"
 expect 0 "$new_step" 12 whole --from 04_unroll_4x4
 [[ -f $work/steps/12_whole/CMakeLists.txt ]] && grep -qx "add_subdirectory(12_whole)" "$work/steps/CMakeLists.txt" ||
   { echo "FAIL: new_step.sh did not make steps/12_whole" >&2; failed=$((failed + 1)); }

@@ -21,9 +21,12 @@
 # the lowest round too. Writes OUT/ablation.csv
 # (study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall), prints the
 # tables in markdown and draws OUT/ablation.png (plots/plot_ablation.py).
-# Defaults: sizes 500,1000,1500, 3 rounds, 3 repetitions, OUT = results/. About 4 minutes on
-# the 2-core reference machine. Exit 77 on a CPU that runs neither the AVX-512 nor the AVX2
-# kernel, 2 on a bad option, 1 when a run fails.
+# Defaults: sizes 500,1000,1500 (each up to 46340, the harness's kMaxSize), 3 rounds, 3
+# repetitions, OUT = results/. About 4 minutes on the 2-core reference machine.
+# OUT/ablation.csv is checked before any run and written whole by build/bin/write_file (the
+# old file stays as it was when the write fails). Exit 77 on a CPU that runs neither the
+# AVX-512 nor the AVX2 kernel, 2 on a bad option, 3 when OUT or OUT/ablation.csv cannot be
+# written (one line), 1 when a run fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,9 +39,10 @@ whole() { [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "$1 '$2': not a whole num
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --build|--sizes|--rounds|--reps|--out|--report) [[ $# -ge 2 && $2 != --* ]] || usage_error "$1 needs a value" ;;&
-    --report) [[ -r $2 ]] || usage_error "--report '$2': no such readable file"; report=$2; shift 2 ;;
+    --report) [[ -r $2 && -f $2 ]] || usage_error "--report '$2': no such readable file"; report=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --sizes) [[ $2 =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || usage_error "--sizes '$2': not a list of sizes such as 500,1000"
+             for size in ${2//,/ }; do check_count --sizes "$size" "$(harness_max_size)"; done
              sizes=$2; shift 2 ;;
     --rounds) whole "$1" "$2"; rounds=$2; shift 2 ;;
     --reps) whole "$1" "$2"; reps=$2; shift 2 ;;
@@ -47,8 +51,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-mkdir -p "$out" || usage_error "--out '$out': cannot create it"
-[[ -w $out ]] || usage_error "--out '$out': not writable"
+# A name that begins with a dash would be an option to mkdir, awk and the plot script.
+[[ $out == -* ]] && out=./$out
+[[ $report == -* ]] && report=./$report
+writable_folder "$out"   # one line and exit 3 when OUT is a file, or read-only
 
 # report CSV: both tables and the figure. The CSV is checked whole first, by plot_ablation.py's
 # own reader (columns, numbers, studies; standard library only), so a bad file is one line and
@@ -88,7 +94,8 @@ EOF
     END { if (count["off"]) table("off", "step 10 (avx512) with one idea off (GFLOPS, vs step 10)", "first")
           if (count["added"]) table("added", "ideas added one by one, avx512 (GFLOPS, vs the row above)", "previous")
           if (count["off_avx2"]) table("off_avx2", "step 10 --kernel avx2 with one idea off (GFLOPS, vs step 10 avx2)", "first")
-          if (count["added_avx2"]) table("added_avx2", "ideas added one by one, avx2 (GFLOPS, vs the row above)", "previous") }' "$csv" || exit 2
+          if (count["added_avx2"]) table("added_avx2", "ideas added one by one, avx2 (GFLOPS, vs the row above)", "previous") }' \
+    "$(awk_operand "$csv")" || exit 2   # n=1.csv: a file, not an awk assignment
   local python=""
   for candidate in /usr/bin/python3 python3; do
     if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then python=$candidate; break; fi
@@ -110,6 +117,8 @@ fi
 # else the step executables with --threads 1, timed by the wall clock.
 probe="$build/bin/probe" exe10="$build/bin/step10_tuned"
 [[ -x $exe10 ]] || usage_error "$exe10 not built (cmake --build $build)"
+find_writer "$build"
+check_out "$out/ablation.csv"   # before any run: a folder there, say, is found now, not at the end
 clock="wall clock" runner=exe
 rc=0
 OMP_NUM_THREADS=1 "$probe" 10 --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
@@ -214,6 +223,9 @@ done
 # One row per run and size: the best, median and lowest round of the best repetition (CPU
 # time from probe, else the wall clock), and the best round of the wall clock. Columns are
 # looked up by name: probe writes gflops_cpu_best and gflops_wall_best, a step gflops_best.
+# Made whole first, then written by bin/write_file (never > in place: a full disk would leave
+# the old file gone and a row cut in half).
+table=$(set -e  # inside too: a failed step of it fails the script
 {
   echo "study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall"
   for i in "${!runs[@]}"; do
@@ -233,7 +245,8 @@ done
               gsub(/,/, ";", label); gsub(/,/, ";", sw)   # one field each, whatever they say
               printf "%s,%d,%s,%s,%s,%.1f,%.1f,%.1f,%.1f\n", study, order, label, sw, k, a[c], median(a, c), a[1], b[w] } }'
   done
-} > "$out/ablation.csv"
+})
+printf '%s\n' "$table" | write_out "$out/ablation.csv"
 
 report "$out/ablation.csv"
 echo "(best of $rounds rounds of the best of $reps repetitions, $clock; medians in $out/ablation.csv)"

@@ -55,11 +55,30 @@ write_out() {
   exit "$rc"
 }
 
+# awk_operand FILE: FILE spelled so that awk reads it as a file. awk takes an operand NAME=VALUE
+# (a round named n=1.csv) for a variable assignment and "-" for standard input, and would then
+# wait on a terminal or an open pipe; mawk takes -NAME for an option. "./" in front makes each
+# a plain path.
+awk_operand() {
+  if [[ $1 == -* || $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; then printf './%s' "$1"; else printf '%s' "$1"; fi
+}
+
+# check_out FILE: exit as write_out would (its one line; 3: not writable) when FILE cannot be
+# written. It creates and opens nothing: a script calls it before any long work.
+check_out() {
+  local error rc=0
+  error=$("$writer" --check -- "$1" 2>&1 > /dev/null) || rc=$?
+  [[ $rc == 0 ]] && return 0
+  error=${error%%$'\n'*}
+  echo "$prog: ${error#write_file: }" >&2
+  exit "$rc"
+}
+
 # writable_folder DIR: makes DIR when it is missing and checks that a file can be made in it;
 # exit 3 with one line when not, so that a run finds out before building or measuring.
 writable_folder() {
   local probe
-  mkdir -p "$1" 2> /dev/null && probe=$(mktemp "$1/.writable.XXXXXX" 2> /dev/null) && rm -f "$probe" ||
+  mkdir -p -- "$1" 2> /dev/null && probe=$(mktemp -- "$1/.writable.XXXXXX" 2> /dev/null) && rm -f -- "$probe" ||
     { echo "$prog: $1: cannot write there (read-only, or not a folder)" >&2; exit 3; }
 }
 

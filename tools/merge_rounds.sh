@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Merge the harness CSVs of several rounds of the same sweep into one:
 #
-#   tools/merge_rounds.sh [--build DIR] OUT ROUND.csv...
+#   tools/merge_rounds.sh [--build DIR] [--] OUT ROUND.csv...
 #
+# Any other word that begins with - is an unknown option (exit 2): a file whose name begins
+# with a dash goes after --.
 # One row per size (m, n, k, threads), in the order the sizes first appear: the row of the
 # round with the highest gflops_best, except that a failed verification (verified=0 with a
 # number in max_rel_err) is kept over any round that passed, so a merge never hides a wrong
@@ -21,13 +23,26 @@ source "$root/tools/args.sh"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 
-build="$root/build"
-if [[ ${1-} == --build ]]; then build=$(value_of "$1" "${2-}") || exit 2; shift 2; fi
-[[ $# -ge 2 ]] || usage_error "usage: merge_rounds.sh [--build DIR] OUT ROUND.csv..."
+build="$root/build" files=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --build) build=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
+    --build=*) build=$(value_of --build "${1#--build=}") || exit 2; shift ;;
+    --) shift; files+=("$@"); break ;;
+    # Never a file: an unknown option written as OUT (--bogus) would be a file named --bogus.
+    -?*) usage_error "unknown option '$1' (see --help; a file whose name begins with - goes after --)" ;;
+    *) files+=("$1"); shift ;;
+  esac
+done
+set -- "${files[@]}"
+[[ $# -ge 2 ]] || usage_error "usage: merge_rounds.sh [--build DIR] [--] OUT ROUND.csv..."
 out=$1; shift
+rounds=()
 for csv in "$@"; do
   [[ -r $csv && -f $csv ]] || usage_error "$csv: cannot read it"
+  rounds+=("$(awk_operand "$csv")")   # n=1.csv is a file, not an awk assignment
 done
+set -- "${rounds[@]}"
 find_writer "$build"
 problem=$(awk -F, -f "$root/tools/harness_csv.awk" "$@") || usage_error "$problem"
 

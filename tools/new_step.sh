@@ -39,6 +39,14 @@ number=$((10#$nn))
 slug=$(printf '%02d_%s' "$number" "$name")
 
 steps="$root/steps"
+# Every name made from the slug must fit the file system's limit on one name (NAME_MAX, 255 on
+# Linux), or cp and the build fail with raw errors: the longest is tools/grade.sh's
+# results/grade_stepNN_slug.ratios.csv (the folder NN_slug and the executable stepNN_slug are
+# shorter).
+name_max=$(getconf NAME_MAX "$steps" 2> /dev/null) && [[ $name_max =~ ^[0-9]+$ ]] || name_max=255
+longest="grade_step$slug.ratios.csv"
+(( ${#longest} <= name_max )) ||
+  usage_error "slug '${name:0:24}...' (${#name} characters): too long: results/grade_stepNN_slug.ratios.csv would be a ${#longest}-character name, over the limit of $name_max; at most $((name_max - ${#longest} + ${#name})) characters here"
 for d in "$steps"/*/; do
   [ -d "$d" ] || continue
   [ "$(basename "$d" | sed -E 's/^0*([0-9]+)_.*/\1/')" = "$number" ] &&
@@ -58,7 +66,7 @@ from_number=$((10#$(echo "$from" | sed -E 's/^0*([0-9]+)_.*/\1/')))
 finished=0
 cleanup() {
   [ "$finished" = 1 ] && return
-  rm -rf "${steps:?}/$slug"
+  rm -rf "${steps:?}/$slug" ${list_tmp:+"$list_tmp"}
   echo "$prog: failed; steps/ is as it was" >&2
 }
 trap cleanup EXIT
@@ -78,7 +86,12 @@ adds, why it should help (registers, caches, instructions), and the figure you m
 
     cd build && make step-$number     # results/step$slug.csv and .png, beside step $from_number
 TXT
-echo "add_subdirectory($slug)" >> "$steps/CMakeLists.txt"
+# The build list is replaced whole (a new file renamed over it), never appended to in place:
+# a failed write (a full disk) would leave half a line in it.
+list_tmp=$(mktemp "$steps/.CMakeLists.txt.XXXXXX")
+{ cat "$steps/CMakeLists.txt"; echo "add_subdirectory($slug)"; } > "$list_tmp"
+chmod --reference="$steps/CMakeLists.txt" "$list_tmp"
+mv -f "$list_tmp" "$steps/CMakeLists.txt"
 finished=1
 
 echo "created steps/$slug/ (a copy of steps/$from/) and registered it in steps/CMakeLists.txt"

@@ -3,9 +3,8 @@
 #include <gemm/harness.hpp>
 #include <gemm/numbers.hpp>
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include <gemm/cpu.hpp>
+
 #include <sstream>
 #include <string_view>
 
@@ -14,29 +13,20 @@ namespace {
 
 // A UsageError (<gemm/numbers.hpp>) thrown inside the parser becomes a ParseResult with exit code 2.
 [[noreturn]] void bad(std::string_view option, std::string_view value, std::string_view problem) {
-    std::string text = option.empty() ? "'" + shown(value) + "'" : shown(option);
-    if (!option.empty() && !value.empty()) text += " '" + shown(value) + "'";
-    text += ": " + std::string(problem);
-    throw UsageError(text);
+    throw UsageError((value.empty() ? shown(option) : quoted(option, value)) + ": " + std::string(problem));
 }
 
-// A whole number from lo to hi; out of range, the message gives the range (and `why`, if any).
-long parse_long(std::string_view option, std::string_view value, long lo, long hi, std::string_view why = "") {
-    const std::string text(value);
-    char* end = nullptr;
-    errno = 0;
-    const long v = text.empty() ? 0 : std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || errno == ERANGE || text.find_first_of(" \t") != std::string::npos)
-        bad(option, value, "not a whole number");
-    if (v < lo || v > hi)
-        bad(option, value, "must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                               (why.empty() ? "" : " (" + std::string(why) + ")"));
-    return v;
+// Numbers go through the one parser (<gemm/numbers.hpp>), with its messages.
+int parse_int(std::string_view option, std::string_view value, long long lo, long long hi, std::string_view why = "") {
+    return static_cast<int>(whole_option(option, value, lo, hi, why));
 }
 
 int parse_size(std::string_view option, std::string_view value) {
-    return static_cast<int>(parse_long(option, value, 1, kMaxSize));
+    return parse_int(option, value, 1, kMaxSize);
 }
+
+// --time-limit: seconds above 0; a million (eleven days) is more than any sweep.
+constexpr double kMaxTimeLimit = 1e6;
 
 }  // namespace
 
@@ -123,7 +113,7 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
                 last = parse_size(arg, next());
                 have_sweep = have_last = true;
             } else if (arg == "--inc") {
-                inc = static_cast<int>(parse_long(arg, next(), 1, kMaxSize));
+                inc = parse_int(arg, next(), 1, kMaxSize);
                 have_sweep = true;
             } else if (arg == "--sizes") {
                 const std::string_view list = next();
@@ -139,12 +129,11 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
                 }
                 have_sizes = true;
             } else if (arg == "--reps") {
-                o.reps = static_cast<int>(parse_long(arg, next(), 1, 1000000));
+                o.reps = parse_int(arg, next(), 1, 1000000);
             } else if (arg == "--warmup") {
-                o.warmup = static_cast<int>(parse_long(arg, next(), 0, 1000000));
+                o.warmup = parse_int(arg, next(), 0, 1000000);
             } else if (arg == "--threads") {
-                o.threads = static_cast<int>(parse_long(arg, next(), 1, max_threads(kThreadsPerCpu),
-                                                       thread_cap_reason(kThreadsPerCpu)));
+                o.threads = threads_option(arg, next(), kThreadsPerCpu);
             } else if (arg == "--csv") {
                 const std::string_view file = next();
                 if (file.empty()) bad(arg, file, "needs a file name");
@@ -153,12 +142,7 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
                 no_value();
                 o.verify = false;
             } else if (arg == "--time-limit") {
-                const std::string text(next());
-                char* end = nullptr;
-                const double s = std::strtod(text.c_str(), &end);
-                if (text.empty() || *end != '\0' || !(s > 0) || !std::isfinite(s))
-                    bad(arg, text, "must be a positive number of seconds");
-                o.time_limit = s;
+                o.time_limit = real_option(arg, next(), 0, kMaxTimeLimit, true);
             } else if (arg == "--kernel") {
                 const std::string_view name = next();
                 if (step.find_variant(name) == nullptr) {
@@ -169,8 +153,7 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
                 o.kernel = name;
             } else if (arg.rfind("--", 0) == 0 && step.find_param(arg.substr(2)) != nullptr) {
                 const Param* p = step.find_param(arg.substr(2));
-                o.params.emplace_back(p, static_cast<int>(parse_long(arg, next(), 0, 1 << 16,
-                                                                     "0: automatic")));
+                o.params.emplace_back(p, parse_int(arg, next(), 0, cpu::kMaxBlock, "0: automatic"));
             } else {
                 bad("", arg, "unknown option (see --help)");
             }
@@ -188,7 +171,7 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
         }
     } catch (const UsageError& e) {
         r.exit_code = kExitUsage;
-        r.message = program + ": " + e.what();
+        r.message = shown(program) + ": " + e.what();
     }
     return r;
 }

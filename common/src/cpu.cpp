@@ -1,4 +1,5 @@
 #include <gemm/cpu.hpp>
+#include <gemm/numbers.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -90,27 +91,12 @@ Features detect_features() {
     return f;
 }
 
-// A size as sysfs and GEMM_CACHES write it: digits, then optionally K, M or G (binary);
-// -1 for anything else. At most 9 digits, so that even G cannot overflow.
-long parse_size(const std::string& text) {
-    std::size_t digits = 0;
-    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
-    if (digits == 0 || digits > 9) return -1;
-    long value = std::stol(text.substr(0, digits));
-    const std::string unit = text.substr(digits);
-    if (unit == "K" || unit == "k") value *= 1024L;
-    else if (unit == "M" || unit == "m") value *= 1024L * 1024;
-    else if (unit == "G" || unit == "g") value *= 1024L * 1024 * 1024;
-    else if (!unit.empty()) return -1;
-    return value;
-}
-
 std::string read_word(const std::string& path);
 
 // A number from a sysfs file ("2", "32K"); 0 when the file is missing or holds something else.
 long read_long(const std::string& path) {
-    const long value = parse_size(read_word(path));
-    return value < 0 ? 0 : value;
+    long long value = 0;
+    return parse_bytes("", read_word(path), 0, 1LL << 40, value).empty() ? static_cast<long>(value) : 0;
 }
 
 std::string read_word(const std::string& path) {
@@ -170,22 +156,49 @@ Caches detect_caches() {
 // GEMM_CACHES=L1D,L2,L3 (bytes, or with a K, M or G suffix: 32K,512K,32M) stands in for the
 // detected sizes, so that the block-size rules of another CPU can be seen and tested on this
 // one (docs/contracts.md, "Other cache sizes"). A value that is not three sizes is a usage
-// error: one line, exit 2, rather than rules silently computed from something else.
-bool caches_from_environment(Caches& k) {
+// error that every program reports (environment_problem(), gemm/numbers.hpp) after its --help
+// and before it prints anything, rather than rules silently computed from something else;
+// until then the detected sizes stand (--help shows them).
+std::string caches_from_environment(Caches& k) {
     const char* text = std::getenv("GEMM_CACHES");
-    if (text == nullptr) return false;
-    std::vector<long> sizes;
-    std::stringstream fields(text);
-    for (std::string field; std::getline(fields, field, ',');) sizes.push_back(parse_size(field));
-    const bool ok = sizes.size() == 3 && sizes[0] >= 1024 && sizes[1] >= 1024 && sizes[2] >= 0 &&
-                    sizes[0] <= (1L << 30) && sizes[1] <= (1L << 34) && sizes[2] <= (1L << 40);
-    if (!ok) {
-        std::fprintf(stderr, "GEMM_CACHES='%.40s': want three sizes L1D,L2,L3 such as 32K,512K,32M "
-                             "(L1D and L2 at least 1K)\n", text);
-        std::exit(2);
+    if (text == nullptr) return "";
+    const std::string value = text;
+    const std::string whole = "GEMM_CACHES " + quoted("", value.size() > 60 ? value.substr(0, 60) + "..." : value);
+    std::vector<std::string> fields;
+    for (std::size_t start = 0;;) {   // every comma starts a field: "a,b,c," has four
+        const std::size_t comma = value.find(',', start);
+        fields.push_back(value.substr(start, comma - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
     }
-    k = Caches{sizes[0], sizes[1], sizes[2], "GEMM_CACHES"};
-    return true;
+    if (fields.size() != 3) return whole + ": want three sizes L1D,L2,L3 such as 32K,512K,32M";
+    // L1D and L2 at least 1K; at most 1G, 16G and 1T, so that every rule of the caches stays
+    // within 64 bits however it multiplies.
+    const char* names[3] = {"L1D", "L2", "L3"};
+    const long long lowest[3] = {1LL << 10, 1LL << 10, 0}, highest[3] = {1LL << 30, 1LL << 34, 1LL << 40};
+    long long sizes[3] = {};
+    for (int i = 0; i < 3; ++i)
+        if (std::string problem = parse_bytes(names[i], fields[static_cast<std::size_t>(i)], lowest[i], highest[i], sizes[i]);
+            !problem.empty())
+            return whole + ": " + problem;
+    k = Caches{static_cast<long>(sizes[0]), static_cast<long>(sizes[1]), static_cast<long>(sizes[2]), "GEMM_CACHES"};
+    return "";
+}
+
+struct CachesAndProblem {
+    Caches caches;
+    std::string problem;
+};
+
+const CachesAndProblem& caches_and_problem() {
+    static const CachesAndProblem k = [] {
+        CachesAndProblem r;
+        Caches given;
+        r.problem = caches_from_environment(given);
+        r.caches = std::getenv("GEMM_CACHES") != nullptr && r.problem.empty() ? given : detect_caches();
+        return r;
+    }();
+    return k;
 }
 
 std::string detect_name() {
@@ -386,13 +399,9 @@ std::string microarch_label() {
     return text;
 }
 
-const Caches& caches() {
-    static const Caches k = [] {
-        Caches given;
-        return caches_from_environment(given) ? given : detect_caches();
-    }();
-    return k;
-}
+const Caches& caches() { return caches_and_problem().caches; }
+
+const std::string& caches_problem() { return caches_and_problem().problem; }
 
 std::string name() {
     static const std::string n = detect_name();

@@ -20,6 +20,7 @@
 #include <omp.h>
 #endif
 #if defined(__linux__)
+#include <fcntl.h>
 #include <sched.h>
 #include <unistd.h>
 #endif
@@ -200,8 +201,19 @@ std::string missing_features(const Step& step) {
 
 }  // namespace
 
+// The re-run's libgomp reads the same variables as the first run's and would repeat its
+// warnings ("Invalid value for environment variable OMP_NUM_THREADS"): the re-run starts with
+// standard error on /dev/null and the real one kept on the descriptor this names, which it
+// takes back at once, so each warning appears once and libgomp still takes its default.
+constexpr const char* kSavedStderr = "GEMM_SAVED_STDERR";
+
 void short_openmp_spins(char** argv) {
 #if defined(__linux__)
+    if (const char* saved = std::getenv(kSavedStderr); saved != nullptr) {
+        const int fd = std::atoi(saved);
+        if (fd > 2 && ::dup2(fd, STDERR_FILENO) >= 0) ::close(fd);
+        unsetenv(kSavedStderr);
+    }
     for (const char* chosen : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "GEMM_SPIN_SET"})
         if (std::getenv(chosen) != nullptr) return;
     setenv("GEMM_SPIN_SET", "1", 1);            // the re-run does not run again
@@ -214,19 +226,35 @@ void short_openmp_spins(char** argv) {
     for (int c : cpu::allowed_cpus())
         if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
     sched_setaffinity(0, sizeof set, &set);
+    const int saved = ::fcntl(STDERR_FILENO, F_DUPFD, 3);   // no FD_CLOEXEC: the re-run gets it
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    const bool quiet = saved >= 0 && null >= 0 && ::dup2(null, STDERR_FILENO) >= 0;
+    if (quiet) setenv(kSavedStderr, std::to_string(saved).c_str(), 1);
     execv("/proc/self/exe", argv);
+    // No re-run: this program goes on, with its own standard error.
+    if (quiet) ::dup2(saved, STDERR_FILENO);
+    if (saved >= 0) ::close(saved);
+    if (null >= 0) ::close(null);
+    unsetenv(kSavedStderr);
 #else
     (void)argv;
 #endif
 }
 
-int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads) {
+int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads,
+             const std::string& preface) {
+    guard_standard_descriptors();
     // Steps print as their executable (step05_simd_4x4), references by their own name.
     const std::string name = (step.number > 0 ? "step" : "") + std::string(step.slug);
     const ParseResult parsed = parse_options(argc, argv, step);
     if (parsed.exit_code == kExitOk) {
         std::fputs(parsed.message.c_str(), stdout);
         return finish_stdout(name.c_str(), kExitOk);
+    }
+    // Once --help had its chance, and before anything is printed: a malformed GEMM_CACHES.
+    if (const std::string problem = environment_problem(); !problem.empty()) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), problem.c_str());
+        return kExitUsage;
     }
     if (parsed.exit_code != -1) {
         std::fprintf(stderr, "%s\n", parsed.message.c_str());
@@ -291,6 +319,7 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
         }
     }
 
+    std::fputs(preface.c_str(), stdout);
     const bool takes_fewer = step.def->threads_used != nullptr && threads > 1;
     std::printf("%s: kernel %.*s, %s%d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant->name.size()),
                 variant->name.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",

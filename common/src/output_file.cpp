@@ -1,5 +1,8 @@
 #include <gemm/output_file.hpp>
 
+#include <gemm/numbers.hpp>
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -15,8 +18,9 @@
 namespace gemm {
 namespace {
 
+// The path through shown(): a newline in it cannot make the message two lines.
 std::string problem(const std::string& path, const std::string& detail) {
-    return "cannot write " + path + ": " + detail;
+    return "cannot write " + shown(path) + ": " + detail;
 }
 
 // Follows symbolic links to the file they name (which need not exist yet). Sets `error` on a
@@ -51,8 +55,16 @@ std::string folder_of(const std::string& file) {
 }
 
 // A new, empty file beside `target` that nobody else can have: "<folder>/.<name>.XXXXXX".
+// A name within 8 bytes of the folder's limit on one name (255) would make the temporary's
+// name too long for a legal target: it is cut short there (mkstemp still makes it unique).
 int make_temporary(const std::string& target, std::string& name) {
-    name = folder_of(target) + "/." + std::filesystem::path(target).filename().string() + ".XXXXXX";
+    const std::string folder = folder_of(target);
+    std::string base = std::filesystem::path(target).filename().string();
+    long limit = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+    if (limit <= 0) limit = 255;
+    const std::size_t room = static_cast<std::size_t>(std::max(limit - 8, 1L));   // the '.' and ".XXXXXX"
+    if (base.size() > room) base.resize(room);
+    name = folder + "/." + base + ".XXXXXX";
     return ::mkstemp(name.data());
 }
 

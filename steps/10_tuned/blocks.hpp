@@ -6,6 +6,8 @@
 #include "microkernels.hpp"
 #include "packing.hpp"
 
+#include <gemm/cpu.hpp>
+
 #include <cstddef>
 
 namespace step10 {
@@ -38,7 +40,9 @@ struct Blocks {
 };
 
 inline int round_up(int x, int to) { return (x + to - 1) / to * to; }
-inline int round_down_at_least(long x, int to) { return x < to ? to : static_cast<int>(x / to * to); }
+// A cache rule's block, computed in 64 bits: a multiple of `to` from one `to` up to
+// gemm::cpu::kMaxBlock (a 1 TiB L3 made nc overflow an int: 0, which divided by zero).
+inline int round_down_at_least(long long x, int to) { return gemm::cpu::block_size(x, to); }
 // total in the fewest parts of at most `block`, as equal as they go: the size of a part.
 inline int even_split(int total, int block) {
     const int parts = (total + block - 1) / block;

@@ -101,14 +101,23 @@ Levels level_points(int threads) {
     }
     // DRAM: four times the last level, so at most a quarter of the working set can hit it.
     const long last = c.l3 > 0 ? c.l3 : c.l2;
-    const long dram = std::max(4 * last / threads, 64 * MiB);
+    out.levels.push_back({"DRAM", std::max(4 * last / threads, 64 * MiB)});
+    // Cache sizes of another machine (GEMM_CACHES) can make a level's working set no larger
+    // than the one before it (1K,1K,1K: L2 and L3 both 4 KiB), which would measure one set
+    // twice under two names, or larger than this machine's memory: such a level is left out.
     const unsigned long long avail = available_memory();
-    if (avail > 0 && static_cast<unsigned long long>(dram) * threads > avail / 2) {
-        out.why = "DRAM left out: " + std::to_string(threads) + " x " + std::to_string(dram / MiB) +
+    std::vector<Level> kept;
+    for (const Level& l : out.levels) {
+        std::string why;
+        if (!kept.empty() && l.bytes <= kept.back().bytes)
+            why = l.name + " left out: its working set is no larger than " + kept.back().name + "'s";
+        else if (avail > 0 && static_cast<unsigned long long>(l.bytes) * threads > avail / 2)
+            why = l.name + " left out: " + std::to_string(threads) + " x " + std::to_string(l.bytes / MiB) +
                   " MiB is more than half the memory available (" + std::to_string(avail / MiB) + " MiB)";
-    } else {
-        out.levels.push_back({"DRAM", dram});
+        if (why.empty()) kept.push_back(l);
+        else out.why += (out.why.empty() ? "" : "; ") + why;
     }
+    out.levels = kept;
     return out;
 }
 
@@ -257,7 +266,8 @@ constexpr const char* kUsage =
     "                working set, at least 5 windows); the best window is kept (default 0.2)\n"
     "  --threads N   threads of the multi-threaded runs (default, and at most: every CPU this\n"
     "                process may use; two threads on one CPU would count it twice)\n"
-    "  --levels LIST only these, e.g. L1,L2 (default: L1,L2,L3,DRAM, those the CPU has)\n"
+    "  --levels LIST only these, each once, e.g. L1,L2 (default: L1,L2,L3,DRAM, those the\n"
+    "                CPU has)\n"
     "  --sweep       also 4 KiB, 16 KiB, 64 KiB ... (x 4) up to the largest level's size: the curve\n"
     "  --csv FILE    also write kind,bytes,threads,gbps,level,isa to FILE (bytes: per thread)\n"
     "Exit status: 0, 2 usage error, 3 out of memory or CSV not writable.\n";
@@ -265,7 +275,7 @@ constexpr const char* kUsage =
 Options parse(int argc, const char* const* argv) {
     Options o;
     if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-        throw gemm::UsageError(twice + ": given twice");
+        throw gemm::UsageError(gemm::shown(twice) + ": given twice");
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--seconds") {
@@ -275,19 +285,17 @@ Options parse(int argc, const char* const* argv) {
         } else if (arg == "--sweep") {
             o.sweep = true;
         } else if (arg == "--levels") {
-            const std::string list = gemm::option_value(argc, argv, i);
-            std::stringstream ss(list);
-            for (std::string name; std::getline(ss, name, ',');) {
+            // Each level once, as peak's --isa: a level twice would be measured twice.
+            for (const std::string& name : gemm::list_option(arg, gemm::option_value(argc, argv, i))) {
                 if (name != "L1" && name != "L2" && name != "L3" && name != "DRAM")
-                    throw gemm::UsageError("--levels '" + name + "': not one of L1, L2, L3, DRAM");
+                    throw gemm::UsageError(gemm::quoted(arg, name) + ": not one of L1, L2, L3, DRAM");
                 o.levels.push_back(name);
             }
-            if (o.levels.empty()) throw gemm::UsageError("--levels '" + list + "': empty list");
         } else if (arg == "--csv") {
             o.csv = gemm::option_value(argc, argv, i);
             if (o.csv.empty()) throw gemm::UsageError("--csv: needs a file name");
         } else {
-            throw gemm::UsageError("'" + arg + "': unknown option (see --help)");
+            throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
         }
     }
     return o;
@@ -311,6 +319,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     }
     Options o;
     try {
+        if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
         o = parse(argc, argv);
     } catch (const gemm::UsageError& e) {
         err << "bandwidth: " << e.what() << '\n';

@@ -26,9 +26,13 @@ int run(int argc, char** argv) {
                      "microarchitecture's name (or vendor, family and model when not in the table).\n";
         return 0;
     }
+    if (const std::string problem = gemm::environment_problem(); !problem.empty()) {
+        std::cerr << "cpuinfo: " << problem << '\n';
+        return 2;
+    }
     const std::string_view arg = argc > 1 ? argv[1] : "";
     if (argc > 2) {
-        std::cerr << "cpuinfo: '" << argv[2] << "': unexpected argument (see --help)\n";
+        std::cerr << "cpuinfo: " << gemm::quoted("", argv[2]) << ": unexpected argument (see --help)\n";
         return 2;
     }
     if (arg == "--uarch") {   // one line for scripts: "Zen 4", or "GenuineIntel family 6 model 1"
@@ -44,7 +48,7 @@ int run(int argc, char** argv) {
         return 0;
     }
     if (!arg.empty()) {
-        std::cerr << "cpuinfo: '" << arg << "': unknown option (see --help)\n";
+        std::cerr << "cpuinfo: " << gemm::quoted("", arg) << ": unknown option (see --help)\n";
         return 2;
     }
     gemm::peak::cpu_report(std::cout);
@@ -54,6 +58,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
     const int status = run(argc, argv);
     std::cout.flush();
     return gemm::finish_stdout("cpuinfo", status);

@@ -108,6 +108,7 @@ void spells(const Neighbour& n, Clock::time_point end, Work work) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
     if (gemm::wants_help(argc, argv)) {
         std::fputs(kUsage, stdout);
         return gemm::finish_stdout("noise", 0);
@@ -120,13 +121,11 @@ int main(int argc, char** argv) {
     int memory_cpu = cpus.empty() ? 0 : cpus.front(), share_cpu = cpus.empty() ? 0 : cpus.back();
     unsigned seed = std::random_device{}();
     try {
+        if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
         if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-            throw gemm::UsageError(twice + ": given twice");
+            throw gemm::UsageError(gemm::shown(twice) + ": given twice");
         auto cpu_option = [&](const std::string& option, const std::string& value) {
-            char* end = nullptr;
-            const long v = std::strtol(value.c_str(), &end, 10);
-            if (value.empty() || *end != '\0' || value.find_first_not_of("0123456789") != std::string::npos)
-                throw gemm::UsageError(option + " '" + gemm::shown(value) + "': not a whole number");
+            const long long v = gemm::whole_option(option, value, 0, 1 << 20);
             for (int allowed : cpus)
                 if (allowed == v) return allowed;
             throw gemm::UsageError(option + " '" + gemm::shown(value) + "': not a CPU this process may use");

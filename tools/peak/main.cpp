@@ -2,11 +2,13 @@
 // the test suite calls directly.
 #include "peak.hpp"
 
+#include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
 
 #include <iostream>
 
 int main(int argc, char** argv) {
+    gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
     const int status = gemm::peak::run(argc, argv, std::cout, std::cerr);
     std::cout.flush();
     return gemm::finish_stdout("peak", status);

@@ -173,10 +173,13 @@ Measurement measure(const Isa& isa, Precision precision, int threads, double sec
     if (!isa.supported()) throw std::logic_error("peak: " + std::string(isa.name) + " not supported");
     check_threads(threads);
     double (*loop)(long) = precision == Precision::fp32 ? isa.loop_fp32 : isa.loop_fp64;
-    const long iterations = calibrate(loop, cpu::allowed_cpus()[0], seconds);
+    long iterations = calibrate(loop, cpu::allowed_cpus()[0], seconds);
 
+    // A run the clocks saw as no time gives no rate, never 0 or infinity: it is run again,
+    // twice as long, up to 8 more times (the plots refuse a peak of 0).
     Measurement best;
-    for (int r = 0; r < reps; ++r) {
+    for (int r = 0, extra = 0; r < reps || (!(best.gflops > 0) && extra < 8); ++r) {
+        if (r >= reps) ++extra, iterations *= 2;
         // Every thread pins itself to its own CPU, waits for the others, then runs the same
         // count. The threads run side by side, so their rates add up: total FLOPs over the
         // longest CPU time of any of them. Where pinning failed, two threads may have shared
@@ -189,8 +192,8 @@ Measurement measure(const Isa& isa, Precision precision, int threads, double sec
             longest = std::max(longest, pinned ? t.seconds : t.wall);
             if (t.wall > 0) share = std::min(share, t.seconds / t.wall);
         }
-        const double gflops = flops / longest / 1e9;
-        if (gflops > best.gflops) best = {gflops, share};
+        const double gflops = longest > 0 ? flops / longest / 1e9 : 0;
+        if (std::isfinite(gflops) && gflops > best.gflops) best = {gflops, share};
     }
     return best;
 }
@@ -293,6 +296,8 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows) {
 
 namespace {
 
+constexpr double kMinSeconds = 0.001;   // --seconds: below, a run is too short to time
+
 struct Options {
     double seconds = 0.25;
     int reps = 3;
@@ -310,7 +315,7 @@ constexpr const char* kUsage =
     "thread and all cores, threads pinned) and prints them next to the formula\n"
     "cores x GHz x FLOPs per cycle, with the clock measured and FLOPs per cycle from the\n"
     "microarchitecture (see --info).\n"
-    "  --seconds S   length of each timed run (default 0.25)\n"
+    "  --seconds S   length of each timed run, from 0.001 to 60 (default 0.25)\n"
     "  --reps N      timed runs per figure, the best is kept (default 3)\n"
     "  --threads N   threads of the multi-threaded runs (default, and at most: every CPU this\n"
     "                process may use)\n"
@@ -323,13 +328,15 @@ constexpr const char* kUsage =
 Options parse(int argc, const char* const* argv) {
     Options o;
     if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-        throw gemm::UsageError(twice + ": given twice");
+        throw gemm::UsageError(gemm::shown(twice) + ": given twice");
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--info") {
             o.info = true;
         } else if (arg == "--seconds") {
-            o.seconds = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 60);
+            // At least a millisecond: shorter, a timed run is a few iterations, which the
+            // thread's CPU clock may see as no time (a rate of 0 the plots refuse).
+            o.seconds = gemm::real_option(arg, gemm::option_value(argc, argv, i), kMinSeconds, 60);
         } else if (arg == "--reps") {
             o.reps = gemm::count_option(arg, gemm::option_value(argc, argv, i), 100);
         } else if (arg == "--threads") {
@@ -341,21 +348,15 @@ Options parse(int argc, const char* const* argv) {
             if (o.csv.empty()) throw gemm::UsageError("--csv: needs a file name");
         } else if (arg == "--isa") {
             const std::string list = gemm::option_value(argc, argv, i);
-            if (list.empty()) throw gemm::UsageError("--isa '': empty list");
-            std::stringstream ss(list + ',');   // the extra comma makes a trailing empty entry visible
-            for (std::string name; std::getline(ss, name, ',');) {
-                if (name.empty()) throw gemm::UsageError("--isa '" + list + "': has an empty entry");
+            for (const std::string& name : gemm::list_option(arg, list)) {
                 const Isa* isa = find_isa(name);
                 if (isa == nullptr)
-                    throw gemm::UsageError("--isa '" + name + "': not an instruction set this build measures");
-                if (!isa->supported())
-                    throw gemm::UsageError("--isa '" + name + "': this CPU does not have it");
-                if (std::find(o.isas.begin(), o.isas.end(), name) != o.isas.end())
-                    throw gemm::UsageError("--isa '" + list + "': lists " + name + " twice");
+                    throw gemm::UsageError(gemm::quoted(arg, name) + ": not an instruction set this build measures");
+                if (!isa->supported()) throw gemm::UsageError(gemm::quoted(arg, name) + ": this CPU does not have it");
                 o.isas.push_back(name);
             }
         } else {
-            throw gemm::UsageError("'" + arg + "': unknown option (see --help)");
+            throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
         }
     }
     return o;
@@ -376,6 +377,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     }
     Options o;
     try {
+        if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
         o = parse(argc, argv);
     } catch (const gemm::UsageError& e) {
         err << "peak: " << e.what() << '\n';

@@ -50,29 +50,15 @@ const char* const kUsage =
     "Exit status: 0 all verified, 1 a result failed verification, 2 usage error,\n"
     "3 out of memory or CSV not writable, 77 this CPU lacks what the step needs.\n";
 
-struct Usage {
-    std::string message;
-};
-
-long parse_number(std::string_view option, const char* text, long low, long high) {
-    if (text == nullptr) throw Usage{std::string(option) + " needs a value"};
-    char* end = nullptr;
-    errno = 0;
-    const long v = std::strtol(text, &end, 10);
-    if (end == text || *end != '\0' || errno != 0 || v < low || v > high)
-        throw Usage{std::string(option) + " '" + text + "': not a whole number from " + std::to_string(low) +
-                    " to " + std::to_string(high)};
-    return v;
-}
-
-std::vector<int> parse_sizes(const char* text) {
-    if (text == nullptr) throw Usage{"--sizes needs a value"};
+// Numbers go through the one parser (<gemm/numbers.hpp>), with its messages.
+std::vector<int> parse_sizes(const std::string& list) {
+    if (list.empty()) throw gemm::UsageError("--sizes '': the list is empty");
     std::vector<int> sizes;
-    std::string list = text;
     for (std::size_t start = 0; start <= list.size();) {
         const std::size_t comma = std::min(list.find(',', start), list.size());
         const std::string item = list.substr(start, comma - start);
-        sizes.push_back(static_cast<int>(parse_number("--sizes", item.c_str(), 1, gemm::kMaxSize)));
+        if (item.empty()) throw gemm::UsageError(gemm::quoted("--sizes", list) + ": has an empty entry");
+        sizes.push_back(static_cast<int>(gemm::whole_option("--sizes", item, 1, gemm::kMaxSize)));
         start = comma + 1;
     }
     return sizes;
@@ -140,6 +126,7 @@ Row run(gemm::Kernel kernel, int size, int ld, int reps, std::string& problem) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
     std::vector<int> sizes{1000};
     long ld_fixed = 0, pad = 0;
     int reps = 5;
@@ -151,58 +138,61 @@ int main(int argc, char** argv) {
         return gemm::finish_stdout("probe", gemm::kExitOk);
     }
     try {
+        if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
+        if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+            throw gemm::UsageError(gemm::shown(twice) + ": given twice");
         for (int i = 1; i < argc; ++i) {
-            const std::string_view arg = argv[i];
-            const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+            const std::string arg = argv[i];
+            // A value that is itself an option means the value was forgotten ("--csv --no-verify"
+            // names no file --no-verify): gemm::option_value says "--csv: needs a value".
             if (arg == "--sizes") {
-                sizes = parse_sizes(value), ++i;
+                sizes = parse_sizes(gemm::option_value(argc, argv, i));
             } else if (arg == "--ld") {
-                ld_fixed = parse_number(arg, value, 1, gemm::kMaxSize), ++i;
+                ld_fixed = static_cast<long>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 1, gemm::kMaxSize));
             } else if (arg == "--pad") {
-                pad = parse_number(arg, value, 0, 4096), ++i;
+                pad = static_cast<long>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 0, 4096));
             } else if (arg == "--reps") {
-                reps = static_cast<int>(parse_number(arg, value, 1, 10000)), ++i;
+                reps = gemm::count_option(arg, gemm::option_value(argc, argv, i), 10000);
             } else if (arg == "--kernel") {
-                if (value == nullptr) throw Usage{"--kernel needs a value"};
-                kernel_name = value, ++i;
+                kernel_name = gemm::option_value(argc, argv, i);
             } else if (arg == "--csv") {
-                if (value == nullptr) throw Usage{"--csv needs a value"};
-                csv = value, ++i;
+                csv = gemm::option_value(argc, argv, i);
+                if (csv.empty()) throw gemm::UsageError("--csv: needs a file name");
             } else if (arg.rfind("--", 0) == 0 && step != nullptr && step->find_param(arg.substr(2)) != nullptr) {
-                params.emplace_back(step->find_param(arg.substr(2)), static_cast<int>(parse_number(arg, value, 0, 1 << 16)));
-                ++i;
+                const gemm::Param* p = step->find_param(arg.substr(2));
+                params.emplace_back(p, static_cast<int>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 0,
+                                                                           gemm::cpu::kMaxBlock, "0: automatic")));
             } else if (arg.rfind("--", 0) == 0) {
-                throw Usage{"'" + std::string(arg) + "': unknown option" +
-                            (step == nullptr ? " (name the step first: its tunables follow it)" : "") + " (see --help)"};
+                throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option" +
+                                       (step == nullptr ? " (name the step first: its tunables follow it)" : "") +
+                                       " (see --help)");
             } else if (step == nullptr) {
                 step = find_step(arg);
-                if (step == nullptr) throw Usage{"'" + std::string(arg) + "': no such step (a number or a slug)"};
+                if (step == nullptr) throw gemm::UsageError(gemm::quoted("", arg) + ": no such step (a number or a slug)");
             } else {
-                throw Usage{"'" + std::string(arg) + "': unexpected argument (see --help)"};
+                throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
             }
         }
-        if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-            throw Usage{twice + ": given twice"};
-        if (step == nullptr) throw Usage{"name a step (see --help)"};
-        if (ld_fixed > 0 && pad > 0) throw Usage{"--ld and --pad: choose one"};
+        if (step == nullptr) throw gemm::UsageError("name a step (see --help)");
+        if (ld_fixed > 0 && pad > 0) throw gemm::UsageError("--ld and --pad: choose one");
         for (const int s : sizes)
             if (ld_fixed > 0 && ld_fixed < s)
-                throw Usage{"--ld " + std::to_string(ld_fixed) + " is below the size " + std::to_string(s)};
-    } catch (const Usage& u) {
-        std::fprintf(stderr, "probe: %s\n", u.message.c_str());
+                throw gemm::UsageError("--ld " + std::to_string(ld_fixed) + " is below the size " + std::to_string(s));
+    } catch (const gemm::UsageError& u) {
+        std::fprintf(stderr, "probe: %s\n", u.what());
         return gemm::kExitUsage;
     }
 
     if (step->def->parallel && omp_set_num_threads != nullptr) omp_set_num_threads(1);
     const gemm::Variant* variant = kernel_name.empty() ? step->best_variant() : step->find_variant(kernel_name);
     if (variant == nullptr && !kernel_name.empty()) {
-        std::fprintf(stderr, "probe: --kernel '%s': step %.*s has no such variant\n", kernel_name.c_str(),
+        std::fprintf(stderr, "probe: --kernel '%s': step %.*s has no such variant\n", gemm::shown(kernel_name).c_str(),
                      static_cast<int>(step->slug.size()), step->slug.data());
         return gemm::kExitUsage;
     }
     if (variant == nullptr || !variant->is_supported()) {
         std::fprintf(stderr, "probe: skipped: this CPU lacks what step %.*s%s needs\n", static_cast<int>(step->slug.size()),
-                     step->slug.data(), kernel_name.empty() ? "" : (" --kernel " + kernel_name).c_str());
+                     step->slug.data(), kernel_name.empty() ? "" : (" --kernel " + gemm::shown(kernel_name)).c_str());
         return gemm::kExitUnsupported;
     }
     for (const auto& [param, value] : params) param->set(value);

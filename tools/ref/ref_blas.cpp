@@ -10,6 +10,7 @@
 
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
+#include <gemm/output_file.hpp>
 #include <gemm/numbers.hpp>
 
 #include <algorithm>
@@ -144,6 +145,7 @@ std::string lower(std::string s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
     // The runner's own options, taken out before the harness sees the rest.
     bool as_detected = false, report_only = false;
     const bool help = gemm::wants_help(argc, argv);
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
     }
 
     if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty() && !help) {
-        std::fprintf(stderr, "%s: %s: given twice\n", GEMM_REF_NAME, twice.c_str());
+        std::fprintf(stderr, "%s: %s: given twice\n", GEMM_REF_NAME, gemm::shown(twice).c_str());
         return gemm::kExitUsage;
     }
 
@@ -242,14 +244,20 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s\n", parsed.message.c_str());
             return gemm::kExitUsage;
         }
+        if (const std::string problem = gemm::environment_problem(); !problem.empty()) {
+            std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, problem.c_str());
+            return gemm::kExitUsage;
+        }
         std::printf("running %s\ndetected %s\nisa %s\nlibrary %s\nlabel %s\nwhy %s\n", running.c_str(),
                     detected.c_str(), gemm::ref::isa_of(lib, running).c_str(), library_version().c_str(),
                     label.c_str(), reason.c_str());
-        return 0;
+        return gemm::finish_stdout(GEMM_REF_NAME, 0);
     }
-    if (!help) std::printf("%s: %s: %s\n", GEMM_REF_NAME, label.c_str(), reason.c_str());
+    // The kernel set's line comes first, but only once the harness has checked the command line
+    // and everything else (nothing on standard output before a usage error).
+    const std::string preface = std::string(GEMM_REF_NAME) + ": " + label + ": " + reason + "\n";
     const gemm::ThreadControl threads{set_threads, get_threads};
-    const int rc = gemm::run_main(static_cast<int>(args.size()), args.data(), step, &threads);
+    const int rc = gemm::run_main(static_cast<int>(args.size()), args.data(), step, &threads, preface);
     if (help)
         std::printf("\nThis runner also takes:\n"
                     "  --as-detected               run the kernels the library picks by itself, even when they\n"
@@ -261,5 +269,5 @@ int main(int argc, char** argv) {
                     "exit 2 when it names none, 77 when this CPU lacks what the set needs.\n"
                     "The library runs on --threads or 1 thread, whatever its own variables say.\n",
                     env_var, env_var, lib == gemm::ref::Library::blis ? " (a name, or BLIS 0.9's number)" : "");
-    return rc;
+    return gemm::finish_stdout(GEMM_REF_NAME, rc);
 }

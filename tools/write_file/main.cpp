@@ -6,9 +6,13 @@
 //
 //   write_file PATH           standard input, all of it, to PATH
 //   write_file --check PATH   only whether PATH can be written (nothing is created or opened)
+//   write_file --help         the usage (--help or -h anywhere before "--" wins)
 //
 // Exit: 0; 2 usage or standard input unreadable; 3 PATH cannot be written (one line naming it).
+#include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstdio>
@@ -49,10 +53,18 @@ int cannot_write(const std::string& error) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gemm::guard_standard_descriptors();   // a closed standard input is then unreadable, not empty
     std::vector<std::string_view> args(argv + 1, argv + argc);
-    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    // --help (or -h) anywhere before "--" wins (the rule of every program); after "--" it is a
+    // file's name.
+    const auto dash_dash = std::find(args.begin(), args.end(), "--");
+    if (std::find(args.begin(), dash_dash, "--help") != dash_dash || std::find(args.begin(), dash_dash, "-h") != dash_dash) {
         std::fputs(kUsage, stdout);
         return gemm::finish_stdout("write_file", 0);
+    }
+    if (const std::string problem = gemm::environment_problem(); !problem.empty()) {
+        std::fprintf(stderr, "write_file: %s\n", problem.c_str());
+        return kExitUsage;
     }
     const bool check_only = !args.empty() && args[0] == "--check";
     if (check_only) args.erase(args.begin());
@@ -67,7 +79,7 @@ int main(int argc, char** argv) {
     else if (args[0].empty())
         problem = "the path is empty";
     else if (args[0][0] == '-' && !dashes)
-        problem.append("'").append(args[0]).append("': unknown option (a file whose name begins with '-' goes after --)");
+        problem = gemm::quoted("", args[0]) + ": unknown option (a file whose name begins with '-' goes after --)";
     if (!problem.empty()) {
         std::fprintf(stderr, "write_file: %s (see --help)\n", problem.c_str());
         return kExitUsage;
@@ -84,7 +96,7 @@ int main(int argc, char** argv) {
     std::string data;
     if (!read_all(STDIN_FILENO, data)) {
         std::fprintf(stderr, "write_file: cannot read standard input: %s; %s left as it was\n",
-                     std::strerror(errno), path.c_str());
+                     std::strerror(errno), gemm::shown(path).c_str());
         return kExitUsage;
     }
     const std::string error = file.write(data);

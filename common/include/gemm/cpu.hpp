@@ -37,7 +37,26 @@ struct Caches {
     long l3 = 0;           // bytes, the whole shared last level (0 when there is none)
     std::string source;    // "sysfs", "sysconf", "sysctl", "GEMM_CACHES" or "default (...)"
 };
+// GEMM_CACHES=L1D,L2,L3 stands in for the detected sizes (docs/contracts.md, "Other cache
+// sizes"). A malformed value leaves the detected sizes in place and is reported by
+// caches_problem(): "GEMM_CACHES '32K,512K': want three sizes ...", or "" when there is none,
+// which every program checks (gemm::environment_problem()) once --help had its chance.
 const Caches& caches();
+const std::string& caches_problem();
+
+// The block sizes of the steps' cache rules (kc, mc, nc, one slice ...) and the values
+// --NAME N takes: at most 65536, which is above any size the harness runs (kMaxSize, 46340),
+// so a larger block would change nothing but the chance of overflowing an int.
+constexpr int kMaxBlock = 1 << 16;
+// A block size from a cache rule: `value`, computed by the caller in 64 bits from cache sizes
+// of up to a terabyte, rounded down to a multiple of `unit` (a register tile's rows, 16 for a
+// depth) and held to [unit, kMaxBlock rounded down to a multiple of unit]. A tiny cache gives
+// one unit, never 0 (which looped for ever or divided by zero), a huge one the cap, never an
+// int that wrapped round.
+constexpr int block_size(long long value, int unit) {
+    const long long top = kMaxBlock / unit * unit, rounded = value / unit * unit;
+    return static_cast<int>(rounded < unit ? unit : rounded > top ? top : rounded);
+}
 
 std::string name();        // "AMD EPYC 9B14 96-Core Processor"
 

@@ -139,6 +139,9 @@ void short_openmp_spins(char** argv);
 // library on --threads or 1. Either way at most max_threads(kThreadsPerCpu) (<gemm/numbers.hpp>):
 // more, from --threads or OMP_NUM_THREADS, is exit 2 before anything runs. The header gives
 // the plan; each progress line and the CSV's threads column what ran.
-int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads = nullptr);
+// `preface`: lines printed before the header, once the command line, GEMM_CACHES, the
+// threads, the memory and the CSV's path have been checked (a reference runner's kernel set).
+int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads = nullptr,
+             const std::string& preface = "");
 
 }  // namespace gemm

@@ -28,7 +28,9 @@ namespace {
 int mc_set = 0, kc_set = 0, nc_set = 0;   // from --mc, --kc, --nc; 0 = automatic
 
 int round_up(int x, int to) { return (x + to - 1) / to * to; }
-int round_down_at_least(long x, int to) { return static_cast<int>(std::max(x / to * to, static_cast<long>(to))); }
+// A cache rule's block, computed in 64 bits: a multiple of `to` from one `to` up to
+// gemm::cpu::kMaxBlock (a 1 TiB L3 made nc overflow an int: 0, or negative).
+int round_down_at_least(long long x, int to) { return gemm::cpu::block_size(x, to); }
 
 void blocked_gemm(const Tile& tile, int m, int n, int k, const float* A, int lda, const float* B, int ldb,
                   float* C, int ldc) {
