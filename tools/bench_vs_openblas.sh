@@ -57,7 +57,7 @@ check_count --reps "$reps" 999999
 check_count --rounds "$rounds" 999999
 if [[ -n $peak_csv ]]; then
   [[ -f $peak_csv && -r $peak_csv ]] || usage_error "--peak '$peak_csv': no such file"
-  head -n 1 "$peak_csv" | grep -q '^isa,precision,threads,gflops' ||
+  head -n 1 -- "$peak_csv" | grep -q '^isa,precision,threads,gflops' ||
     usage_error "--peak '$peak_csv': not a peak CSV (isa,precision,threads,gflops)"
 fi
 
@@ -189,7 +189,7 @@ fi
 
 peak1="-" peakN="-" peak_isa="-"
 peak_files=("$tmp"/peak.*.csv)
-[[ -n $peak_csv ]] && peak_files=("$peak_csv")
+[[ -n $peak_csv ]] && peak_files=("$(awk_operand "$peak_csv")")
 if [[ -f ${peak_files[0]} ]]; then
   # The fp32 peak of the widest vector ISA measured (avx512, else avx2, else neon ...), per thread count.
   read -r peak_isa peak1 peakN < <(awk -F, -v n="$ncpu" '

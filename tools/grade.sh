@@ -104,7 +104,7 @@ refexe=""
 
 results="$root/results"
 writable_folder "$results"   # before the build, not after the sweep
-mkdir -p "$build"
+mkdir -p -- "$build" && build=$(cd -- "$build" && pwd)   # absolute: its paths go to awk, where b=1/... would be an assignment
 targets=("$exe" gemm_tests cpuinfo write_file)
 [ -n "$prev" ] && targets+=("step$prev")
 cmake -S "$root" -B "$build" -DGEMM_BUILD_TESTS=ON > "$build/grade.log" 2>&1 &&
