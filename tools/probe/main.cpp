@@ -67,10 +67,8 @@ std::vector<int> parse_sizes(const std::string& list) {
 const gemm::Step* find_step(std::string_view name) {
     for (const gemm::Step& s : gemm::steps()) {
         if (s.slug == name) return &s;
-        char* end = nullptr;
-        const std::string text(name);
-        const long number = std::strtol(text.c_str(), &end, 10);
-        if (end != text.c_str() && *end == '\0' && number == s.number) return &s;
+        long long number = 0;   // a step's number, through the one parser
+        if (gemm::parse_whole("step", name, 0, 1000000, number).empty() && number == s.number) return &s;
     }
     return nullptr;
 }
