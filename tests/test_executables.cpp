@@ -933,6 +933,12 @@ TEST_CASE("an option or value holding a newline or ESC gives one line - in every
 }
 
 TEST_CASE("an invalid OpenMP variable is reported once - the re-run does not repeat libgomp's line", "[e2e][threads]") {
+#if defined(__clang__) || !defined(__GNUC__)
+    // libgomp's behaviour: clang's libomp words its warnings its own way, and on
+    // OMP_NUM_THREADS=abc it aborts ("Out of heap memory") by itself (contracts: the runtime's
+    // to refuse).
+    return;
+#endif
     const gemm::Step* step = find_parallel_step();
     if (step == nullptr || !step->supported()) return;
     const std::string exe = bin_dir() + "/step" + std::string(step->slug) + " --sizes 4 --reps 1";
