@@ -80,13 +80,7 @@ def collect(results, steps=None):
 
 def load_samples(results, run):
     """The samples behind a run's CSV (results/samples/<csv name>), as rows; [] when none."""
-    path = os.path.join(results, "samples", os.path.basename(run["path"]))
-    if not os.path.isfile(path):
-        return []
-    try:
-        return sampling.read_samples(path)[1]
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        raise InputError("{}: cannot read ({})".format(path, e))
+    return sampling.samples_beside(os.path.join(results, os.path.basename(run["path"])))
 
 
 def paired(results, runs):

@@ -80,21 +80,16 @@ class Job:
 def parse_job(text, ref):
     label, sep, command = text.partition("=")
     if not sep or not re.match(r"^[A-Za-z0-9_.-]{1,100}$", label) or label.startswith("."):
-        raise ValueError("'{}': not LABEL=COMMAND with a LABEL of letters, digits, _ . -".format(output_file_safe(text)))
+        raise ValueError("'{}': not LABEL=COMMAND with a LABEL of letters, digits, _ . -".format(shown(text, 60)))
     words = shlex.split(command)
     if not words:
-        raise ValueError("'{}': no command".format(output_file_safe(text)))
+        raise ValueError("'{}': no command".format(shown(text, 60)))
     return Job(label, words, ref)
-
-
-def output_file_safe(text, limit=60):
-    text = "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in text)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def parse_sizes(text):
     if not re.match(r"^[0-9]{1,9}(,[0-9]{1,9})*$", text):
-        raise ValueError("--sizes '{}': not a list of sizes such as 100,200".format(output_file_safe(text)))
+        raise ValueError("--sizes '{}': not a list of sizes such as 100,200".format(shown(text, 60)))
     sizes = [int(s) for s in text.split(",")]
     for s in sizes:
         if not 1 <= s <= MAX_SIZE:
