@@ -4,6 +4,7 @@
 // vectorised ones); step 10's tricks, its ablation switches, its row split and its thread
 // counts; steps 09 and 10 on 1, 2, 3, 5 and 7 threads.
 #include "kernel_check.hpp"
+#include "steps/08_avx512_14x32/loop_nest.hpp"
 
 #include "steps/08_avx512_14x32/packing.hpp"
 #include "steps/10_tuned/microkernels.hpp"
@@ -518,3 +519,24 @@ TEST_CASE("step 10 copies B slivers inside the kernel calls correctly, on any te
     omp_set_num_threads(before);
 }
 #endif
+
+// Step 08's B panels (steps 08 and 09 cut n with it): the fewest panels of at most nc
+// columns, of equal width in whole slivers, so that no thin last panel pays a packing of
+// every A block for a few columns.
+TEST_CASE("step 08 cuts n into the fewest equal panels of whole slivers", "[microkernels]") {
+    CHECK(step08::panel_width(2048, 1536, 16) == 1024);
+    CHECK(step08::panel_width(1000, 896, 32) == 512);
+    CHECK(step08::panel_width(100, 3616, 32) == 128);
+    for (const int nr : {12, 16, 32})
+        for (int nc = nr; nc <= 8 * nr; nc += nr)
+            for (int n = 1; n <= 20 * nr; ++n) {
+                const int w = step08::panel_width(n, nc, nr);
+                const int fewest = (n + nc - 1) / nc;
+                INFO("n " << n << " nc " << nc << " nr " << nr << ": width " << w);
+                REQUIRE(w % nr == 0);
+                REQUIRE(w <= nc);                                // the buffer holds nc columns
+                REQUIRE((n + w - 1) / w == fewest);              // no more panels than needed
+                // The last panel is as wide as the others but for the rounding to slivers.
+                REQUIRE(n - (fewest - 1) * w >= (n + fewest - 1) / fewest - (fewest - 1) * nr);
+            }
+}

@@ -1,6 +1,6 @@
 // Step 08: the GotoBLAS / BLIS loop nest around the largest register tile the CPU holds.
 //
-//   for jc in 0..n step nc:                 B panel  kc x nc  -> packed, stays in L3
+//   for jc in 0..n step nc:                 B panel  kc x nc  -> packed, stays in L3 (equal panels)
 //     for pc in 0..k step kc:
 //       pack B(pc.., jc..) into Bp          (NR-column slivers)
 //       for ic in 0..m step mc:             A block  mc x kc  -> packed, stays in L2
@@ -38,12 +38,13 @@ void blocked_gemm(const Tile& tile, int m, int n, int k, const float* A, int lda
     const int MR = tile.mr, NR = tile.nr;
     const Blocks blk = block_sizes(tile);
     thread_local PackBuffer a_buffer, b_buffer;
-    const int kc_max = std::min(blk.kc, k), mc_max = std::min(blk.mc, m), nc_max = std::min(blk.nc, n);
+    const int panel = panel_width(n, blk.nc, NR);
+    const int kc_max = std::min(blk.kc, k), mc_max = std::min(blk.mc, m);
     float* Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
-    float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
+    float* Bp = b_buffer.get(static_cast<std::size_t>(panel) * kc_max);
 
-    for (int jc = 0; jc < n; jc += blk.nc) {
-        const int nc = std::min(blk.nc, n - jc);
+    for (int jc = 0; jc < n; jc += panel) {
+        const int nc = std::min(panel, n - jc);
         for (int pc = 0; pc < k; pc += blk.kc) {
             const int kc = std::min(blk.kc, k - pc);   // the last slice may be thinner
             pack_b(kc, nc, B + static_cast<long>(pc) * ldb + jc, ldb, NR, Bp);
@@ -103,7 +104,12 @@ void set_nc(int v) { nc_set = v; }
 // - kc: each micro-kernel call reads and writes its MR x NR tile of C once for MR x NR x kc
 //   multiply-adds, so the deeper the better, as long as the A block (mc x kc) stays in L2:
 //   it gets half of L2 (the B sliver and C pass through the other half).
-// - nc: the packed B panel (kc x nc) is read once for every A block: half of L3.
+// - nc: the packed B panel (kc x nc) is read once for every A block, so it must stay in L3.
+//   But the L3 is shared by the chip's cores (and, on a cloud host, by other guests' cores):
+//   one core can count on about an eighth of it (8 cores around a Zen L3). A wider panel is
+//   evicted by the neighbours and read from memory; a narrower one costs a packing of every
+//   A block per panel. A quarter of L3, in equal panels (panel_width), keeps each panel
+//   within two cores' share and cuts n only where the panel would be larger.
 Blocks block_sizes(const Tile& tile) {
     const gemm::cpu::Caches& caches = gemm::cpu::caches();
     const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;   // unknown: a common size
@@ -111,7 +117,7 @@ Blocks block_sizes(const Tile& tile) {
     Blocks b{};
     b.mc = mc_set > 0 ? round_up(mc_set, tile.mr) : 8 * tile.mr;
     b.kc = kc_set > 0 ? kc_set : round_down_at_least(l2 / 2 / (4L * b.mc), 16);
-    b.nc = nc_set > 0 ? round_up(nc_set, tile.nr) : round_down_at_least(l3 / 2 / (4L * b.kc), tile.nr);
+    b.nc = nc_set > 0 ? round_up(nc_set, tile.nr) : round_down_at_least(l3 / 4 / (4L * b.kc), tile.nr);
     return b;
 }
 
@@ -135,7 +141,7 @@ void use_variant(std::string_view name) {
 const gemm::Param block_params[3] = {
     {"mc", "rows of the packed A block (default: 8 tiles, 8 x MR)", get_mc, set_mc},
     {"kc", "depth of the packed blocks (default: the A block in half of L2, L2 / 2 / (mc * 4 bytes))", get_kc, set_kc},
-    {"nc", "columns of the packed B panel, in half of L3 (default: L3 / 2 / (kc * 4 bytes))", get_nc, set_nc}};
+    {"nc", "columns of the packed B panel, in a quarter of L3 (default: L3 / 4 / (kc * 4 bytes))", get_nc, set_nc}};
 
 PackBuffer::~PackBuffer() { std::free(data_); }
 

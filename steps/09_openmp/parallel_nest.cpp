@@ -59,9 +59,9 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
     // to share").
     const int blocks = round_up(std::max((row_tiles * MR + blk.mc - 1) / blk.mc, team * kBlocksPerThread), team);
     const int mc = (row_tiles + blocks - 1) / blocks * MR;   // the largest block's rows
-    const int kc_max = std::min(blk.kc, k), nc_max = std::min(blk.nc, n);
+    const int panel = step08::panel_width(n, blk.nc, NR), kc_max = std::min(blk.kc, k);
     thread_local step08::PackBuffer b_buffer;   // the shared panel: the calling thread's buffer
-    float* Bp = b_buffer.get(static_cast<std::size_t>(round_up(nc_max, NR)) * kc_max);
+    float* Bp = b_buffer.get(static_cast<std::size_t>(panel) * kc_max);
     bool out_of_memory = false;
 
 #pragma omp parallel num_threads(team)
@@ -79,8 +79,8 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
         bool give_up;
 #pragma omp atomic read
         give_up = out_of_memory;
-        for (int jc = 0; jc < n && !give_up; jc += blk.nc) {
-            const int nc = std::min(blk.nc, n - jc);
+        for (int jc = 0; jc < n && !give_up; jc += panel) {
+            const int nc = std::min(panel, n - jc);
             for (int pc = 0; pc < k; pc += blk.kc) {
                 const int kc = std::min(blk.kc, k - pc);
                 const float* b_panel = B + static_cast<long>(pc) * ldb + jc;

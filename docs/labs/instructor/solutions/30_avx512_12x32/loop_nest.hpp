@@ -26,6 +26,15 @@ struct Blocks {
 // The block sizes for `tile` on this CPU's caches, or those set by --mc, --kc, --nc.
 Blocks block_sizes(const Tile& tile);
 
+// The width of each B panel when n columns are cut into panels of at most nc: the fewest
+// panels, of equal width in whole slivers of nr (n = 2048 with nc = 1536: two of 1024, not
+// 1536 and 512). Every panel costs a packing of each A block, whatever its width.
+inline int panel_width(int n, int nc, int nr) {
+    const int panels = (n + nc - 1) / nc;
+    const int width = (n + panels - 1) / panels;
+    return (width + nr - 1) / nr * nr;
+}
+
 // --mc, --kc, --nc, shared by step 09.
 extern const gemm::Param block_params[3];
 
