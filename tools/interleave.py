@@ -21,8 +21,8 @@ a spell of a noisy machine then spoils a few samples of every size, never all sa
 one, and samples of ours and a library at one size in one round are a pair (plots/samples.py:
 the ratio of a pair does not see a spell that slows both). After --rounds rounds, a size
 whose best sample no second sample confirms within --tolerance is *unsettled*: it gets more
-samples (with every --ref job at that size beside it, for pairs), unsettled sizes first by
-how far apart, until each is settled, has --max-samples, or --budget seconds are spent.
+samples (with every --ref job at that size beside it, for pairs), the cheapest first, round
+after round, until each is settled, has --max-samples, or --budget seconds are spent.
 What stays unsettled is named at the end.
 
 Writes, after every size of every round: DIR/LABEL.csv (one row per size: the harness's
@@ -272,7 +272,10 @@ class Scheduler:
             for size, jobs in by_size.items():
                 group = jobs + [r for r in refs if r not in jobs and any(not j.ref for j in jobs)]
                 plan.append((size, group, sum(j.cost(size) for j in group)))
+            # Cheapest first: the budget buys the most settled sizes where a sample is short (a
+            # slow lesson step's sample at n = 1500 costs as much as fifty of a fast step's).
             self.rng.shuffle(plan)
+            plan.sort(key=lambda p: p[2])
             ran = False
             for size, group, cost in plan:
                 if cost > budget - (time.monotonic() - start):
