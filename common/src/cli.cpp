@@ -153,7 +153,9 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
                 o.kernel = name;
             } else if (arg.rfind("--", 0) == 0 && step.find_param(arg.substr(2)) != nullptr) {
                 const Param* p = step.find_param(arg.substr(2));
-                o.params.emplace_back(p, parse_int(arg, next(), 0, cpu::kMaxBlock, "0: automatic"));
+                int v = 0;
+                if (std::string problem = parse_param(arg, next(), v); !problem.empty()) throw UsageError(problem);
+                o.params.emplace_back(p, v);
             } else {
                 bad("", arg, "unknown option (see --help)");
             }

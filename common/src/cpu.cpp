@@ -399,6 +399,23 @@ std::string microarch_label() {
     return text;
 }
 
+MachineLines machine_lines() {
+    const Identity& id = identity();
+    // The vendor as one word: spaces (an implementer without a name, a padded CPUID string)
+    // and control characters would move the family and model along the line.
+    std::string vendor;
+    for (const char c : id.vendor)
+        if (static_cast<unsigned char>(c) > 0x20 && c != 0x7f) vendor += c;
+        else if (c == ' ' && !vendor.empty()) vendor += '_';
+    while (!vendor.empty() && vendor.back() == '_') vendor.pop_back();
+    std::string uarch;
+    for (const char c : microarch_label()) uarch += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+    const Caches& c = caches();
+    return {"cpu " + (vendor.empty() ? std::string("unknown") : vendor) + ' ' + std::to_string(id.family) + ' ' +
+                std::to_string(id.model) + ' ' + (uarch.empty() ? std::string("unknown") : uarch),
+            "caches " + std::to_string(c.l1d) + ' ' + std::to_string(c.l2) + ' ' + std::to_string(c.l3)};
+}
+
 const Caches& caches() { return caches_and_problem().caches; }
 
 const std::string& caches_problem() { return caches_and_problem().problem; }

@@ -69,8 +69,9 @@ int threads_ran(const Step& step, const ThreadControl* library_threads) {
     return step.def->parallel ? openmp_team() : 1;
 }
 
+// `source`: where the params' values came from (StepDef::tuned_params), "" for a step without.
 SizeResult run_size(const Step& step, const Variant& variant, const Options& o, const ThreadControl* library_threads,
-                    int size) {
+                    int size, const std::string& source) {
     const int m = size, n = size, k = size;
     const std::size_t sa = static_cast<std::size_t>(m) * k, sb = static_cast<std::size_t>(k) * n,
                       sc = static_cast<std::size_t>(m) * n;
@@ -94,6 +95,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
         if (!r.row.params.empty()) r.row.params += ' ';
         r.row.params.append(p.name).append("=").append(std::to_string(p.get()));
     }
+    if (!source.empty()) r.row.params.append(r.row.params.empty() ? "" : " ").append("source=").append(source);
     // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
     r.row.verified = false;
     r.row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
@@ -301,6 +303,11 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
         return kExitUnsupported;
     }
     if (step.def->use_variant != nullptr) step.def->use_variant(variant->name);
+    // Values tuned on this machine (step 10's wisdom), for this variant and thread count; the
+    // command line's, set next, win. The note waits for the checks below: a run refused for
+    // its memory or its CSV path prints one line, its own.
+    TunedParams tuned;
+    if (step.def->tuned_params != nullptr) tuned = step.def->tuned_params(variant->name, threads);
     for (const auto& [param, value] : o.params) param->set(value);
 
     // Refuse a size that cannot fit before allocating: the OOM killer gives no message, and
@@ -319,6 +326,7 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
         }
     }
 
+    if (!tuned.note.empty()) std::fprintf(stderr, "%s: %s\n", name.c_str(), tuned.note.c_str());
     std::fputs(preface.c_str(), stdout);
     const bool takes_fewer = step.def->threads_used != nullptr && threads > 1;
     std::printf("%s: kernel %.*s, %s%d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant->name.size()),
@@ -327,6 +335,7 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
     for (const Param& p : step.def->params)
         if (p.in_effect())
             std::printf(", %.*s=%d", static_cast<int>(p.name.size()), p.name.data(), p.get());
+    if (!tuned.source.empty()) std::printf(", source=%s", tuned.source.c_str());
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
                                      "and sums above (see --help)"
                                    : "verification off (--no-verify)");
@@ -348,7 +357,7 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
         SizeResult r;
         try {
             running_program = name.c_str();
-            r = run_size(step, *variant, o, library_threads, size);
+            r = run_size(step, *variant, o, library_threads, size, tuned.source);
             running_program = nullptr;
         } catch (const std::bad_alloc&) {
             running_program = nullptr;

@@ -95,6 +95,13 @@ std::string parse_bytes(std::string_view option, std::string_view value, long lo
     return "";
 }
 
+std::string parse_param(std::string_view option, std::string_view value, int& out) {
+    long long v = 0;
+    std::string problem = parse_whole(option, value, 0, cpu::kMaxBlock, v, "0: automatic");
+    if (problem.empty()) out = static_cast<int>(v);
+    return problem;
+}
+
 long long whole_option(std::string_view option, std::string_view value, long long lo, long long hi,
                        std::string_view why) {
     long long v = 0;

@@ -10,6 +10,7 @@
 namespace step10 {
 
 int user_mc = 0, user_kc = 0, user_nc = 0, user_one_slice = 0, user_min_kflops = 0;
+unsigned blocks_asked = 0;
 Ablation ablation;
 
 // Block sizes for an MR x NR micro-kernel on this CPU's caches and FMA units, `flops` fp32
@@ -81,9 +82,10 @@ Blocks block_sizes(int mr, int nr, double flops) {
 // divides 4 ldb, one set in P / 64, so L2 holds at most L2 / P of them (P counted up to
 // one way of L2, taken as an eighth: an L2 with more ways holds more). The sliver must fit
 // in half of that. (ldb = 1024 at k = 1024 crowded it into 512 rows: unpacked ran at half
-// the packed speed.) Setting any block size asks for the blocked path, whatever the size.
+// the packed speed.) Asking for any block size asks for the blocked path, whatever the size
+// (a tuned block from the wisdom file does not: blocks_asked).
 bool skip_packing(int m, int k, int ldb, int nr_tile) {
-    if (user_mc > 0 || user_kc > 0 || user_nc > 0 || ablation.no_direct) return false;
+    if (blocks_asked != 0 || ablation.no_direct) return false;
     const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
     const long stride = 4L * ldb;
     const long period = std::clamp(stride & -stride, 4L * nr_tile, l2 / 8);

@@ -33,6 +33,11 @@ struct TileShape {
 // 13 us of a split one), or the call runs on fewer threads: n = 100 runs on one.
 constexpr double kMinFlopsPerThread = 1.5e6;
 extern int user_mc, user_kc, user_nc, user_one_slice, user_min_kflops;
+// Which of mc, kc and nc were asked for (--mc ..., a test's set()): bits 1, 2 and 4. Any sends
+// every size through the blocked path (skip_packing). The wisdom file's blocks (wisdom.cpp) set
+// user_mc ... alike but not these: they stand for the cache rules' blocks, and small products
+// still skip the packing.
+extern unsigned blocks_asked;
 
 struct Blocks {
     int mc, kc, nc;

@@ -4,6 +4,7 @@
 // off from the command line (--no-fma 1 ...), so that tools/ablation.sh measures what each
 // one buys on the reader's CPU (README: "What each trick buys").
 #include "blocks.hpp"
+#include "wisdom.hpp"
 
 #include <gemm/step.hpp>
 
@@ -74,9 +75,16 @@ Blocks shown_blocks() {
 int get_mc() { return shown_blocks().mc; }
 int get_kc() { return shown_blocks().kc; }
 int get_nc() { return shown_blocks().nc; }
-void set_mc(int v) { user_mc = v; }
-void set_kc(int v) { user_kc = v; }
-void set_nc(int v) { user_nc = v; }
+// A block set here is asked for (blocks_asked: every size takes the blocked path), unless the
+// wisdom file set it (wisdom.cpp clears the bits after it).
+template <int* value, unsigned bit>
+void set_block(int v) {
+    *value = v;
+    blocks_asked = v > 0 ? blocks_asked | bit : blocks_asked & ~bit;
+}
+constexpr auto set_mc = set_block<&user_mc, 1>;
+constexpr auto set_kc = set_block<&user_kc, 2>;
+constexpr auto set_nc = set_block<&user_nc, 4>;
 int get_one_slice() { return shown_blocks().one_slice; }
 void set_one_slice(int v) { user_one_slice = v; }
 int get_min_kflops() { return user_min_kflops > 0 ? user_min_kflops : static_cast<int>(kMinFlopsPerThread / 1e3); }
@@ -125,8 +133,15 @@ constexpr gemm::Param params[] = {
     {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows, avx512_runs},
     {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols, avx512_runs}};
 
+// The values tools/tune.py measured best here, from the wisdom file (wisdom.cpp), under the
+// command line's.
+gemm::TunedParams tuned_params(std::string_view variant, int threads) {
+    return wisdom::take(params, variants, variant, threads);
+}
+
 }  // namespace
 }  // namespace step10
 
 GEMM_STEP({.variants = step10::variants, .params = step10::params, .parallel = true,
-           .threads_used = step10::threads_used, .use_variant = step10::use_variant})
+           .threads_used = step10::threads_used, .use_variant = step10::use_variant,
+           .tuned_params = step10::tuned_params})

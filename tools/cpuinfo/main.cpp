@@ -5,6 +5,10 @@
 // `cpuinfo --steps` lists the registry for scripts instead, one step a line:
 //     NUMBER SLUG parallel|serial VARIANT|unsupported
 // (run_all.sh uses it to give --threads to the parallel steps only).
+// `cpuinfo --identity` prints the two lines step 10's wisdom file records and compares
+// (gemm::cpu::machine_lines; docs/contracts.md, "Wisdom (step 10)"), for tools/tune.py:
+//     cpu VENDOR FAMILY MODEL MICROARCH
+//     caches L1D L2 L3
 #include "peak.hpp"
 
 #include <gemm/cpu.hpp>
@@ -19,11 +23,13 @@ namespace {
 
 int run(int argc, char** argv) {
     if (gemm::wants_help(argc, argv)) {
-        std::cout << "usage: cpuinfo [--steps | --uarch]\n"
+        std::cout << "usage: cpuinfo [--steps | --uarch | --identity]\n"
                      "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
                      "the variant and block sizes each step uses here. --steps: one line per step,\n"
                      "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts. --uarch: the\n"
-                     "microarchitecture's name (or vendor, family and model when not in the table).\n";
+                     "microarchitecture's name (or vendor, family and model when not in the table).\n"
+                     "--identity: the two lines a wisdom file records and step 10 compares,\n"
+                     "'cpu VENDOR FAMILY MODEL MICROARCH' and 'caches L1D L2 L3' (bytes, after GEMM_CACHES).\n";
         return 0;
     }
     if (const std::string problem = gemm::environment_problem(); !problem.empty()) {
@@ -37,6 +43,11 @@ int run(int argc, char** argv) {
     }
     if (arg == "--uarch") {   // one line for scripts: "Zen 4", or "GenuineIntel family 6 model 1"
         std::cout << gemm::cpu::microarch_label() << '\n';
+        return 0;
+    }
+    if (arg == "--identity") {   // the lines step 10's wisdom is compared with (gemm/cpu.hpp)
+        const gemm::cpu::MachineLines lines = gemm::cpu::machine_lines();
+        std::cout << lines.cpu << '\n' << lines.caches << '\n';
         return 0;
     }
     if (arg == "--steps") {

@@ -150,6 +150,13 @@ void cpu_report(std::ostream& out) {
             first = false;
             out << p.name << " = " << p.get() << "   " << p.help << '\n';
         }
+        // A step with values tuned on this machine (step 10's wisdom) says whether a run takes
+        // them: the values above are the rules'; nothing is set here.
+        if (s.def->tuned_params != nullptr) {
+            const TunedParams t = s.def->tuned_params(v->name, 0);
+            out << std::string(2 + 22 + 9, ' ') << "source=" << t.source << (t.note.empty() ? "" : " (" + t.note + ")")
+                << '\n';
+        }
     }
 }
 

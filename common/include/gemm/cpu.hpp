@@ -88,6 +88,16 @@ Microarch classify(const Identity& id);   // pure: the table lookup, for tests
 const Microarch& microarch();             // classify(identity())
 // "Emerald Rapids", else "GenuineIntel family 6 model 207": what figures and CSVs name.
 std::string microarch_label();
+// This machine as values tuned on it record where they were measured: the two lines step 10's
+// wisdom file starts with and compares (docs/contracts.md, "Wisdom (step 10)"), which
+// `cpuinfo --identity` prints. One function for both, so that they never disagree:
+//     cpu GenuineIntel 6 207 Emerald Rapids     vendor (one word: "unknown" when the CPU does
+//                                               not say), family, model, microarch_label()
+//     caches 49152 2097152 314572800            caches() in bytes (after GEMM_CACHES)
+struct MachineLines {
+    std::string cpu, caches;   // without a newline
+};
+MachineLines machine_lines();
 std::vector<int> allowed_cpus();   // the logical CPUs this process may run on, by number
 int cores();               // how many: allowed_cpus().size()
 const char* arch();        // "x86_64", "aarch64" or "unknown"

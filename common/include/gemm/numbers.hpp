@@ -46,6 +46,12 @@ inline double positive_option(std::string_view option, std::string_view value, d
     return real_option(option, value, 0, hi, true);
 }
 
+// The value of a step's tunable (gemm::Param), wherever it comes from: --NAME N on the command
+// line (the harness, probe) or a line of step 10's wisdom file (steps/10_tuned/wisdom.cpp). One
+// rule: a whole number from 0 (automatic) to cpu::kMaxBlock. "" and `out` set, or the problem
+// ("--mc 'x': not a whole number", "--mc '-1': must be from 0 to 65536 (0: automatic)").
+std::string parse_param(std::string_view option, std::string_view value, int& out);
+
 // A comma-separated list of names, each once ("--isa avx2,avx512", "--levels L1,L2"): the
 // names, or a UsageError for an empty list or entry ("--isa 'sse,': has an empty entry") or
 // a name given twice ("--levels 'L1,L1': lists L1 twice").

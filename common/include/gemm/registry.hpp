@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -38,6 +39,14 @@ struct Param {
     bool in_effect() const { return applies == nullptr || applies(); }
 };
 
+// What a step that keeps values tuned on this machine in a file (step 10's wisdom: the file,
+// its checks and the threads it applies to are the step's own) tells the harness.
+struct TunedParams {
+    std::string source;   // where the params' values come from, as one word (no space, comma,
+                          // quote or control character): "rules", "wisdom:/abs/path"
+    std::string note;     // "" or one line (a file refused, or measured elsewhere), no newline
+};
+
 // What a step's source file declares with GEMM_STEP (see <gemm/step.hpp>).
 struct StepDef {
     std::span<const Variant> variants;
@@ -53,6 +62,15 @@ struct StepDef {
     // are set or shown, for steps whose params depend on it (block sizes per register tile).
     // nullptr: the params are the same for every variant.
     void (*use_variant)(std::string_view name) = nullptr;
+    // Values tuned on this machine (docs/contracts.md, "Wisdom (step 10)"); nullptr: the params
+    // are the rules' unless the command line sets them. The harness calls it once per run, with
+    // the variant about to run and the run's thread count (its header's), after use_variant and
+    // before the command line's --NAME values are set (so those win): the step sets its params
+    // from its file, or leaves them. The progress line and every CSV row's params then end with
+    // source=SOURCE, and a note goes to standard error after the program's name, once, just
+    // before the header. With threads = 0 (bin/cpuinfo's report) the step sets nothing and the
+    // note describes what a run would take.
+    TunedParams (*tuned_params)(std::string_view variant, int threads) = nullptr;
 };
 
 struct Step {

@@ -1,0 +1,487 @@
+#!/usr/bin/env python3
+"""The tuner's search: the points tools/tune.py tried for step 10, coloured by their ratio to
+the rules, with the rules' point and the winner marked.
+
+    plot_tuning.py SEARCH.csv [--title TEXT] -o OUT.png
+
+SEARCH.csv: the search record tools/tune.py writes beside its wisdom file (STEM.search.csv;
+docs/contracts.md, "The tuner", gives its columns). One column of panels per thread setting
+(1, all):
+
+- the plane of the two block sizes the search moved most (kc x mc on most CPUs), both axes
+  logarithmic like the search's ladder: every block candidate that moved in that plane (its
+  other block sizes those of the incumbent it was compared with), coloured by its ratio to
+  the rules, chained through the incumbents (a diverging map, white at 1.0, the noise
+  hatched on the colour bar); the arrows are the search's path from the rules through each
+  adopted point; the rules' point is a black square, the winner a star, both labelled with
+  their values; the dashed curve is kc x mc x 4 bytes = L2, the A block filling L2.
+- a strip per other block size that moved (nc, one-slice): its value against the ratio to the
+  rules, each candidate joined to the incumbent it moved from.
+- the switches tried: bars from 1.0, each over the band of its incumbent's ratio +- the noise,
+  which it had to clear; and the final rounds' tuned / rules, measured side by side.
+- what the rules' and the winner's blocks take of L2 (the A block, kc x mc floats) and L3
+  (the B panel, kc x nc floats).
+
+Bad input: exit 2 with one line naming the file; no matplotlib, or an output that cannot be
+written: exit 3 (plots/drawing.py, as every figure script).
+"""
+import argparse
+import math
+import re
+import sys
+
+import drawing
+from harness_csv import MAX_BYTES, MAX_THREADS, InputError, machine_name, number, read_rows, shown
+
+NAME = "plot_tuning.py"
+REQUIRED = ["threads", "thread_count", "phase", "batch", "options", "mc", "kc", "nc", "switches", "vs", "vs_to_rules",
+            "ratio", "ratio_to_rules", "adopted", "failed", "noise", "rules_mc", "rules_kc", "rules_nc", "winner"]
+SETTINGS = ("1", "all")
+PHASES = ("coarse", "polish", "switch", "final")
+COORDS = ("kc", "mc", "nc", "one_slice")           # the order an axis is chosen in (kc x mc first)
+LABELS = {"kc": "kc (depth of the blocks)", "mc": "mc (rows of the A block)", "nc": "nc (columns of the B panel)",
+          "one_slice": "one-slice (deepest k in one slice)"}
+SHORT = {"kc": "kc", "mc": "mc", "nc": "nc", "one_slice": "one-slice"}
+MAX_BLOCK = 65536        # the largest --NAME N step 10 takes
+MAX_RATIO = 1000.0       # a ratio beyond this is a garbled file, not a measurement
+MAX_BATCH = 1000000
+COLOURMAP = "RdBu"       # red slower than the rules, blue faster, white level
+
+
+def flag(path, line, row, column):
+    text = (row[column] or "").strip()
+    if text not in ("0", "1"):
+        raise InputError("{}: line {}: column {} is '{}', not 0 or 1".format(path, line, column, shown(text)))
+    return text == "1"
+
+
+def block(path, line, row, column):
+    return number(path, line, row, column, int, minimum=1, maximum=MAX_BLOCK)
+
+
+def load(path):
+    """The rows of a search record, checked: {setting: {"rows": [...], the search's columns}}."""
+    raw = read_rows(path, REQUIRED)
+    # one-slice is a block size where the rules take some k in one slice (every row has it).
+    has_one_slice = all((r.get("one_slice") or "").strip() and (r.get("rules_one_slice") or "").strip() for r in raw)
+    searches = {}
+    for line, row in enumerate(raw, start=2):
+        setting = row["threads"].strip()
+        if setting not in SETTINGS:
+            raise InputError("{}: line {}: column threads is '{}', not 1 or all".format(path, line, shown(setting)))
+        phase = row["phase"].strip()
+        if phase not in PHASES:
+            raise InputError("{}: line {}: column phase is '{}', not one of {}".format(path, line, shown(phase),
+                                                                                      ", ".join(PHASES)))
+        switches = row["switches"].split()
+        for word in switches:
+            if not re.match(r"^[a-z][a-z0-9-]{0,31}$", word):
+                raise InputError("{}: line {}: column switches holds '{}', not a switch such as no-copy-b".format(
+                    path, line, shown(word)))
+        failed = flag(path, line, row, "failed")
+        judged = not failed or (row["ratio"] or "").strip()
+        r = {"line": line, "phase": phase, "switches": switches, "failed": failed,
+             "adopted": flag(path, line, row, "adopted"), "options": row["options"].strip(), "vs": row["vs"].strip(),
+             "pooled": number(path, line, row, "pooled", positive=True, maximum=MAX_RATIO)
+             if judged and (row.get("pooled") or "").strip() else None,
+             "batch": number(path, line, row, "batch", int, minimum=1, maximum=MAX_BATCH),
+             "mc": block(path, line, row, "mc"), "kc": block(path, line, row, "kc"), "nc": block(path, line, row, "nc"),
+             "one_slice": block(path, line, row, "one_slice") if has_one_slice else None,
+             "vs_to_rules": number(path, line, row, "vs_to_rules", positive=True, maximum=MAX_RATIO),
+             "ratio": number(path, line, row, "ratio", positive=True, maximum=MAX_RATIO) if judged else None,
+             "ratio_to_rules": number(path, line, row, "ratio_to_rules", positive=True, maximum=MAX_RATIO)
+             if judged else None,
+             "noise": number(path, line, row, "noise", minimum=0, maximum=1)}
+        search = {"setting": setting,
+                  "threads": number(path, line, row, "thread_count", int, minimum=1, maximum=MAX_THREADS),
+                  "rules": {"mc": block(path, line, row, "rules_mc"), "kc": block(path, line, row, "rules_kc"),
+                            "nc": block(path, line, row, "rules_nc"),
+                            "one_slice": block(path, line, row, "rules_one_slice") if has_one_slice else None},
+                  "winner": row["winner"].strip(), "kernel": (row.get("kernel") or "").strip(),
+                  "complete": (row.get("complete") or "1").strip() != "0",
+                  "cpu": (row.get("cpu") or "").strip(), "uarch": (row.get("uarch") or "").strip(),
+                  "caches": {name: number(path, line, row, column, int, minimum=1, maximum=MAX_BYTES)
+                             for name, column in (("L1d", "l1d"), ("L2", "l2"), ("L3", "l3"))
+                             if (row.get(column) or "").strip()}}
+        known = searches.setdefault(setting, dict(search, rows=[]))
+        for key in ("threads", "rules", "winner", "kernel", "cpu", "uarch", "caches", "complete"):
+            if known[key] != search[key]:
+                raise InputError("{}: line {}: threads {} has another {} than the rows before it".format(
+                    path, line, setting, key.replace("rules", "rules' blocks")))
+        known["rows"].append(r)
+    for s in searches.values():
+        s["winner_row"] = None
+        if s["winner"]:
+            adopted = [r for r in s["rows"] if r["adopted"] and r["phase"] != "final" and r["options"] == s["winner"]]
+            if not adopted:
+                raise InputError("{}: threads {}: the winner '{}' is no adopted row".format(
+                    path, s["setting"], shown(s["winner"])))
+            s["winner_row"] = adopted[-1]
+        s["final"] = next((r for r in s["rows"] if r["phase"] == "final"), None)
+        s["noise"] = max(s["rows"], key=lambda r: r["batch"])["noise"]
+    return [searches[k] for k in SETTINGS if k in searches]
+
+
+def size_text(value):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= scale:
+            return "{:.3g} {}".format(value / scale, unit)
+    return "{} B".format(value)
+
+
+def blocks_text(values, coords):
+    return ", ".join("{} {}".format(SHORT[c], values[c]) for c in coords if values.get(c) is not None)
+
+
+def fit_text(values, caches):
+    """What the A block (kc x mc floats) takes of L2 and the B panel (kc x nc) of L3."""
+    parts = []
+    for what, other, level in (("A block kc\u00b7mc\u00b74 B", "mc", "L2"),
+                               ("B panel kc\u00b7nc\u00b74 B", "nc", "L3")):
+        size = 4 * values["kc"] * values[other]
+        text = "{} {}".format(what, size_text(size))
+        if caches.get(level):
+            text += " = {:.0f} % of {}".format(100.0 * size / caches[level], level)
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def pick_axes(search):
+    """The two block sizes the search moved most (most distinct values among its block
+    candidates; kc, mc, nc, one-slice on a tie), x the first of them in that order; then the
+    others that moved, the one that moved most first. one-slice is a block size of its own
+    only where the rules take some k deeper than kc in one slice (else it follows kc)."""
+    rows = block_rows(search)
+    rules = search["rules"]
+    coords = [c for c in COORDS if c != "one_slice" or (rules[c] is not None and rules[c] > rules["kc"])]
+
+    def moved(c):
+        return len(set([r[c] for r in rows] + [rules[c]]))
+    ranked = sorted(coords, key=lambda c: (-moved(c), COORDS.index(c)))
+    pair = sorted(ranked[:2], key=COORDS.index)
+    return pair[0], pair[1], [c for c in ranked[2:] if moved(c) > 1]
+
+
+def block_rows(search):
+    return [r for r in search["rows"] if r["phase"] in ("coarse", "polish")]
+
+
+def incumbent_of(search, row):
+    """What a row was compared with: the adopted row whose options are its `vs` (the last one
+    before its batch), else the rules (with their ratio to themselves, 1)."""
+    found = dict(search["rules"], ratio_to_rules=1.0)
+    if row["vs"]:
+        for r in search["rows"]:
+            if r["adopted"] and r["phase"] != "final" and r["options"] == row["vs"] and r["batch"] < row["batch"]:
+                found = r
+    return found
+
+
+def place_label(ax, at, text, taken, to_unit, bold=False):
+    """Labels the point `at` where the label's box covers the fewest other points (`taken`, in
+    axes units, to which the label's box is added) and stays inside the axes."""
+    u, v = to_unit(at)
+    box = ax.get_position()
+    width, height = ax.figure.get_size_inches()
+    lines = text.split("\n")
+    # The label's half size in axes units (8 pt text: a character ~4.6 pt wide, a line ~11 pt).
+    half_w = (4.6 * max(len(l) for l in lines) + 8) / (72.0 * width * box.width) / 2
+    half_h = (11.0 * len(lines) + 8) / (72.0 * height * box.height) / 2
+    best = None
+    for radius in (0.13, 0.22, 0.32):
+        for step in range(12):
+            angle = 2 * math.pi * step / 12 + math.pi / 4
+            x, y = u + radius * math.cos(angle), v + radius * math.sin(angle)
+            inside = [(a, b) for a, b in taken if abs(a - x) < half_w + 0.02 and abs(b - y) < half_h + 0.02]
+            outside = max(0.0, abs(x - 0.5) + half_w - 0.5) + max(0.0, abs(y - 0.5) + half_h - 0.5)
+            score = (len(inside) + 100 * outside, radius)
+            if best is None or score < best[0]:
+                best = (score, x, y)
+    _, x, y = best
+    taken += [(x + dx * half_w, y + dy * half_h) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+    ax.annotate(text, at, xytext=(x, y), textcoords="axes fraction", ha="center", va="center", fontsize=8,
+                fontweight="bold" if bold else "normal", zorder=7,
+                bbox={"facecolor": "white", "alpha": 0.9, "edgecolor": "0.6", "pad": 2},
+                arrowprops={"arrowstyle": "-", "color": "0.3", "lw": 0.8, "shrinkB": 10})
+
+
+def log_axis(axis, values):
+    """A logarithmic axis (base 2, as the ladder) ticked at the values tried when they are few."""
+    values = sorted(set(values))
+    if len(values) <= 10:
+        axis.set_ticks(values)
+        axis.set_ticks([], minor=True)
+
+
+def point(ax, x, y, r, norm, cmap, size=70):
+    """A candidate: coloured by its ratio to the rules, a thick edge when it was adopted; a red
+    cross when its runs failed."""
+    if r["ratio_to_rules"] is None:
+        ax.scatter([x], [y if y is not None else 1.0], marker="x", s=50, color="red", linewidths=2, zorder=4)
+    else:
+        ax.scatter([x], [y], marker="o", s=size, c=[r["ratio_to_rules"]], cmap=cmap, norm=norm, edgecolors="black",
+                   linewidths=1.8 if r["adopted"] else 0.6, zorder=4)
+
+
+def draw_plane(ax, search, norm, cmap, xname, yname, others):
+    rules = search["rules"]
+    # The candidates that moved in this plane: their other block sizes are their incumbent's.
+    rows = [r for r in block_rows(search) if all(r[c] == incumbent_of(search, r)[c] for c in others)]
+    w = search["winner_row"]
+    xs = [r[xname] for r in rows] + [rules[xname]] + ([w[xname]] if w else [])
+    ys = [r[yname] for r in rows] + [rules[yname]] + ([w[yname]] if w else [])
+    xlim = (min(xs) / 1.4, max(xs) * 1.4)
+    ylim = (min(ys) / 1.4, max(ys) * 1.4)
+    spans = (math.log2(xlim[1] / xlim[0]), math.log2(ylim[1] / ylim[0]))
+
+    def to_unit(p):
+        return math.log2(p[0] / xlim[0]) / spans[0], math.log2(p[1] / ylim[0]) / spans[1]
+    # Two candidates at one (x, y) (each moved from another incumbent) are set a little apart.
+    seen = {}
+    for r in sorted(rows, key=lambda r: r["batch"]):
+        key = (r[xname], r[yname])
+        k = seen.get(key, 0)
+        seen[key] = k + 1
+        point(ax, r[xname] * 2 ** (0.06 * spans[0] * (k % 2 * 2 - 1) * ((k + 1) // 2)) if k else r[xname],
+              r[yname], r, norm, cmap)
+    # The path: the rules, then each point the search adopted, in order.
+    path = [(rules[xname], rules[yname])] + [(r[xname], r[yname]) for r in
+                                               sorted(block_rows(search), key=lambda r: r["batch"]) if r["adopted"]]
+    for a, b in zip(path, path[1:]):
+        if a != b:
+            ax.annotate("", xy=b, xytext=a, arrowprops={"arrowstyle": "-|>", "color": "0.3", "lw": 1.3,
+                                                        "shrinkA": 9, "shrinkB": 9}, zorder=3)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    drawing.plain_numbers(ax.xaxis, ax.yaxis)
+    log_axis(ax.xaxis, xs)
+    log_axis(ax.yaxis, ys)
+    ax.tick_params(axis="x", labelrotation=45)
+    # The A block (kc x mc floats) against L2: the curve kc x mc x 4 B = L2.
+    if {xname, yname} == {"kc", "mc"} and search["caches"].get("L2"):
+        import numpy
+        grid = numpy.geomspace(xlim[0], xlim[1], 200)
+        mcs = search["caches"]["L2"] / 4.0 / grid
+        along = (grid, mcs) if xname == "kc" else (mcs, grid)
+        inside = [(x, y) for x, y in zip(*along) if xlim[0] < x < xlim[1] and ylim[0] < y < ylim[1]]
+        ax.plot(*along, color="0.35", linestyle="--", linewidth=1.2, zorder=2,
+                label="kc\u00b7mc\u00b74 B = L2 ({}): an A block that fills L2".format(
+                    size_text(search["caches"]["L2"])) if inside else None)
+        if inside:
+            ax.annotate("A block = L2", inside[len(inside) // 2], xytext=(4, 4), textcoords="offset points",
+                        fontsize=8, color="0.3")
+        # The rules' own aim (steps/10_tuned/blocks.cpp): the A block in a quarter of L2.
+        quarter = [(x, y / 4) for x, y in zip(*along)]
+        inside = [(x, y) for x, y in quarter if xlim[0] < x < xlim[1] and ylim[0] < y < ylim[1]]
+        ax.plot([x for x, _ in quarter], [y for _, y in quarter], color="0.35", linestyle=":", linewidth=1.2,
+                zorder=2, label="kc\u00b7mc\u00b74 B = L2 / 4: the rules' A block" if inside else None)
+        if inside:
+            ax.annotate("A block = L2 / 4", inside[len(inside) // 2], xytext=(4, 4), textcoords="offset points",
+                        fontsize=8, color="0.3")
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    # The rules' point and the winner, labelled with their values.
+    named = [c for c in COORDS if c != "one_slice" or c in (xname, yname) or c in others]
+    taken = [to_unit((r[xname], r[yname])) for r in rows]
+    ax.scatter([rules[xname]], [rules[yname]], marker="s", s=380, facecolors="none", edgecolors="black",
+               linewidths=2.2, zorder=5)
+    ax.scatter([], [], marker="s", s=80, facecolors="none", edgecolors="black", linewidths=1.8, label="the rules")
+    if w is not None:
+        ax.scatter([w[xname]], [w[yname]], marker="*", s=650, facecolors="none", edgecolors="black", linewidths=1.6,
+                   zorder=6)
+        ax.scatter([], [], marker="*", s=140, facecolors="none", edgecolors="black", linewidths=1.4,
+                   label="the winner")
+        text = "winner: " + blocks_text(w, named) + "".join("\n+ " + s for s in w["switches"]) + \
+            "\n\u00d7{:.3f} the rules".format(w["ratio_to_rules"])
+        place_label(ax, (w[xname], w[yname]), drawing.literal(text), taken, to_unit, bold=True)
+    place_label(ax, (rules[xname], rules[yname]), "rules: " + blocks_text(rules, named) +
+                ("" if w is not None else "\n(the winner: no candidate beat them)"), taken, to_unit)
+    ax.scatter([], [], marker="o", s=50, color="white", edgecolors="black", linewidths=1.8,
+               label="a candidate (thick edge: adopted)")
+    if any(r["ratio_to_rules"] is None for r in block_rows(search)):
+        ax.scatter([], [], marker="x", color="red", label="failed")
+    ax.plot([], [], color="0.3", linewidth=1.3, label="the search's path")
+    ax.set_xlabel(LABELS[xname])
+    ax.set_ylabel(LABELS[yname])
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def draw_strip(ax, search, norm, cmap, name):
+    """The candidates that moved `name`: its value against their ratio to the rules, each
+    joined to the incumbent it moved from."""
+    rules = search["rules"]
+    rows = [r for r in block_rows(search) if r[name] != incumbent_of(search, r)[name]]
+    values = [rules[name]] + [r[name] for r in rows]
+    ratios = [1.0]
+    for r in rows:
+        before = incumbent_of(search, r)
+        if r["ratio_to_rules"] is not None:
+            ax.plot([before[name], r[name]], [before["ratio_to_rules"], r["ratio_to_rules"]], color="0.6",
+                    linewidth=0.8, zorder=2)
+            ratios += [before["ratio_to_rules"], r["ratio_to_rules"]]
+        values.append(before[name])
+        ax.scatter([before[name]], [before["ratio_to_rules"]], marker="o", s=14, color="black", zorder=3)
+        point(ax, r[name], r["ratio_to_rules"], r, norm, cmap, size=55)
+    ax.axvline(rules[name], color="black", linestyle=":", linewidth=1.2)
+    ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.annotate("rules' {} {}".format(SHORT[name], rules[name]), (rules[name], 0.02), xytext=(3, 0),
+                textcoords="offset points", xycoords=ax.get_xaxis_transform(), fontsize=7.5, va="bottom")
+    w = search["winner_row"]
+    if w is not None:
+        ax.scatter([w[name]], [w["ratio_to_rules"]], marker="*", s=300, facecolors="none", edgecolors="black",
+                   linewidths=1.4, zorder=5)
+        label = "winner's {} {}{}".format(SHORT[name], w[name], "".join(" + " + s for s in w["switches"]))
+        ax.annotate(drawing.literal(label),
+                    (w[name], w["ratio_to_rules"]), xytext=(9, 0), textcoords="offset points", fontsize=7.5,
+                    va="center", fontweight="bold")
+        ratios.append(w["ratio_to_rules"])
+    ax.set_xscale("log", base=2)
+    drawing.plain_numbers(ax.xaxis)
+    log_axis(ax.xaxis, values)
+    ax.set_xlim(min(values) / 1.3, max(values) * 1.3)
+    lo, hi = min(ratios), max(ratios)
+    ax.set_ylim(lo - 0.12 * (hi - lo) - 0.01, hi + 0.25 * (hi - lo) + 0.01)
+    ax.scatter([], [], marker="o", s=14, color="black", label="the incumbent it moved from")
+    ax.legend(loc="lower left", fontsize=7, framealpha=0.8)
+    ax.set_xlabel(LABELS[name] + ", at the other blocks of the incumbent", fontsize=8)
+    ax.set_ylabel("ratio to\nthe rules", fontsize=8)
+    ax.tick_params(labelsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def draw_switches(ax, search, norm, cmap):
+    """Bars from 1.0: each switch candidate's ratio to the rules (chained), over the band of its
+    incumbent's ratio +- the noise; and the final rounds' tuned / rules, measured directly."""
+    bars = [(" + ".join(r["switches"]) or "(none)", r) for r in search["rows"] if r["phase"] == "switch"]
+    if search["final"] is not None:
+        bars.append(("final rounds:\nwinner / rules", search["final"]))
+    if not bars:
+        ax.text(0.5, 0.5, "no switch tried and no final rounds", transform=ax.transAxes, ha="center", va="center",
+                fontsize=9, color="0.3")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        return
+    values = [1.0]
+    for i, (label, r) in enumerate(bars):
+        y = len(bars) - 1 - i
+        if r["phase"] == "switch":
+            low, high = r["vs_to_rules"] * (1 - r["noise"]), r["vs_to_rules"] * (1 + r["noise"])
+            ax.fill_betweenx([y - 0.45, y + 0.45], low, high, color="0.82", zorder=1)
+            values += [low, high]
+        if r["ratio_to_rules"] is not None:
+            ax.barh([y], [r["ratio_to_rules"] - 1.0], left=1.0, height=0.6, color=cmap(norm(r["ratio_to_rules"])),
+                    edgecolor="black", linewidth=1.8 if r["adopted"] else 0.6, zorder=2)
+            values.append(r["ratio_to_rules"])
+    lo, hi = min(values), max(values)
+    # The bars take the left 60 %; each one's numbers stand in a column at the right.
+    ax.set_xlim(lo - 0.05 * (hi - lo) - 0.005, lo + (hi - lo + 0.01) / 0.6)
+    right = ax.get_yaxis_transform()
+    for i, (label, r) in enumerate(bars):
+        y = len(bars) - 1 - i
+        if r["ratio_to_rules"] is None:
+            text = "failed"
+        elif r["phase"] == "final":
+            text = "\u00d7{:.3f}{}".format(r["ratio_to_rules"], "" if r["adopted"] else ": not above 1, the rules kept")
+        elif r["adopted"]:
+            text = "\u00d7{:.3f}, adopted".format(r["ratio_to_rules"])
+        elif r["pooled"] is not None and r["ratio"] > 1 + r["noise"] and r["pooled"] <= 1 + r["noise"] / 2:
+            text = "\u00d7{:.3f} mean, median pair \u00d7{:.3f}".format(r["ratio_to_rules"], r["pooled"])
+        else:
+            text = "\u00d7{:.3f}".format(r["ratio_to_rules"])
+        ax.text(0.99, y, text, transform=right, ha="right", va="center", fontsize=7.5,
+                color="red" if r["ratio_to_rules"] is None else "black")
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_yticks(range(len(bars)))
+    ax.set_yticklabels([drawing.literal(label) for label, _ in reversed(bars)], fontsize=8)
+    ax.set_ylim(-0.6, len(bars) - 0.4)
+    ax.set_xlabel("switches tried, and the final rounds: ratio to the rules\n"
+                  "(grey: the incumbent's ratio \u00b1 the noise, which a switch had to clear)", fontsize=8)
+    ax.tick_params(axis="x", labelsize=8)
+
+
+def render(args):
+    searches = load(args.csv)
+    plt = drawing.pyplot()
+    from matplotlib.colors import Normalize
+    cmap = plt.get_cmap(COLOURMAP)
+    layouts = [pick_axes(s) for s in searches]
+    strips = max(len(others) for _, _, others in layouts)
+    heights = [3.6] + [1.15] * strips + [1.6, 1.0]
+    fig = plt.figure(figsize=(8.2 * len(searches), 1.9 + 1.75 * sum(heights)), dpi=110, constrained_layout=True)
+    grid = fig.add_gridspec(len(heights), 2 * len(searches), height_ratios=heights,
+                            width_ratios=[1.0, 0.035] * len(searches))
+    for column, (search, (xname, yname, others)) in enumerate(zip(searches, layouts)):
+        noise = search["noise"]
+        w = search["winner_row"]
+        ratios = [r["ratio_to_rules"] for r in search["rows"] if r["ratio_to_rules"] is not None]
+        # Centred on 1.0, wide enough for the slowest point and the winner (a point above the
+        # winner, which a spell at one size can give, is drawn at the end of the scale).
+        half = max([1.0 - min(ratios + [1.0]), 2 * noise, 0.02] + ([w["ratio_to_rules"] - 1.0] if w else []) +
+                   [v - 1.0 for v in ratios if w is None])
+        norm = Normalize(vmin=1.0 - half, vmax=1.0 + half)
+        ax = fig.add_subplot(grid[0, 2 * column])
+        draw_plane(ax, search, norm, cmap, xname, yname, others)
+        for i in range(strips):
+            strip = fig.add_subplot(grid[1 + i, 2 * column])
+            if i < len(others):
+                draw_strip(strip, search, norm, cmap, others[i])
+            else:
+                strip.axis("off")
+        small = fig.add_subplot(grid[1 + strips, 2 * column])
+        draw_switches(small, search, norm, cmap)
+        notes = fig.add_subplot(grid[2 + strips, 2 * column:2 * column + 2])
+        notes.axis("off")
+        bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap),
+                           cax=fig.add_subplot(grid[0:2 + strips, 2 * column + 1]),
+                           extend="max" if max(ratios + [1.0]) > 1.0 + half else "neither")
+        bar.set_label("ratio to the rules, chained through the incumbents\n"
+                      "(1 = the rules, > 1 faster; hatched: 1 \u00b1 the noise)", fontsize=9)
+        bar.ax.axhspan(1 - noise, 1 + noise, facecolor="none", edgecolor="black", hatch="////", linewidth=0.8)
+        blocks = sum(1 for r in search["rows"] if r["phase"] != "final")
+        batches = len(set(r["batch"] for r in search["rows"] if r["phase"] != "final"))
+        ax.set_title("{}: {} candidates in {} batches; noise \u00b1{:.1f} %{}".format(
+            drawing.threads_text([search["threads"]]), blocks, batches, 100 * noise,
+            "" if search["complete"] else "\nthe search did not finish: its best so far"), fontsize=11)
+        # What the rules' and the winner's blocks take of the caches, and the ratios.
+        lines = ["rules:  " + fit_text(search["rules"], search["caches"])]
+        final = search["final"]
+        if w is not None:
+            lines.append("winner: " + fit_text(w, search["caches"]))
+            lines.append("winner / rules: \u00d7{:.3f} chained through the incumbents{}".format(
+                w["ratio_to_rules"], "" if final is None or final["ratio"] is None else
+                ",\n                \u00d7{:.3f} measured beside the rules in the final rounds".format(final["ratio"])))
+        elif final is not None and final["ratio"] is not None:
+            lines.append("winner: the rules (the final rounds measured {} at \u00d7{:.3f})".format(
+                final["options"] or "the tuned point", final["ratio"]))
+        else:
+            lines.append("winner: the rules (no candidate beat them by more than the noise)")
+        notes.text(0.0, 1.0, drawing.literal("\n".join(lines)), transform=notes.transAxes, va="top", ha="left",
+                   fontsize=8, family="monospace")
+        handles, labels = ax.get_legend_handles_labels()
+        notes.legend(handles, labels, loc="lower left", ncol=2, fontsize=8, frameon=False, bbox_to_anchor=(0.0, -0.1))
+    first = searches[0]
+    caches = ", ".join("{} {}".format(k, size_text(v)) for k, v in first["caches"].items())
+    what = args.title or "Step 10's tuner{}: the points tried, by their ratio to the rules".format(
+        " ({})".format(first["kernel"]) if first["kernel"] else "")
+    fig.suptitle(drawing.title(what, [s["threads"] for s in searches], machine_name(searches, {}), wrap=True) +
+                 ("\ncaches: " + caches + " (L2 per core)" if caches else ""), fontsize=12)
+    return fig
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description="The tuner's search: the points tried, the rules and the winner.")
+    parser.add_argument("csv", help="the search record tools/tune.py writes (STEM.search.csv)")
+    parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
+    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    status = drawing.figure_main(NAME, parse, render, argv)
+    if "matplotlib.pyplot" in sys.modules:   # drawn in another program's process (tools/tune.py)
+        sys.modules["matplotlib.pyplot"].close("all")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

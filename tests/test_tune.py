@@ -1,0 +1,495 @@
+#!/usr/bin/env python3
+"""tools/tune.py, the autotuner of step 10: its search run on made-up machines (a bowl whose
+optimum is known, a flat one, both with noise and slow spells planted), the record of the
+search (STEM.search.csv) against what the search measured and reported, and its figure,
+resuming after Ctrl-C or a budget that ran out, the wisdom file, its options, and a few
+seconds of the real step 10 when it is built.
+
+    test_tune.py ROOT BIN_DIR     (ROOT: the checkout; BIN_DIR: build/bin)
+"""
+import contextlib
+import csv
+import hashlib
+import io
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+ROOT, BIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import tune  # noqa: E402
+
+failures = 0
+
+
+def check(ok, what):
+    global failures
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    if not ok:
+        failures += 1
+
+
+work = tempfile.mkdtemp(prefix="test_tune.")
+IDENTITY = ["cpu GenuineIntel 6 207 Emerald Rapids", "caches 49152 2097152 314572800"]
+# The made-up machine's rules (what step 10's blocks.cpp would give it) and its optimum: off
+# the rules' point in every block size (mc x2, kc x0.5, nc x0.5), no-copy-b helps by 5 %.
+RULES = {"mc": 112, "kc": 1056, "nc": 2048, "one-slice": 1056}
+OPTIMUM = {"mc": 224, "kc": 528, "nc": 1024}
+SWITCH_GAIN = 0.05
+# The grid the search stands in for: 17 rungs of every block size (x1/4 .. x4) and 2^4
+# switch settings, at 4 sizes x 3 rounds.
+GRID_POINTS = 17 ** 3 * 2 ** 4
+
+
+def machine(seed, flat=False, sigma=0.007, spell=0.05, calls=None, sample_seconds=0.2, on_call=None):
+    """measure(params, size, round): a smooth bowl in log2(mc), log2(kc), log2(nc) (one octave
+    off in each costs 15 %), times multiplicative noise, a sample in `spell` slowed to 2/3 on
+    its own (a spell between the two samples of a pair), and whole rounds slowed to 0.7 (a
+    spell over a round, which pairs cancel). Deterministic in its arguments, so that a resumed
+    run and an uninterrupted one see the same machine."""
+    calls = calls if calls is not None else []
+
+    def measure(params, size, round_):
+        calls.append((tuple(sorted(params.items())), size, round_))
+        rng = random.Random(hashlib.sha256(repr((seed, sorted(params.items()), size, round_)).encode()).digest())
+        base = 100.0 * (1 - 200.0 / size)
+        if params.get("library"):
+            g = base * 1.2
+        elif flat:
+            g = base
+        else:
+            q = sum(math.log2(params.get(c, RULES[c]) / OPTIMUM[c]) ** 2 for c in OPTIMUM)
+            g = base / (1 + 0.15 * q) * (1 + SWITCH_GAIN if params.get("no-copy-b") else 1)
+        g *= math.exp(rng.gauss(0, sigma))
+        if rng.random() < spell:
+            g *= 2 / 3
+        if (round_ // 4 + seed) % 5 == 0:
+            g *= 0.7
+        if on_call:
+            on_call(len(calls))
+        return g
+
+    return tune.Synthetic(measure, RULES, identity=IDENTITY, sample_seconds=sample_seconds), calls
+
+
+def run(argv, m):
+    """tune.main in this process: (exit status, standard output, standard error)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = tune.main(argv, machine=m)
+    return status, out.getvalue(), err.getvalue()
+
+
+def fresh(path):
+    stem = path[:-4] if path.endswith(".txt") else path
+    for p in (path, path + ".state", stem + ".search.csv", stem + ".tuning.png"):
+        if os.path.lexists(p):
+            os.unlink(p)
+    return path
+
+
+def wisdom(path):
+    """{"1": {option: value}, "all": {...}} of a wisdom file, checked line by line against the
+    format; None when it is not that format."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    if lines[-1] != "":
+        return None
+    lines = lines[:-1]
+    if lines[:5] != [tune.HEADER, "format 1"] + IDENTITY + ["kernel avx512"] or not re.match(r"^noise \d\.\d{3}$",
+                                                                                            lines[-1]):
+        return None
+    out = {}
+    for line in lines[5:-1]:
+        m = re.match(r"^threads (1|all)((?: [a-z-]+=[0-9]+)*)$", line)
+        if not m or m.group(1) in out:
+            return None
+        out[m.group(1)] = {k: int(v) for k, v in (w.split("=") for w in m.group(2).split())}
+    return out
+
+
+def rungs(options, coord):
+    """How many rungs of the search's ladder (the rules' value x 2^(j/4), rounded to a
+    multiple of the tile) the found value is from the optimum."""
+    def rung(value):
+        return round(4 * math.log2(value / RULES[coord]))
+    return abs(rung(options.get(coord, RULES[coord])) - rung(OPTIMUM[coord]))
+
+
+def evaluated(calls):
+    """{threads: distinct candidates measured} of a synthetic run (the library not counted)."""
+    out = {}
+    for params, _, _ in calls:
+        p = dict(params)
+        if not p.get("library"):
+            out.setdefault(p["threads"], set()).add(params)
+    return {t: len(s) for t, s in out.items()}
+
+
+# ---- the search on a bowl: finds the optimum, far from the grid's cost -------------------------
+
+BUDGET = 300
+for seed in range(4):
+    m, calls = machine(seed)
+    path = fresh(os.path.join(work, "bowl.txt"))
+    status, out, err = run(["-o", path, "--seed", str(seed), "--budget", str(BUDGET)], m)
+    got = wisdom(path) if status == 0 else None
+    ok = got is not None and set(got) == {"1", "all"}
+    for t in ("1", "all"):
+        ok = ok and all(rungs(got[t], c) <= 1 for c in OPTIMUM) and got[t].get("no-copy-b") == 1
+    counts = evaluated(calls)
+    check(ok, "bowl, seed {}: the optimum mc=224 kc=528 nc=1024 no-copy-b=1 within one rung on 1 thread and all "
+              "({})".format(seed, got))
+    check(max(counts.values()) <= 45 and len(calls) <= 2 * 650,
+          "bowl, seed {}: {} candidates per thread count, {} samples in all, where the grid is {} points x 12 "
+          "samples".format(seed, max(counts.values()), len(calls), GRID_POINTS))
+    check(m.clock <= BUDGET and "search finished" in out and "did not finish" not in out
+          and not os.path.exists(path + ".state"),
+          "bowl, seed {}: the search ended within its budget ({:.0f} s of {} on the made-up clock), its state "
+          "removed".format(seed, m.clock, BUDGET))
+    check("tuned / rules" in out and "rules / library" in out and "tuned / library" in out and "noise" in out,
+          "bowl, seed {}: the report gives tuned/rules, rules/library and tuned/library".format(seed))
+
+# ---- the record of the search (STEM.search.csv): what was measured, chained to the rules -----------
+
+def record_of(path):
+    """(header, rows) of the search record beside the wisdom file `path`."""
+    with open(path[:-4] + ".search.csv", newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        return header, [dict(zip(header, row)) for row in reader]
+
+
+def options_of(text):
+    """{option: value} of an options field ("mc=224 kc=528")."""
+    return {k: int(v) for k, v in (w.split("=") for w in text.split())}
+
+
+def report_of(out):
+    """{setting: {"candidates": N, "tuned/rules": mean, "per size": {size: median}}} of the report."""
+    got, setting = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^threads (1|all) \(", line)
+        if m:
+            setting = got.setdefault(m.group(1), {})
+        m = re.match(r"^  tuned / rules +(\d\.\d{3}) \(.*per size: (.*)$", line)
+        if m and setting is not None:
+            setting["tuned/rules"] = float(m.group(1))
+            setting["per size"] = {int(a): float(b) for a, b in (w.split() for w in m.group(2).split(", "))}
+        m = re.match(r"^  noise (\d\.\d{3}); (\d+) candidates", line)
+        if m and setting is not None:
+            setting["noise"], setting["candidates"] = float(m.group(1)), int(m.group(2))
+    return got
+
+
+for seed in range(2):
+    m, calls = machine(seed)
+    path = fresh(os.path.join(work, "record.txt"))
+    status, out, err = run(["-o", path, "--seed", str(seed)], m)
+    header, rows = record_of(path)
+    reported, got = report_of(out), wisdom(path)
+    check(status == 0 and header == list(tune.SEARCH_COLUMNS) and "search: " + path[:-4] + ".search.csv" in out,
+          "seed {}: the search record is written beside the wisdom file, with the documented columns".format(seed))
+    measured = {}
+    for params, _, _ in calls:
+        p = dict(params)
+        if not p.get("library"):
+            measured.setdefault(str(p.pop("threads")), set()).add(tuple(sorted(p.items())))
+    for t, threads in (("1", 1), ("all", 2)):
+        mine = [r for r in rows if r["threads"] == t]
+        searched = [r for r in mine if r["phase"] != "final"]
+        options = set(tuple(sorted(options_of(r["options"]).items())) for r in searched)
+        # Every candidate the search measured, once per batch it was judged in; the rules are
+        # the first incumbent, never a candidate.
+        check(len(searched) == reported[t]["candidates"] and options | {()} == measured[str(threads)]
+              and all(r["thread_count"] == str(threads) for r in mine),
+              "seed {}, threads {}: a row per candidate judged ({} rows, the report's {}), the same {} points the "
+              "made-up machine was asked for".format(seed, t, len(searched), reported[t]["candidates"],
+                                                     len(measured[str(threads)]) - 1))
+        # The blocks of each row are those it ran with (the rules' where its options set none).
+        check(all(int(r[c]) == options_of(r["options"]).get(c, RULES[c]) for r in mine for c in ("mc", "kc", "nc")),
+              "seed {}, threads {}: each row's mc, kc, nc are its options', else the rules'".format(seed, t))
+        # The incumbents: each batch compared with the last point adopted before it, and its
+        # ratio to the rules carried on (chained) from that point's: times the median of all its
+        # paired ratios to it.
+        chain_ok, incumbent, to_rules = True, "", 1.0
+        for batch in sorted(set(int(r["batch"]) for r in searched)):
+            here = [r for r in searched if int(r["batch"]) == batch]
+            for r in here:
+                chain_ok = chain_ok and r["vs"] == incumbent and abs(float(r["vs_to_rules"]) - to_rules) < 2e-4
+                if r["ratio"]:
+                    chain_ok = chain_ok and abs(float(r["ratio_to_rules"]) -
+                                                float(r["vs_to_rules"]) * float(r["pooled"])) < 3e-4
+            adopted = [r for r in here if r["adopted"] == "1"]
+            chain_ok = chain_ok and len(adopted) <= 1
+            if adopted:
+                incumbent, to_rules = adopted[0]["options"], float(adopted[0]["ratio_to_rules"])
+        winner = " ".join("{}={}".format(k, v) for k, v in got[t].items())
+        check(chain_ok and all(r["winner"] == winner == incumbent for r in mine) and winner,
+              "seed {}, threads {}: each batch against the last point adopted, its ratio to the rules that point's "
+              "times its own; the winner ({}) is the last one adopted and the wisdom file's".format(seed, t, winner))
+        final = [r for r in mine if r["phase"] == "final"]
+        ok = len(final) == 1 and final[0]["options"] == winner and final[0]["adopted"] == "1"
+        if ok:
+            per_size = {int(a): float(b) for a, b in (w.split(":") for w in final[0]["per_size"].split())}
+            ok = abs(float(final[0]["ratio"]) - reported[t]["tuned/rules"]) <= 0.0006 and \
+                set(per_size) == set(reported[t]["per size"]) and \
+                all(abs(per_size[n] - reported[t]["per size"][n]) <= 0.0006 for n in per_size)
+        check(ok, "seed {}, threads {}: the final row is the winner against the rules, the report's tuned / rules "
+                  "{} and its per-size medians".format(seed, t, reported[t]["tuned/rules"]))
+        # The winner's ratio to the rules chained through the incumbents (measured only against
+        # each incumbent) against the same ratio measured side by side in the final rounds.
+        chained, confirmed = to_rules, reported[t]["tuned/rules"]
+        check(abs(chained / confirmed - 1) <= 2 * reported[t]["noise"],
+              "seed {}, threads {}: the winner's chained ratio to the rules, {:.4f}, is the final rounds' {:.3f} "
+              "within twice the noise ({:.3f})".format(seed, t, chained, confirmed, reported[t]["noise"]))
+        check(all(r["cpu"] == IDENTITY[0][4:] and r["uarch"] == "Emerald Rapids" and
+                  [r["l1d"], r["l2"], r["l3"]] == IDENTITY[1].split()[1:] and r["complete"] == "1" and
+                  [int(r["rules_" + c]) for c in ("mc", "kc", "nc")] == [RULES[c] for c in ("mc", "kc", "nc")]
+                  for r in mine),
+              "seed {}, threads {}: every row names the CPU, its caches and the rules' blocks".format(seed, t))
+    figure = path[:-4] + ".tuning.png"
+    try:
+        import matplotlib  # noqa: F401
+        drawable = True
+    except ImportError:   # tune.py then draws with /usr/bin/python3 when that one has matplotlib
+        drawable = "figure: " + figure in out
+    if drawable:
+        png = open(figure, "rb").read() if os.path.isfile(figure) else b""
+        check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000 and "figure: " + figure in out,
+              "seed {}: the figure drawn beside the wisdom file by plots/plot_tuning.py ({} bytes)".format(
+                  seed, len(png)))
+    else:
+        check(not os.path.exists(figure) and re.search(r"^figure: not drawn, no matplotlib .*draw it with: .*"
+                                                       r"plot_tuning\.py ", out, re.M),
+              "seed {}: no matplotlib: one line says how to draw the figure later".format(seed))
+
+path = fresh(os.path.join(work, "notours.txt"))
+with open(path[:-4] + ".search.csv", "w") as f:
+    f.write("someone's,table\n1,2\n")
+status, out, err = run(["-o", path, "--seed", "1"], machine(1)[0])
+with open(path[:-4] + ".search.csv") as f:
+    check(status == 3 and f.read() == "someone's,table\n1,2\n" and err.count("\n") == 1 and
+          "not the search record" in err and not os.path.exists(path),
+          "a file where the search record goes that is not one is not overwritten: exit 3 before any run, one line")
+os.unlink(path[:-4] + ".search.csv")
+status, out, err = run(["-o", "/dev/null", "--seed", "1", "--threads", "1"], machine(1, flat=True)[0])
+check(status == 0 and "search:" not in out and not os.path.exists("/dev/null.search.csv"),
+      "a device as the wisdom file: no search record, as no state")
+
+# ---- a flat machine: nothing beats the rules, and noise is never adopted --------------------------
+
+for seed in range(4):
+    for sigma, spell in ((0.007, 0.05), (0.01, 0.10)):
+        m, calls = machine(seed, flat=True, sigma=sigma, spell=spell)
+        path = fresh(os.path.join(work, "flat.txt"))
+        status, out, err = run(["-o", path, "--seed", str(seed)], m)
+        got = wisdom(path) if status == 0 else None
+        check(got == {"1": {}, "all": {}},
+              "flat, seed {}, noise {:.1f} % and {:.0f} % of samples slowed by a third: the rules kept, the threads "
+              "lines empty ({})".format(seed, 100 * sigma, 100 * spell, got))
+
+# ---- which candidates run: nothing for a block size at or above every training size ---------------
+
+seen = []
+real_like = {"mc": 112, "kc": 1056, "nc": 37216, "one-slice": 1984}   # Emerald Rapids' rules
+
+
+def real_like_measure(params, size, round_):
+    seen.append(dict(params))
+    return 100.0 * (1 + 0.01 * math.sin(len(seen)))
+
+
+path = fresh(os.path.join(work, "plateau.txt"))
+status, out, err = run(["-o", path, "--seed", "1", "--threads", "1"],
+                       tune.Synthetic(real_like_measure, real_like, identity=IDENTITY))
+check(status == 0 and not any("nc" in p for p in seen),
+      "nc = 37216 on 300 MiB of L3: every rung of nc is above the largest size, so none is measured")
+with_kc = [p for p in seen if "kc" in p]
+check(with_kc and all(p.get("one-slice") == 1984 for p in with_kc if p["kc"] < 1984),
+      "a candidate that sets kc keeps the rules' one-slice depth (--kc alone would turn it off)")
+# A rung that changes nothing at the training sizes is passed over, not taken for a candidate
+# nor for the end of the ladder: mc = 2240 and 1883 (one rung down) are both the whole matrix
+# at n <= 1792, so one rung down from 2240 is 1582 (two rungs).
+tuner = tune.Tuner(tune.parse_args(["--threads", "1"]), tune.Synthetic(real_like_measure, dict(real_like, mc=2240),
+                                                                         identity=IDENTITY), None, None)
+tuner.seed, tuner.state = 1, {"groups": {}}
+search = tune.Search(tuner, "1", 1, 0)
+down = search.move(search.incumbent, search.coords.index("mc"), -1)
+check(down is not None and search.options(down).get("mc") == 1582 and
+      search.move(search.incumbent, search.coords.index("mc"), 1) is None,
+      "one rung down from mc = 2240 at n <= 1792 is mc = 1582, past 1883 which runs alike; up, nothing is new")
+search.measurer.close()
+
+# ---- resuming: after Ctrl-C, nothing measured again, the same result -----------------------------
+
+m, whole = machine(11)
+path = fresh(os.path.join(work, "whole.txt"))
+status, out, err = run(["-o", path, "--seed", "11"], m)
+with open(path) as f:
+    uninterrupted = f.read()
+first = []
+
+
+def interrupt_at(count):
+    if count == 150:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+m, calls = machine(11, calls=first, on_call=interrupt_at)
+path = fresh(os.path.join(work, "resumed.txt"))
+status, out, err = run(["-o", path, "--seed", "11"], m)
+check(status == 130 and not os.path.exists(path) and os.path.exists(path + ".state") and len(first) < 200,
+      "Ctrl-C after 150 samples: exit 130 once the group running ends ({} samples), no wisdom file, the state "
+      "kept".format(len(first)))
+# The record was written after every batch: what was judged before Ctrl-C is there, as the
+# uninterrupted run judged it (all but the search's own columns, which say how far it got).
+_, whole_rows = record_of(os.path.join(work, "whole.txt"))
+_, cut_rows = record_of(path) if os.path.exists(path[:-4] + ".search.csv") else (None, [])
+judged = [c for c in tune.SEARCH_COLUMNS if c not in ("winner", "complete")]
+check(cut_rows and len(cut_rows) < len(whole_rows) and
+      [[r[c] for c in judged] for r in cut_rows] == [[r[c] for c in judged] for r in whole_rows[:len(cut_rows)]]
+      and all(r["complete"] == "0" for r in cut_rows),
+      "after Ctrl-C the search record holds the {} rows judged before it, as the uninterrupted run has "
+      "them".format(len(cut_rows)))
+m, second = machine(11)
+status, out, err = run(["-o", path], m)   # the same command but the seed, which the state keeps
+with open(path) as f:
+    resumed = f.read()
+check(status == 0 and resumed == uninterrupted, "the rerun gives the uninterrupted run's wisdom file")
+with open(path[:-4] + ".search.csv") as f, open(os.path.join(work, "whole.search.csv")) as g:
+    check(f.read() == g.read(), "... and goes on with the search record to the uninterrupted run's")
+check(not set(first) & set(second) and sorted(first + second) == sorted(whole),
+      "the rerun measures none of the {} samples taken before it, and the two runs together take exactly the "
+      "uninterrupted run's {}".format(len(first), len(whole)))
+check(not os.path.exists(path + ".state"), "the state is removed once the search has ended")
+
+# ... and after a budget that ran out, again and again
+path = fresh(os.path.join(work, "budget.txt"))
+taken, runs, done = [], 0, False
+while runs < 12 and not done:
+    m, _ = machine(11, calls=taken)
+    status, out, err = run(["-o", path, "--seed", "11", "--budget", "60"], m)
+    runs += 1
+    done = status == 0 and not os.path.exists(path + ".state")
+    if runs <= 2:
+        check(status == 0 and m.clock <= 60 and wisdom(path) is not None and (runs == 2 or not done),
+              "budget 60 s, run {}: stopped within it ({:.0f} s), the best so far written".format(runs, m.clock))
+with open(path) as f:
+    check(done and runs > 2 and f.read() == uninterrupted and set(whole) <= set(taken),
+          "runs cut by a 60 s budget, each going on from the state: after {} runs the uninterrupted run's "
+          "result".format(runs))
+with open(path[:-4] + ".search.csv") as f, open(os.path.join(work, "whole.search.csv")) as g:
+    check(f.read() == g.read(), "... and the uninterrupted run's search record")
+
+# --fresh: the state is not used
+m, calls = machine(11, on_call=interrupt_at)
+path = fresh(os.path.join(work, "fresh.txt"))
+run(["-o", path, "--seed", "11"], m)
+m, again = machine(11)
+status, out, err = run(["-o", path, "--seed", "11", "--fresh"], m)
+check(status == 0 and sorted(again) == sorted(whole), "--fresh measures everything again")
+
+# ---- the wisdom file -----------------------------------------------------------------------------
+
+path = fresh(os.path.join(work, "theirs.txt"))
+with open(path, "w") as f:
+    f.write("someone's notes\n")
+status, out, err = run(["-o", path, "--seed", "1"], machine(1)[0])
+with open(path) as f:
+    check(status == 3 and f.read() == "someone's notes\n" and err.count("\n") == 1 and "not a wisdom file" in err,
+          "a file that is not a wisdom file is not overwritten: exit 3, one line ({})".format(err.strip()))
+with open(fresh(path) + ".state", "w") as f:
+    f.write("{}\n")
+status, out, err = run(["-o", path, "--seed", "1"], machine(1)[0])
+check(status == 3 and err.count("\n") == 1 and "not a state file" in err,
+      "nor a state file that is not tune.py's: exit 3, one line")
+os.unlink(path + ".state")
+# Through a symbolic link: the target replaced, the link kept (plots/output_file.py's rules).
+target = fresh(os.path.join(work, "target.txt"))
+link = fresh(os.path.join(work, "link.txt"))
+os.symlink(target, link)
+status, out, err = run(["-o", link, "--seed", "1", "--threads", "all"], machine(1, flat=True)[0])
+check(status == 0 and os.path.islink(link) and wisdom(target) == {"all": {}},
+      "through a symbolic link: the target written, the link kept")
+# One thread count tuned: the other's line is kept from the file there.
+with open(target) as f:
+    text = f.read().replace("threads all\n", "threads all mc=448\n")
+with open(target, "w") as f:
+    f.write(text)
+status, out, err = run(["-o", target, "--seed", "1", "--threads", "1"], machine(1, flat=True)[0])
+check(status == 0 and wisdom(target) == {"1": {}, "all": {"mc": 448}},
+      "--threads 1 writes its line and keeps the file's threads all line")
+status, out, err = run(["-o", "/proc/no/such/wisdom.txt"], machine(1)[0])
+check(status == 3 and err.count("\n") == 1, "a folder that cannot be made: exit 3, one line")
+status, out, err = run(["-o", work], machine(1)[0])
+check(status == 3 and err.count("\n") == 1, "a folder as the output: exit 3, one line")
+
+# ---- the command line --------------------------------------------------------------------------
+
+TOOL = [sys.executable, os.path.join(ROOT, "tools", "tune.py")]
+for bad in (["--budget", "x"], ["--budget", "0"], ["--budget", "nan"], ["--threads", "3"], ["--sizes", "0"],
+            ["--sizes", "10,x"], ["--rounds", "1"], ["--rounds", "99"], ["--seed", "-1"], ["--kernel", "a b"],
+            ["--bogus"], ["-o"], ["extra"], ["--build", os.path.join(work, "no-build")]):
+    r = subprocess.run(TOOL + bad + ["-o", os.path.join(work, "usage.txt")] * (bad != ["-o"]),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    check(r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("tune.py: ") and not r.stdout
+          and not os.path.exists(os.path.join(work, "usage.txt")),
+          "usage error {}: exit 2, one line ({})".format(bad, r.stderr.strip()))
+r = subprocess.run(TOOL + ["--bogus", "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                   universal_newlines=True)
+check(r.returncode == 0 and "wisdom" in r.stdout and not r.stderr, "--help wins over a bad option: exit 0")
+
+# ---- the real step 10, for a few seconds -------------------------------------------------------
+
+step = os.path.join(BIN, "step10_tuned")
+if not os.access(step, os.X_OK):
+    print("skip  the real step 10: {} is not built".format(step))
+else:
+    build = os.path.join(work, "build")
+    os.makedirs(os.path.join(build, "bin"))
+    log = os.path.join(build, "environment.log")
+    # step10_tuned through a wrapper that notes GEMM_WISDOM, as every candidate ran it.
+    with open(os.path.join(build, "bin", "step10_tuned"), "w") as f:
+        f.write('#!/bin/sh\necho "GEMM_WISDOM=${{GEMM_WISDOM-unset}}" >> "{}"\nexec "{}" "$@"\n'.format(log, step))
+    os.chmod(os.path.join(build, "bin", "step10_tuned"), 0o755)
+    cpuinfo = os.path.join(BIN, "cpuinfo")
+    real_identity = os.access(cpuinfo, os.X_OK) and subprocess.run(
+        [cpuinfo, "--identity"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    if real_identity:
+        os.symlink(cpuinfo, os.path.join(build, "bin", "cpuinfo"))
+    else:   # until cpuinfo has --identity: the lines it is to print
+        with open(os.path.join(build, "bin", "cpuinfo"), "w") as f:
+            f.write('#!/bin/sh\n[ "$1" = --identity ] || exit 2\necho "{}"\necho "{}"\n'.format(*IDENTITY))
+        os.chmod(os.path.join(build, "bin", "cpuinfo"), 0o755)
+    if os.access(os.path.join(BIN, "ref_openblas"), os.X_OK):
+        os.symlink(os.path.join(BIN, "ref_openblas"), os.path.join(build, "bin", "ref_openblas"))
+    r = subprocess.run(TOOL + ["--build", build, "--sizes", "96", "--threads", "1", "--budget", "8"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    path = os.path.join(build, "wisdom", "step10_tuned.txt")
+    lines = open(path).read().splitlines() if os.path.isfile(path) else []
+    check(r.returncode == 0 and len(lines) == 7 and lines[0] == tune.HEADER and lines[1] == "format 1"
+          and lines[2].startswith("cpu ") and lines[3].startswith("caches ") and re.match(r"^kernel [a-z0-9]+$", lines[4])
+          and re.match(r"^threads 1( [a-z-]+=[0-9]+)*$", lines[5]) and re.match(r"^noise \d\.\d{3}$", lines[6]),
+          "the real step 10 at n = 96 on 1 thread{}: exit 0 and a well-formed {} ({})".format(
+              "" if real_identity else " (a stand-in cpuinfo --identity)", path,
+              r.stderr.strip().splitlines()[-1:] if r.returncode else lines))
+    with open(log) as f:
+        noted = f.read().split()
+    check(noted and set(noted) == {"GEMM_WISDOM=off"},
+          "every run of step 10 had GEMM_WISDOM=off ({} runs)".format(len(noted)))
+    header, rows = record_of(path) if os.path.isfile(path[:-4] + ".search.csv") else ([], [])
+    check(header == list(tune.SEARCH_COLUMNS) and len(lines) > 2 and
+          all(row["cpu"] == lines[2][4:] and row["threads"] == "1" for row in rows) and
+          ("figure: " + path[:-4] + ".tuning.png" in r.stdout or "draw it with" in r.stdout),
+          "... and its search record ({} rows, the CPU as cpuinfo names it) and figure beside it".format(len(rows)))
+
+shutil.rmtree(work, ignore_errors=True)
+print("{} passed, {} failed".format("all" if failures == 0 else "some", failures))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,1344 @@
+#!/usr/bin/env python3
+"""The autotuner of step 10: searches its block sizes and switches on this machine, on one
+thread and on all cores, and writes the winners to a wisdom file that step 10 reads.
+
+    tools/tune.py [--build DIR] [-o PATH] [--budget S] [--threads 1|all|both] [--sizes LIST]
+                  [--kernel NAME] [--rounds N] [--seed N] [--fresh] [--no-ref]
+
+What it searches. Step 10's tunables --mc, --kc, --nc and --one-slice (integers; the rules of
+steps/10_tuned/blocks.cpp give their values when none is set, and the step reports those
+values in its CSV's params column, which is where the tuner reads them), and the switches
+--no-copy-b, --no-prefetch, --no-even-k, --no-vector-pack (those in effect for the kernel
+that runs). Each block size moves on a log-spaced ladder around the rules' value: rung j is
+the value x 2^(j/4) (x1.19 a rung), rounded to what the step rounds it to (mc to the tile's
+rows, nc to its columns, kc and one-slice to 16), from x1/4 (j = -8) to x4 (j = +8): 17
+values each. --one-slice is a coordinate only where the rules take some k in one slice
+deeper than kc (and, because --kc alone turns one slice off in step 10, a candidate that
+sets any block size passes the rules' one-slice depth along unless it moves it).
+
+The grid of that space is 17^4 block points x 2^4 switch settings (1.3 million points; 17^3
+x 2^4 = 78,608 where one-slice is no coordinate), each needing the 4 training sizes x 3
+rounds = 12 samples. The search measures 30-45 of them (a coordinate search with a shrinking
+step, as in pattern search):
+
+1. Start at the rules' point (the step with no option: exactly how it runs).
+2. Coarse, one coordinate at a time (kc, mc, nc, one-slice): the incumbent and four
+   candidates x0.5, x0.71, x1.41 and x2 (rungs -4, -2, +2, +4) in one batch. When the
+   winner is an outer one (x0.5 or x2), the next batch goes on in its direction (x1.41 and
+   x2 further), until that stops winning or the ladder ends.
+3. Polish: every coordinate one rung either way (x0.84, x1.19) in one batch; the winner
+   becomes the incumbent and the poll is repeated around it, until no neighbour wins. So the
+   result is a point none of whose ladder neighbours is better by more than the noise. On a
+   cost that is unimodal along each coordinate (block sizes are: too small re-reads memory,
+   too large spills a cache) and whose coordinates interact mildly, that is where the grid
+   would put its best, within one rung and the noise: the coarse steps cross flat or bumpy
+   stretches a one-rung search would stop on, and the polls repeated after every move
+   follow the interactions that a single sweep per coordinate would miss.
+4. Switches, one at a time at the best blocks, in one batch; the winner is kept and the
+   others are tried again on top of it, until none wins.
+5. Final: the rules, the tuned point and the library (build/bin/ref_openblas on as many
+   threads) side by side, for the report's paired ratios; a tuned point these rounds do not
+   confirm (its mean paired ratio to the rules is not above 1) is dropped for the rules.
+
+Values that act alike at every training size are one candidate (mc, kc, nc at or above the
+largest size all mean "the whole matrix"; one-slice depths that take the same sizes in one
+slice; a point equal to the rules except for the small-matrix path, when no training size
+takes it): a ladder step that changes nothing is skipped over, so on a CPU whose L3 makes
+nc far larger than any training size, nc costs no measurement. Counted for the default
+space: 4 x 4 coarse candidates, 0-2 extensions of 2, 1-3 polls of up to 8 (visited points
+are not measured again), 4-7 switch candidates: 30-45 candidates, 12 samples each, plus the
+incumbent's 12 in each of 8-12 batches, about 500-650 samples per thread count (the grid:
+940,000 or 16 million samples). On the made-up bowl of tests/test_tune.py it takes 30-33
+candidates and about 500 samples per thread count.
+
+How candidates are compared. A batch is run by tools/interleave.py's scheduler
+(Scheduler.run_group): round after round (--rounds, 3), the training sizes in a new random
+order and, at each size, the incumbent and every candidate one right after the other in a
+new random order. A candidate's paired ratio at a size in a round is its sample over the
+incumbent's taken back to back (plots/samples.py, paired_ratios): a spell of a busy machine
+that slows both cancels out. The *noise* is how far such a ratio strays across rounds:
+2.3 x the median, over every ratio of every candidate and size measured so far at this
+thread count, of its distance from its size's median ratio (relative; the median's own 0
+left out), and at least 0.005. Without spells that is the median range of three rounds'
+ratios (2.3 x 0.69 = 1.59 standard deviations); unlike a range, it is not moved by a spell
+that slows one sample of a pair. A candidate replaces the incumbent only when (the noise rule)
+
+    the mean over the sizes of its per-size median ratio > 1 + noise      (the objective)
+    the median of all its ratios, every size and round   > 1 + noise / 2  (most pairs agree)
+    its lowest per-size median ratio                      > 1 - noise      (slower nowhere)
+
+and among several the highest mean wins. Where every candidate runs alike, the mean of 4
+medians of 3 ratios strays from 1 by a third of the ratios' standard deviation, so the noise
+(1.6 of them) is some five standard deviations of the objective; a pair spoilt at one or two
+sizes cannot carry the median of all pairs: the rules are kept.
+
+Training sizes: 640, 896, 1280, 1792 (--sizes), none of 512, 1024, 1536, 2048 (what the
+tuned step is checked at), and all above the sizes at which step 10 skips packing (4 n^2 <=
+L2 / 2), where a block option would change the small-matrix path as well.
+
+Budget (--budget, 300 s): each thread count's search has an equal share, 12 % of which is
+kept for the final rounds. A group of samples (one size of one round, its jobs back to back)
+starts only when its expected time (each job's median sample there so far) fits before the
+deadline; the search ends there with the best so far (written, the state kept: the same
+command again goes on). The final rounds start only when all of them fit in what is left
+of the whole budget. A line on standard error says what is being tried, the best so far and
+the time left. Ctrl-C (SIGINT) stops after the group of samples running (a second Ctrl-C at
+once); nothing is written but the state. The state, PATH.state beside the wisdom file (JSON,
+through plots/output_file.py like every file the project writes), holds every complete
+group of samples: the same command again replays them instead of measuring (the search is
+deterministic given its samples and its seed, which the state keeps) and measures on from
+where it stopped. Only a group that a Ctrl-C broke (the run it stopped was in it) is measured
+again, whole, so that its pairs stay back to back. A state of other arguments, another CPU,
+cache sizes or executable is not used; --fresh ignores it. It is removed once both searches
+have ended and their final rounds have run.
+
+The wisdom file (default BUILD/wisdom/step10_tuned.txt, -o PATH; its folder made if
+needed):
+
+    # gemm-steps wisdom: step 10's parameters measured best on this CPU (tools/tune.py)
+    format 1
+    cpu GenuineIntel 6 207 Emerald Rapids          (build/bin/cpuinfo --identity, verbatim)
+    caches 49152 2097152 314572800                 (the same)
+    kernel avx512
+    threads 1 mc=112 kc=2336 nc=16832
+    threads all mc=224 kc=1168 nc=8192 no-copy-b=1
+    noise 0.021
+
+A threads line lists the options the winner was measured with, those that differ from the
+step's rules (none: the rules won); one-slice=N stands beside kc when the rules' one-slice
+depth was kept (step 10 turns one slice off when kc alone is given). A thread count not
+tuned in this run keeps its line from the file there, when that is a wisdom file of the
+same cpu, caches and kernel. Every candidate runs with GEMM_WISDOM=off in its environment,
+one-thread runs pinned to the last CPU (taskset), all-core runs on every CPU this process
+may use with OMP_PROC_BIND=close OMP_PLACES=cores, as tools/bench_vs_openblas.sh does.
+
+Exit status: 0 the wisdom file written (also when the budget ended the search: the report
+says so); 1 a run of step 10 failed or gave a wrong result (named; the file is written from
+the other candidates), or the rules' own runs failed (nothing written); 2 usage error, ours
+or step 10's (one line), or an executable not built; 3 the wisdom file or the state cannot
+be written, or is there and is not tune.py's (checked before any run); 77 this CPU cannot
+run step 10 (or its --kernel); 130 interrupted (the state holds the samples taken).
+
+The record of the search: beside the wisdom file, STEM.search.csv (STEM: PATH without its
+.txt), one row per candidate judged in each batch at each thread count, and a row for the
+tuned point in the final rounds; rewritten whole (plots/output_file.py) after every batch, so
+that an interrupted run keeps what it judged, and a resumed run, replaying the same batches,
+writes the same rows and goes on. Its columns are in docs/contracts.md ("The tuner"). Every
+candidate's ratio to the rules is chained through the incumbents (a ratio is measured only
+against the incumbent of its batch): the incumbent's own ratio to the rules times the median
+of all the candidate's paired ratios to the incumbent (robust to a spell at one size, which
+moves the mean of the sizes' medians that the noise rule judges by). At the end,
+plots/plot_tuning.py draws it into STEM.tuning.png when this Python has matplotlib (else
+/usr/bin/python3 when that one has; else one line says how to draw it later). Neither is
+written when PATH is a device.
+
+For tests, main(argv, machine=Synthetic(...)) runs the real search on a made-up machine: a
+Python function (params, size, round) -> GFLOPS instead of the executables, each sample
+counted as machine.sample_seconds of the budget.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
+import samples as stats  # noqa: E402  (plots/samples.py: paired ratios)
+import interleave  # noqa: E402  (tools/interleave.py: the scheduler that takes the samples)
+
+PROG = "tune.py"
+HEADER = "# gemm-steps wisdom: step 10's parameters measured best on this CPU (tools/tune.py)"
+STATE_TOOL = "gemm-steps tools/tune.py state"
+SIZES = (640, 896, 1280, 1792)
+ROUNDS = 3
+BUDGET = 300.0
+RUNGS = 8                        # ladder rungs either side of the rules' value: x1/4 .. x4
+RUNG = 2.0 ** 0.25               # one rung: x1.19
+COARSE = (-4, -2, 2, 4)          # x0.5, x0.71, x1.41, x2
+FURTHER = (2, 4)                 # an extension, in the direction that won
+MAX_POLLS = 8
+BLOCKS = ("mc", "kc", "nc")
+SEARCH_ORDER = ("kc", "mc", "nc", "one-slice")
+OPTION_ORDER = ("mc", "kc", "nc", "one-slice")
+SWITCHES = ("no-copy-b", "no-prefetch", "no-even-k", "no-vector-pack")
+MIN_NOISE = 0.005
+NOISE_SCALE = 2.3                # median distance from the median -> median range of 3 (Gaussian: 0.69 and 1.59 sd)
+FINAL_SHARE = 0.12               # of each thread count's share of the budget: the final rounds
+MAX_BLOCK = 65536                # the largest --NAME N the step takes
+DEFAULT_COST = 0.5               # seconds a sample is taken to cost before one was timed
+SAMPLE_TIME, MAX_REPS, SAMPLE_TIMEOUT = 0.1, 20, 120.0   # a sample, as interleave.py's defaults
+PROBE_SIZE = 16
+# A sample's columns the state keeps (what the pairs, the verification and the report read).
+# The search record (STEM.search.csv): a candidate's columns, then the search's.
+SEARCH_COLUMNS = ("threads", "thread_count", "phase", "batch", "options", "mc", "kc", "nc", "one_slice", "switches",
+                  "vs", "ratio", "pooled", "per_size", "vs_to_rules", "ratio_to_rules", "adopted", "failed", "noise",
+                  "rules_mc", "rules_kc", "rules_nc", "rules_one_slice", "winner", "complete", "kernel", "cpu",
+                  "uarch", "l1d", "l2", "l3")
+KEPT_COLUMNS = ("step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best", "max_rel_err",
+                "verified", "kernel", "reps", "cpu_wait")
+
+
+class Failure(Exception):
+    """A reason to stop, with its exit status and one line."""
+    def __init__(self, status, text):
+        super().__init__(text)
+        self.status = status
+
+
+class OutOfTime(Exception):
+    pass
+
+
+class Interrupted(Exception):
+    pass
+
+
+def shown(text, limit=300):
+    return interleave.shown(str(text), limit)
+
+
+def median(values):
+    return stats.median(list(values))
+
+
+# ---- the machines: the real one (the executables) and a made-up one (tests) -------------------
+
+def tunables(text):
+    """{name: value} of a params column ("mc=112 kc=1056 ...")."""
+    out = {}
+    for item in (text or "").split():
+        name, _, value = item.partition("=")
+        if name and value.isdigit():
+            out[name] = int(value)
+    return out
+
+
+class Real:
+    """Step 10, the library and cpuinfo of a build folder."""
+    synthetic = False
+    default_cost = DEFAULT_COST
+
+    def __init__(self, build, kernel):
+        self.build = os.path.abspath(build)
+        self.bin = os.path.join(self.build, "bin")
+        self.exe = os.path.join(self.bin, "step10_tuned")
+        self.ref_exe = os.path.join(self.bin, "ref_openblas")
+        self.cpuinfo = os.path.join(self.bin, "cpuinfo")
+        self.kernel = kernel
+        self.cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+            list(range(os.cpu_count() or 1))
+        self.taskset = shutil.which("taskset")
+        self.tmp = tempfile.mkdtemp(prefix="tune.")
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def ncpu(self):
+        return len(self.cpus)
+
+    def check(self):
+        for exe in (self.exe, self.cpuinfo):
+            if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+                raise Failure(2, "{}: not built (cmake --build {})".format(exe, self.build))
+
+    def has_library(self):
+        return os.path.isfile(self.ref_exe) and os.access(self.ref_exe, os.X_OK)
+
+    def identity(self):
+        """The cpu and caches lines of cpuinfo --identity, verbatim."""
+        try:
+            done = subprocess.run([self.cpuinfo, "--identity"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise Failure(2, "{} --identity: {}".format(self.cpuinfo, getattr(e, "strerror", None) or e))
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        lines = done.stdout.decode("utf-8", "replace").splitlines()
+        cpu = [l for l in lines if l.startswith("cpu ")]
+        caches = [l for l in lines if l.startswith("caches ")]
+        if done.returncode != 0 or len(cpu) != 1 or len(caches) != 1:
+            raise Failure(2, "{} --identity: {} (a cpuinfo that prints the cpu and caches lines is needed: "
+                             "cmake --build {})".format(self.cpuinfo, shown(said[-1]) if said else
+                                                        "exit {}".format(done.returncode) if done.returncode
+                                                        else "no cpu and caches lines", self.build))
+        return [cpu[0].rstrip(), caches[0].rstrip()]
+
+    def prefix(self, threads, library):
+        """env and taskset before a run: GEMM_WISDOM=off, the same environment for every run,
+        one thread pinned to the last CPU, all threads on every CPU (OpenMP's bound one per
+        core, the library's pool left unbound)."""
+        env = ["env", "-u", "OMP_PROC_BIND", "-u", "OMP_PLACES", "-u", "OPENBLAS_CORETYPE", "-u", "BLIS_ARCH_TYPE",
+               "GEMM_WISDOM=off"]
+        if library:
+            if self.kernel == "avx2":
+                env.append("OPENBLAS_CORETYPE=Haswell")   # the library's AVX2 kernels beside ours
+        else:
+            env += ["OMP_PROC_BIND=close", "OMP_PLACES=cores"]
+        pin = []
+        if self.taskset:
+            cpus = [self.cpus[-1]] if threads == 1 else self.cpus
+            pin = [self.taskset, "-c", ",".join(str(c) for c in cpus)]
+        return env + pin
+
+    def command(self, threads, options):
+        words = self.prefix(threads, False) + [self.exe, "--threads", str(threads)]
+        if self.kernel:
+            words += ["--kernel", self.kernel]
+        for name, value in options.items():
+            words += ["--" + name, str(value)]
+        return words
+
+    def library(self, threads):
+        return self.prefix(threads, True) + [self.ref_exe, "--threads", str(threads)]
+
+    def run_probe(self, command, what):
+        """One unverified run at a tiny size: its CSV row. Exit 2 and 77 stop the tuner."""
+        path = os.path.join(self.tmp, "probe.csv")
+        if os.path.exists(path):
+            os.unlink(path)
+        try:
+            done = subprocess.run(command + ["--sizes", str(PROBE_SIZE), "--reps", "1", "--warmup", "0",
+                                             "--no-verify", "--csv", path],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  timeout=120)
+        except subprocess.TimeoutExpired:
+            raise Failure(1, "{}: its run at n = {} did not finish in 120 s".format(what, PROBE_SIZE))
+        except OSError as e:
+            raise Failure(2, "{}: cannot run: {}".format(what, e.strerror))
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        line = shown(said[-1]) if said else "exit {}".format(done.returncode)
+        if done.returncode in (2, 77):
+            raise Failure(done.returncode, line)   # the program's own line, which names it
+        if done.returncode != 0 or not os.path.isfile(path):
+            raise Failure(1, "{}: its run at n = {} failed ({})".format(what, PROBE_SIZE, line))
+        _, rows = stats.read_samples(path)
+        if len(rows) != 1:
+            raise Failure(1, "{}: its run at n = {} wrote {} rows, not one".format(what, PROBE_SIZE, len(rows)))
+        return rows[0]
+
+    def probe(self, threads):
+        """(kernel, {tunable: value} the rules give, {tunable: unit it is rounded to})."""
+        row = self.run_probe(self.command(threads, {}), "step10_tuned")
+        rules = tunables(row.get("params"))
+        if not all(name in rules for name in BLOCKS):
+            raise Failure(2, "{}: its CSV has no mc, kc and nc in params: not step 10".format(self.exe))
+        # What the step rounds a block to: --mc 1 --kc 1 --nc 1 runs as one unit of each.
+        ones = {name: 1 for name in BLOCKS}
+        if "one-slice" in rules:
+            ones["one-slice"] = 1
+        unit = tunables(self.run_probe(self.command(threads, ones), "step10_tuned").get("params"))
+        units = {name: max(1, unit.get(name, 1)) for name in ones}
+        units["kc"] = max(16, units["kc"])
+        if "one-slice" in units:
+            units["one-slice"] = max(16, units["one-slice"])
+        return row.get("kernel", "").strip(), rules, units
+
+    def probe_library(self, threads):
+        """The library's kernel column, or None when this CPU cannot run it (exit 77)."""
+        try:
+            return self.run_probe(self.library(threads), "ref_openblas").get("kernel", "").strip()
+        except Failure as e:
+            if e.status == 77:
+                print("{}: the library is left out: {}".format(PROG, e), file=sys.stderr)
+                return None
+            raise
+
+    def fingerprint(self):
+        out = {}
+        for name, path in (("step", self.exe), ("library", self.ref_exe)):
+            try:
+                st = os.stat(path)
+                out[name] = [path, st.st_size, st.st_mtime_ns]
+            except OSError:
+                out[name] = None
+        out["environment"] = {k: os.environ.get(k) for k in ("GEMM_CACHES", "OMP_THREAD_LIMIT")}
+        return out
+
+
+class Synthetic:
+    """A made-up machine for tests: measure(params, size, round) -> GFLOPS, where params is
+    {"threads": T, and the options the candidate sets} (for the library: {"threads": T,
+    "library": True}, asked only when `library` is true); each sample counts as
+    `sample_seconds` of the budget."""
+    synthetic = True
+
+    def __init__(self, measure, rules, units=None, kernel="avx512", identity=None, ncpu=2, library=True,
+                 sample_seconds=0.25, switches=SWITCHES, rules_all=None):
+        self.measure = measure
+        self.rules = dict(rules)
+        self.rules_all = dict(rules_all or rules)
+        self.units = dict(units or {"mc": 14, "kc": 16, "nc": 32, "one-slice": 16})
+        self.kernel = kernel
+        self.ident = list(identity or ["cpu GenuineIntel 6 207 Emerald Rapids", "caches 49152 2097152 314572800"])
+        self.cpus = list(range(ncpu))
+        self.with_library = library
+        self.sample_seconds = self.default_cost = sample_seconds
+        self.switches = tuple(switches)
+        self.clock = 0.0
+
+    def close(self):
+        pass
+
+    def ncpu(self):
+        return len(self.cpus)
+
+    def check(self):
+        pass
+
+    def has_library(self):
+        return self.with_library
+
+    def identity(self):
+        return list(self.ident)
+
+    def command(self, threads, options):
+        return ["synthetic"]
+
+    def library(self, threads):
+        return ["synthetic-library"]
+
+    def probe(self, threads):
+        rules = dict(self.rules if threads == 1 else self.rules_all)
+        for name in self.switches:
+            rules.setdefault(name, 0)
+        units = {name: self.units.get(name, 1) for name in rules if name in OPTION_ORDER}
+        return self.kernel, rules, units
+
+    def probe_library(self, threads):
+        return "synthetic library" if self.with_library else None
+
+    def fingerprint(self):
+        return {"synthetic": True}
+
+
+# ---- the samples: interleave.py's scheduler, with a state that is replayed ---------------------
+
+class Measurer(interleave.Scheduler):
+    """tools/interleave.py's Scheduler for one thread count: its run_group (the jobs at one
+    size one right after the other, in a random order) and its sample (one run of a job at
+    one size). A complete group's samples go to the state; a group found there is replayed."""
+
+    def __init__(self, tuner, setting, threads, seed):
+        args = argparse.Namespace(seed=seed, no_verify=False, max_reps=MAX_REPS, sample_time=SAMPLE_TIME,
+                                  timeout=SAMPLE_TIMEOUT, tolerance=stats.TOLERANCE, rounds=tuner.args.rounds,
+                                  max_samples=12, budget=None)
+        super().__init__(args, [], list(tuner.sizes), None)
+        self.run_id = "tune"
+        self.tuner, self.setting, self.threads = tuner, setting, threads
+        self.groups = tuner.state_groups(setting)
+        self.replay = None
+        self.pending = {}
+        self.aborted = False
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def save(self, job):
+        pass   # the state is written per group (run_group)
+
+    def group_key(self, size, jobs):
+        return self.group_key_at(self.round, size, jobs)
+
+    @staticmethod
+    def group_key_at(round_, size, jobs):
+        return "{}|{}|{}".format(round_, size, ";".join(sorted(j.key for j in jobs)))
+
+    def run_group(self, size, jobs):
+        key = self.group_key(size, jobs)
+        self.replay = self.groups.get(key)
+        self.pending, self.aborted = {}, False
+        super().run_group(size, jobs)
+        if self.aborted:
+            raise Interrupted()
+        if self.replay is None:
+            self.groups[key] = self.pending
+            self.tuner.save_state()
+        if self.tuner.stop_requested:
+            raise Interrupted()
+
+    def sample(self, job, size):
+        if self.aborted:
+            return
+        record = self.replay.get(job.key) if self.replay is not None else None
+        if record is not None:
+            self.restore(job, size, record)
+            self.tuner.replayed += 1
+            return
+        machine = self.tuner.machine
+        before = len(job.rows)
+        if machine.synthetic:
+            self.seq += 1
+            gflops = float(machine.measure(dict(job.params), size, self.round))
+            machine.clock += machine.sample_seconds
+            job.wall.setdefault(size, []).append(machine.sample_seconds)
+            job.rows.append({"step": "10_tuned", "m": str(size), "n": str(size), "k": str(size),
+                             "threads": str(self.threads), "gflops_best": repr(gflops), "gflops_median": repr(gflops),
+                             "seconds_best": "0", "max_rel_err": "nan", "verified": "0", "kernel": "synthetic",
+                             "params": "", "cpu_wait": "0", "run": self.run_id, "round": str(self.round),
+                             "seq": str(self.seq)})
+        else:
+            walls = len(job.wall.get(size, []))
+            super().sample(job, size)
+            if self.tuner.stop_requested and job.failed:
+                # Ctrl-C reached the run too: not a result. The group is not kept.
+                job.failed = ""
+                del job.rows[before:]
+                del job.wall.get(size, [])[walls:]
+                self.aborted = True
+                return
+        self.tuner.measured += 1
+        record = {"wall": job.wall[size][-1] if job.wall.get(size) else 0.0}
+        if len(job.rows) > before:
+            record["row"] = {k: v for k, v in job.rows[-1].items() if k in KEPT_COLUMNS}
+        if job.failed:
+            record["failed"] = job.failed
+        self.pending[job.key] = record
+
+    def restore(self, job, size, record):
+        self.seq += 1
+        job.wall.setdefault(size, []).append(float(record.get("wall", 0.0)))
+        if "row" in record:
+            row = dict(record["row"])
+            row.update({"run": self.run_id, "round": str(self.round), "seq": str(self.seq)})
+            job.rows.append(row)
+            if row.get("verified", "").strip() == "0" and row.get("max_rel_err", "").strip().lower() != "nan":
+                job.wrong = True
+        if record.get("failed"):
+            job.failed = record["failed"]
+
+
+# ---- the search at one thread count ---------------------------------------------------------
+
+class Point:
+    """A candidate: a rung per block coordinate (0 = the rules' value) and the switches set."""
+    __slots__ = ("rungs", "switches")
+
+    def __init__(self, rungs, switches=()):
+        self.rungs = tuple(rungs)
+        self.switches = tuple(sorted(switches, key=SWITCHES.index))
+
+    def moved(self, index, rung):
+        rungs = list(self.rungs)
+        rungs[index] = rung
+        return Point(rungs, self.switches)
+
+    def with_switch(self, name):
+        return Point(self.rungs, self.switches + (name,))
+
+
+class Search:
+    def __init__(self, tuner, setting, threads, index):
+        self.tuner, self.setting, self.threads = tuner, setting, threads
+        self.sizes = list(tuner.sizes)
+        self.kernel, self.rules, self.units = tuner.machine.probe(threads)
+        # one-slice is a coordinate where the rules take some k deeper than kc in one slice.
+        self.coords = [c for c in SEARCH_ORDER if c in BLOCKS or
+                       (c == "one-slice" and self.rules.get("one-slice", 0) > self.rules["kc"])]
+        self.switches = [s for s in SWITCHES if s in self.rules and self.rules[s] == 0]
+        self.measurer = Measurer(tuner, setting, threads, tuner.seed * 16 + index)
+        self.jobs = {}
+        self.library = None
+        self.library_kernel = None
+        self.incumbent = Point([0] * len(self.coords))
+        self.visited = {self.effect(self.incumbent)}
+        self.deviations = []   # of paired ratios from their size's median (noise())
+        self.candidates = 0
+        self.gain = 1.0          # the adopted scores multiplied: about how far above the rules
+        self.finished = False
+        self.cut = ""            # why the search ended early
+        self.failures = []       # candidates whose runs failed
+        self.final = None        # {"tuned/rules": ..., "rules/library": ..., "tuned/library": ...}
+        self.dropped = False     # the final rounds did not confirm the tuned point
+        self.tried = ""
+        self.phase = "coarse"    # of the batches being run: coarse, polish, switch (final: final_rounds)
+        self.batches = 0         # batches judged, the final rounds included
+        self.records = []        # the search record's rows: one per candidate judged (record())
+        self.chain = 1.0         # the incumbent's ratio to the rules, chained (record())
+
+    # -- points
+
+    def value(self, coord, rung):
+        unit = self.units.get(coord, 1)
+        v = self.rules[coord] * RUNG ** rung
+        v = max(unit, int(round(v / unit)) * unit)
+        return min(v, MAX_BLOCK // unit * unit)
+
+    def options(self, point):
+        """{option: value} a point runs with, in OPTION_ORDER then SWITCHES order."""
+        out = {}
+        for coord, rung in zip(self.coords, point.rungs):
+            if coord in BLOCKS and rung != 0:
+                out[coord] = self.value(coord, rung)
+        if "one-slice" in self.coords:
+            rung = point.rungs[self.coords.index("one-slice")]
+            depth = self.value("one-slice", rung)
+            kc = out.get("kc", self.rules["kc"])
+            if rung != 0 or (out and depth > kc):
+                out["one-slice"] = depth
+        ordered = {name: out[name] for name in OPTION_ORDER if name in out}
+        for name in point.switches:
+            ordered[name] = 1
+        return ordered
+
+    def effect(self, point):
+        """What the point changes at the training sizes: two points with the same effect run
+        alike there (blocks at or above the largest size are the whole matrix; one-slice
+        matters only through which sizes it takes in one slice)."""
+        o = self.options(point)
+        top = max(self.sizes)
+        rules = not o
+        mc, kc, nc = (o.get(c, self.rules[c]) for c in BLOCKS)
+        if "one-slice" in o:
+            depth = max(o["one-slice"], kc)
+        elif rules or "kc" not in o:
+            depth = max(self.rules.get("one-slice", kc), kc)
+        else:
+            depth = kc   # --kc alone: k in slices of kc
+        l2 = self.tuner.l2
+        # The rules' point skips packing for small products (steps/10_tuned/blocks.cpp,
+        # skip_packing: 4 m k <= L2 / 2, and more); any block option asks for the packed path.
+        direct = tuple(rules and l2 > 0 and 4 * n * n <= l2 // 2 for n in self.sizes)
+        return (min(mc, top), min(kc, top), min(nc, top), tuple(n <= depth for n in self.sizes),
+                tuple(point.switches), direct)
+
+    def effective(self, point):
+        """{mc, kc, nc[, one-slice]}: the blocks the point runs with, the rules' where it sets
+        none; one-slice the deepest k taken in one slice as step 10 takes it (kc when --kc
+        alone turns it off; never below kc)."""
+        o = self.options(point)
+        out = {c: o.get(c, self.rules[c]) for c in BLOCKS}
+        if "one-slice" in self.rules:
+            depth = o["one-slice"] if "one-slice" in o else out["kc"] if "kc" in o else self.rules["one-slice"]
+            out["one-slice"] = max(depth, out["kc"])
+        return out
+
+    def record(self, point, versus, versus_to_rules, ratios, noise, adopted, failed):
+        """A row of the search record: the point, compared with `versus` (a point) whose own
+        ratio to the rules is `versus_to_rules`, by its paired ratios {size: [ratio a round]}
+        (None: it failed). Its ratio to the rules is chained: versus_to_rules x the median of
+        all its paired ratios (the mean of the sizes' medians, the objective, is moved by a spell
+        that slowed the incumbent at one size in most rounds; the median of all is not).
+        Returns that ratio to the rules (None: it failed)."""
+        blocks = self.effective(point)
+        row = {"threads": self.setting, "thread_count": self.threads, "phase": self.phase, "batch": self.batches,
+               "options": " ".join("{}={}".format(k, v) for k, v in self.options(point).items()),
+               "mc": blocks["mc"], "kc": blocks["kc"], "nc": blocks["nc"], "one_slice": blocks.get("one-slice", ""),
+               "switches": " ".join(point.switches),
+               "vs": " ".join("{}={}".format(k, v) for k, v in self.options(versus).items()),
+               "ratio": "", "pooled": "", "per_size": "", "vs_to_rules": "{:.4f}".format(versus_to_rules),
+               "ratio_to_rules": "", "adopted": int(bool(adopted)), "failed": int(bool(failed)),
+               "noise": "{:.4f}".format(noise)}
+        if ratios and not failed:
+            medians = {size: median(v) for size, v in ratios.items()}
+            mean = sum(medians.values()) / len(medians)
+            pooled = median(v for values in ratios.values() for v in values)
+            row.update(ratio="{:.4f}".format(mean), pooled="{:.4f}".format(pooled),
+                       per_size=" ".join("{}:{:.4f}".format(n, medians[n]) for n in sorted(medians)),
+                       ratio_to_rules="{:.4f}".format(versus_to_rules * pooled))
+            self.records.append(row)
+            return versus_to_rules * pooled
+        self.records.append(row)
+        return None
+
+    def describe(self, point):
+        o = self.options(point)
+        return " ".join("{}={}".format(k, v) for k, v in o.items()) or "the rules"
+
+    def job(self, point):
+        o = self.options(point)
+        key = " ".join("{}={}".format(k, v) for k, v in o.items()) or "rules"
+        if key not in self.jobs:
+            job = interleave.Job(key, self.tuner.machine.command(self.threads, o), False)
+            job.key, job.point = key, point
+            job.params = dict(o, threads=self.threads)
+            self.jobs[key] = job
+        return self.jobs[key]
+
+    def library_job(self):
+        if self.library is None and self.tuner.use_library:
+            self.library_kernel = self.tuner.machine.probe_library(self.threads)
+            if self.library_kernel is None:
+                self.tuner.use_library = False
+                return None
+            job = interleave.Job("library", self.tuner.machine.library(self.threads), True)
+            job.key, job.point, job.params = "library", None, {"threads": self.threads, "library": True}
+            self.library = job
+        return self.library
+
+    def move(self, point, index, step):
+        """The point `step` rungs from `point` along coordinate `index`, past rungs that change
+        nothing at the training sizes; None when the ladder ends or it was measured before."""
+        here = self.effect(point)
+        rung = point.rungs[index] + step
+        if abs(point.rungs[index]) < RUNGS < abs(rung):
+            rung = RUNGS if rung > 0 else -RUNGS
+        sign = 1 if step > 0 else -1
+        while -RUNGS <= rung <= RUNGS:
+            candidate = point.moved(index, rung)
+            effect = self.effect(candidate)
+            if effect != here:
+                return None if effect in self.visited else candidate
+            rung += sign
+        return None
+
+    # -- measuring and judging
+
+    def noise(self):
+        """The spread of a paired ratio across rounds, measured so that a spell in one round
+        does not move it: NOISE_SCALE x the median, over every ratio of every candidate and
+        size at this thread count, of its distance from its size's median ratio (relative).
+        On spell-free noise that is the median range of three rounds' ratios."""
+        return max(MIN_NOISE, NOISE_SCALE * median(self.deviations)) if self.deviations else MIN_NOISE
+
+    def compare(self, ours, theirs, rounds):
+        """{size: [ratio of ours over theirs, one per round both were sampled at that size in
+        these rounds]}: plots/samples.py's pairs (same run, round and size), round by round."""
+        out = {}
+        for r in sorted(rounds):
+            mine = [row for row in ours.rows if int(row["round"]) == r]
+            other = [row for row in theirs.rows if int(row["round"]) == r]
+            for (size, _), value in stats.paired_ratios(mine, other, same_threads=False).items():
+                out.setdefault(size, []).append(value[0])
+        return out
+
+    def cost(self, jobs, size):
+        """Seconds the samples of these jobs at one size are expected to take: each job's
+        median so far there, else the incumbent's (the first job), else a guess."""
+        total = 0.0
+        for job in jobs:
+            known = job.wall.get(size) or jobs[0].wall.get(size)
+            total += median(known) if known else self.tuner.machine.default_cost
+        return total
+
+    def run_rounds(self, jobs, deadline, what, whole=False):
+        """Every job at every size, --rounds rounds, through the scheduler; the rounds' numbers.
+        A group of samples (one size, one round) not in the state starts only when its expected
+        time fits before the deadline; with `whole`, the rounds start only when all of them fit."""
+        m = self.measurer
+        rounds = list(range(m.round + 1, m.round + self.tuner.args.rounds + 1))
+        if whole:
+            ahead = sum(self.cost(jobs, size) for r in rounds for size in self.sizes
+                        if m.group_key_at(r, size, jobs) not in m.groups)
+            if self.tuner.now() + ahead > deadline:
+                raise OutOfTime()
+        self.tried = what
+        for r in rounds:
+            m.round = r
+            sizes = list(self.sizes)
+            m.rng.shuffle(sizes)
+            for size in sizes:
+                live = [j for j in jobs if not j.failed and not j.skipped]
+                if m.group_key(size, live) not in m.groups and self.tuner.now() + self.cost(live, size) > deadline:
+                    raise OutOfTime()
+                self.tuner.progress(self)
+                m.run_group(size, live)
+        return set(rounds)
+
+    def batch(self, candidates, deadline, what):
+        """The incumbent and the candidates side by side; the candidate that wins, or None."""
+        incumbent = self.job(self.incumbent)
+        jobs = [incumbent] + [self.job(p) for p in candidates]
+        for p in candidates:
+            self.visited.add(self.effect(p))
+        rounds = self.run_rounds(jobs, deadline, what)
+        self.candidates += len(candidates)
+        if incumbent.failed or incumbent.wrong:
+            raise Failure(1, "step 10 with {} {}".format(self.describe(self.incumbent), incumbent.failed or
+                                                           "gave a wrong result"))
+        judged = []
+        for point, job in zip(candidates, jobs[1:]):
+            if job.failed or job.wrong:
+                self.failures.append("threads {}: {}: {}".format(self.setting, self.describe(point),
+                                                                 job.failed or "a result FAILED verification"))
+                continue
+            ratios = self.compare(job, incumbent, rounds)
+            for values in ratios.values():
+                middle = median(values)
+                if len(values) >= 2 and middle > 0:
+                    deviations = [abs(v - middle) / middle for v in values]
+                    if len(values) % 2:
+                        deviations.remove(0.0)   # the median's own
+                    self.deviations += deviations
+            judged.append((point, ratios))
+        noise = self.noise()
+        best = None
+        for point, ratios in judged:
+            if len(ratios) < len(self.sizes):
+                continue
+            medians = [median(v) for v in ratios.values()]
+            mean = sum(medians) / len(medians)
+            pooled = median(v for values in ratios.values() for v in values)
+            if mean > 1 + noise and pooled > 1 + noise / 2 and min(medians) > 1 - noise:
+                if best is None or mean > best[1]:
+                    best = (point, mean)
+        self.batches += 1
+        ratios_of = {id(point): ratios for point, ratios in judged}
+        chained = {}
+        for point in candidates:
+            chained[id(point)] = self.record(point, self.incumbent, self.chain, ratios_of.get(id(point)), noise,
+                                             best is not None and best[0] is point, id(point) not in ratios_of)
+        if best is not None:
+            self.chain = chained[id(best[0])]
+        self.tuner.save_search()
+        if best is None:
+            return None
+        self.incumbent = best[0]
+        self.gain *= best[1]
+        return best[0]
+
+    def search(self, deadline):
+        try:
+            self.phase = "coarse"
+            for index, coord in enumerate(self.coords):
+                steps = COARSE
+                while True:
+                    found = []   # (point, the step it was asked for)
+                    for step in steps:
+                        p = self.move(self.incumbent, index, step)
+                        if p is not None and all(self.effect(p) != self.effect(q) for q, _ in found):
+                            found.append((p, step))
+                    if not found:
+                        break
+                    here = self.value(coord, self.incumbent.rungs[index])
+                    what = "{} {}".format(coord, ", ".join("x{:.2f}".format(self.value(coord, p.rungs[index]) / here)
+                                                           for p, _ in found))
+                    won = self.batch([p for p, _ in found], deadline, what)
+                    if won is None:
+                        break
+                    step = next(s for p, s in found if p is won)
+                    # An outer candidate won: go on that way; an inner one: the polls refine it.
+                    if abs(step) < max(abs(s) for _, s in found if (s > 0) == (step > 0)):
+                        break
+                    steps = tuple(s if step > 0 else -s for s in FURTHER)
+            self.phase = "polish"
+            for _ in range(MAX_POLLS):
+                found = []
+                for index in range(len(self.coords)):
+                    for step in (-1, 1):
+                        p = self.move(self.incumbent, index, step)
+                        if p is not None and all(self.effect(p) != self.effect(q) for q in found):
+                            found.append(p)
+                if not found or self.batch(found, deadline, "every block one rung either way") is None:
+                    break
+            self.phase = "switch"
+            remaining = list(self.switches)
+            while remaining:
+                found = [self.incumbent.with_switch(s) for s in remaining]
+                found = [p for p in found if self.effect(p) not in self.visited]
+                if not found:
+                    break
+                won = self.batch(found, deadline, "switches " + ", ".join(remaining))
+                if won is None:
+                    break
+                remaining = [s for s in remaining if s not in won.switches]
+            self.finished = True
+        except OutOfTime:
+            self.cut = "the budget ended the search"
+
+    def final_rounds(self, deadline):
+        """The rules, the tuned point and the library side by side."""
+        rules = self.job(Point([0] * len(self.coords)))
+        tuned = self.job(self.incumbent)
+        jobs = [rules] + ([tuned] if tuned is not rules else [])
+        library = self.library_job()
+        if library is not None:
+            jobs.append(library)
+        try:
+            rounds = self.run_rounds(jobs, deadline, "final: the rules, the tuned point and the library", whole=True)
+        except OutOfTime:
+            self.final = None
+            return
+        if rules.failed or rules.wrong:
+            raise Failure(1, "step 10 (its rules) {}".format(rules.failed or "gave a wrong result"))
+        self.final = {}
+        if tuned is not rules:
+            self.final["tuned/rules"] = self.compare(tuned, rules, rounds)
+            if tuned.failed or tuned.wrong:
+                self.failures.append("threads {}: {}: {}".format(self.setting, self.describe(self.incumbent),
+                                                                 tuned.failed or "a result FAILED verification"))
+                self.final["tuned/rules"] = {}
+            ratios = self.final["tuned/rules"]
+            if len(ratios) < len(self.sizes) or sum(median(v) for v in ratios.values()) / len(ratios) <= 1.0:
+                self.dropped = True
+        if library is not None and not library.failed:
+            self.final["rules/library"] = self.compare(rules, library, rounds)
+            if tuned is not rules and not self.dropped:
+                self.final["tuned/library"] = self.compare(tuned, library, rounds)
+        elif library is not None:
+            print("{}: the library: {}".format(PROG, library.failed), file=sys.stderr)
+        if tuned is not rules:   # the record: the tuned point measured against the rules themselves
+            self.phase = "final"
+            self.batches += 1
+            ratios = self.final["tuned/rules"]
+            self.record(self.incumbent, Point([0] * len(self.coords)), 1.0,
+                        ratios if len(ratios) == len(self.sizes) else None, self.noise(), not self.dropped,
+                        bool(tuned.failed or tuned.wrong))
+            self.tuner.save_search()
+
+    def complete(self):
+        """The search ended by itself and the final rounds ran."""
+        return self.finished and self.final is not None
+
+    def result(self):
+        """The options written to the wisdom file."""
+        return {} if self.dropped else self.options(self.incumbent)
+
+    def samples(self):
+        jobs = list(self.jobs.values()) + ([self.library] if self.library else [])
+        return sum(len(j.rows) for j in jobs)
+
+
+# ---- the whole run ------------------------------------------------------------------------
+
+class Tuner:
+    def __init__(self, args, machine, out, state_path):
+        self.args, self.machine, self.out, self.state_path = args, machine, out, state_path
+        self.sizes = args.sizes
+        self.stop_requested = False
+        self.replayed = self.measured = 0
+        self.start = time.monotonic()
+        self.use_library = not args.no_ref and machine.has_library()
+        self.state = None
+        self.seed = args.seed
+        self.l2 = 0
+        self.last_tried = None
+        self.tty = sys.stderr.isatty()
+        if machine.synthetic:
+            machine.clock = 0.0
+        self.progress_shown = False
+        self.searches = []       # the Search of each thread count, in order (the search record)
+        self.identity = []       # the cpu and caches lines
+        self.search_path = self.figure_path = None   # STEM.search.csv and STEM.tuning.png (search_paths())
+
+    def now(self):
+        return self.machine.clock if self.machine.synthetic else time.monotonic() - self.start
+
+    def state_groups(self, setting):
+        return self.state["groups"].setdefault(setting, {})
+
+    def save_search(self):
+        """The search record, rewritten whole: every row of every thread count so far."""
+        if self.search_path:
+            output_file.write(self.search_path, search_csv(self.searches, self.identity))
+
+    def save_state(self):
+        if self.state_path:
+            output_file.write(self.state_path, json.dumps(self.state, sort_keys=True, separators=(",", ":")) + "\n")
+
+    def progress(self, search):
+        now = self.now()
+        if not self.tty and search.tried == self.last_tried:
+            return   # on a file or pipe: one line per batch
+        self.last_tried = search.tried
+        best = search.describe(search.incumbent)
+        text = "{}: threads {}: trying {}; best {}{}; noise {:.1f} %; {:.0f} s left".format(
+            PROG, search.setting, search.tried, best,
+            " ({:+.1f} % on the rules)".format(100 * (search.gain - 1)) if search.gain != 1.0 else "",
+            100 * search.noise(), max(0.0, self.args.budget - now))
+        if self.tty:
+            width = shutil.get_terminal_size((100, 20)).columns
+            sys.stderr.write("\r" + text[:max(20, width - 1)] + "\x1b[K")
+            self.progress_shown = True
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+    def end_progress(self):
+        if self.progress_shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.progress_shown = False
+
+
+def search_csv(searches, identity):
+    """The search record's text: each search's rows with the search's own columns (the rules'
+    blocks, the winner so far, whether it is complete) and the machine's."""
+    cpu = identity[0][4:] if identity and identity[0].startswith("cpu ") else ""
+    uarch = " ".join(cpu.split()[3:])
+    caches = (identity[1].split()[1:4] if len(identity) > 1 else []) + ["", "", ""]
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(SEARCH_COLUMNS)
+    for s in searches:
+        rules = s.effective(Point([0] * len(s.coords)))
+        common = {"rules_mc": rules["mc"], "rules_kc": rules["kc"], "rules_nc": rules["nc"],
+                  "rules_one_slice": rules.get("one-slice", ""),
+                  "winner": " ".join("{}={}".format(k, v) for k, v in s.result().items()),
+                  "complete": int(s.complete()), "kernel": s.kernel, "cpu": cpu,
+                  "uarch": "" if uarch == "unknown" else uarch, "l1d": caches[0], "l2": caches[1], "l3": caches[2]}
+        for row in s.records:
+            merged = dict(row, **common)
+            writer.writerow([merged[c] for c in SEARCH_COLUMNS])
+    return text.getvalue()
+
+
+def search_paths(out):
+    """(STEM.search.csv, STEM.tuning.png) beside the wisdom file PATH (STEM: PATH without its
+    .txt), both checked; a file at the CSV's path that is not a search record is not replaced."""
+    stem = out[:-4] if out.endswith(".txt") else out
+    paths = (stem + ".search.csv", stem + ".tuning.png")
+    for path in paths:
+        try:
+            output_file.check(path)
+        except output_file.OutputError as e:
+            raise Failure(3, str(e))
+    target = os.path.realpath(paths[0])
+    if os.path.isfile(target):
+        try:
+            with open(target, encoding="utf-8", errors="replace") as f:
+                first = f.readline().rstrip("\r\n")
+        except OSError:
+            first = None
+        if first is not None and not first.startswith(",".join(SEARCH_COLUMNS[:5])):
+            raise Failure(3, "cannot write {}: it is not the search record of tune.py (its first line is not "
+                             "'{},...'); remove it or give -o".format(paths[0], ",".join(SEARCH_COLUMNS[:5])))
+    return paths
+
+
+def draw_search(tuner):
+    """plots/plot_tuning.py draws the search record beside it: in this process when this Python
+    has matplotlib, else with /usr/bin/python3 when that one has; else one line says how."""
+    import importlib.util
+    script = os.path.join(ROOT, "plots", "plot_tuning.py")
+    argv = [os.path.abspath(tuner.search_path), "-o", os.path.abspath(tuner.figure_path)]   # never "-x"
+    status = None
+    try:
+        if importlib.util.find_spec("matplotlib") is not None:
+            import plot_tuning
+            status = plot_tuning.main(argv)
+        else:
+            python = "/usr/bin/python3"
+            if os.access(python, os.X_OK) and os.path.realpath(python) != os.path.realpath(sys.executable) and \
+                    subprocess.run([python, "-c", "import matplotlib"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
+                status = subprocess.run([python, script] + argv, stdin=subprocess.DEVNULL).returncode
+    except Exception as e:   # the figure is extra: the wisdom file and the record are written
+        print("{}: the figure was not drawn: {}".format(PROG, shown(e)), file=sys.stderr)
+        status = 1
+    if status == 0:
+        print("figure: {}".format(tuner.figure_path))
+    elif status is None:
+        print("figure: not drawn, no matplotlib here (Debian/Ubuntu: apt-get install python3-matplotlib); "
+              "draw it with: /usr/bin/python3 {} {} -o {}".format(script, tuner.search_path, tuner.figure_path))
+    else:
+        print("figure: not drawn (the line above says why)")
+
+
+def ratio_text(ratios):
+    """'1.031 (0.998-1.052)': the mean over the sizes of each size's median paired ratio, and
+    the range of every ratio."""
+    if not ratios:
+        return "-"
+    medians = [median(v) for v in ratios.values()]
+    every = [v for values in ratios.values() for v in values]
+    return "{:.3f} ({:.3f}-{:.3f})".format(sum(medians) / len(medians), min(every), max(every))
+
+
+def per_size_text(ratios):
+    return ", ".join("{} {:.3f}".format(size, median(ratios[size])) for size in sorted(ratios))
+
+
+def read_wisdom(path):
+    """The lines of an existing wisdom file, or None when there is none or it is not one."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read(1 << 20)
+    except OSError:
+        return None
+    lines = text.splitlines()
+    return lines if lines and lines[0] == HEADER else None
+
+
+def parse_args(argv):
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise Failure(2, message.replace("\n", " "))
+
+    parser = Parser(prog=PROG, description="Search step 10's block sizes and switches on this machine and write "
+                    "the winners to a wisdom file (see the top of this file).")
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+                        help="the build folder whose bin/ holds step10_tuned, cpuinfo, ref_openblas (default: build)")
+    parser.add_argument("-o", "--output", help="the wisdom file (default: BUILD/wisdom/step10_tuned.txt)")
+    parser.add_argument("--budget", default=str(BUDGET), help="seconds the tuner may measure (default 300)")
+    parser.add_argument("--threads", default="both", help="1, all or both (default both)")
+    parser.add_argument("--sizes", default=",".join(str(n) for n in SIZES),
+                        help="training sizes (default {})".format(",".join(str(n) for n in SIZES)))
+    parser.add_argument("--kernel", help="step 10's variant (default: the best this CPU runs; avx2 on an AVX-512 CPU)")
+    parser.add_argument("--rounds", default=str(ROUNDS), help="rounds of samples per batch, from 2 to 20 (default 3)")
+    parser.add_argument("--seed", help="the order's random seed (default: the state's, else new)")
+    parser.add_argument("--fresh", action="store_true", help="ignore the state of an earlier run")
+    parser.add_argument("--no-ref", action="store_true", help="leave the library out of the final rounds")
+    args = parser.parse_args(argv)
+    text = args.budget
+    try:
+        args.budget = float(text)
+    except ValueError:
+        raise Failure(2, "--budget '{}': not a number".format(shown(text, 60)))
+    if not (args.budget == args.budget and 1 <= args.budget <= 1e6):
+        raise Failure(2, "--budget '{}': must be from 1 to 1000000 seconds".format(shown(text, 60)))
+    if args.threads not in ("1", "all", "both"):
+        raise Failure(2, "--threads '{}': must be 1, all or both".format(shown(args.threads, 60)))
+    try:
+        args.sizes = interleave.parse_sizes(args.sizes)
+    except ValueError as e:
+        raise Failure(2, str(e))
+    if len(args.sizes) > 16:
+        raise Failure(2, "--sizes: {} sizes; at most 16".format(len(args.sizes)))
+    if not re.match(r"^[0-9]{1,2}$", args.rounds) or not 2 <= int(args.rounds) <= 20:
+        raise Failure(2, "--rounds '{}': must be from 2 to 20".format(shown(args.rounds, 60)))
+    args.rounds = int(args.rounds)
+    if args.seed is not None:
+        if not re.match(r"^[0-9]{1,9}$", args.seed):
+            raise Failure(2, "--seed '{}': not a whole number from 0 to 999999999".format(shown(args.seed, 60)))
+        args.seed = int(args.seed)
+    if args.kernel is not None and not re.match(r"^[a-z0-9_]{1,32}$", args.kernel):
+        raise Failure(2, "--kernel '{}': not a variant name such as avx2".format(shown(args.kernel, 60)))
+    return args
+
+
+def prepare_output(path):
+    """Makes the folder, refuses a file that is not a wisdom file, checks that the file and
+    the state beside it can be written. Returns the state's path (None for a device)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise Failure(3, "cannot write {}: {}".format(path, e.strerror))
+    try:
+        output_file.check(path)
+    except output_file.OutputError as e:
+        raise Failure(3, str(e))
+    target = os.path.realpath(path)
+    if os.path.isfile(target) and read_wisdom(target) is None:
+        raise Failure(3, "cannot write {}: it is not a wisdom file of tune.py (its first line is not '{}'); "
+                         "remove it or give -o".format(path, HEADER[:40] + "..."))
+    if os.path.exists(target) and not os.path.isfile(target):
+        return None   # a device or FIFO: written through, no state beside it
+    state = path + ".state"
+    try:
+        output_file.check(state)
+    except output_file.OutputError as e:
+        raise Failure(3, str(e))
+    if os.path.exists(state):
+        if load_state(state) is None:
+            raise Failure(3, "cannot write {}: it is not a state file of tune.py; remove it".format(state))
+    return state
+
+
+def load_state(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            state = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(state, dict) or state.get("tool") != STATE_TOOL or not isinstance(state.get("groups"), dict):
+        return None
+    return state
+
+
+def main(argv, machine=None):
+    try:
+        for word in argv:
+            if word == "--":
+                break
+            if word in ("-h", "--help"):
+                print(__doc__.strip())
+                return 0
+        args = parse_args(argv)
+    except Failure as e:
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return e.status
+    own_machine = machine is None
+    if own_machine:
+        machine = Real(args.build, args.kernel)
+    previous = None
+    searches = []
+    tuner = None
+    try:
+        machine.check()
+        out = args.output or os.path.join(machine.build if not machine.synthetic else ".", "wisdom",
+                                          "step10_tuned.txt")
+        state_path = prepare_output(out)
+        record_paths = search_paths(out) if state_path else (None, None)
+        identity = machine.identity()
+        settings = [("1", 1), ("all", machine.ncpu())]
+        if args.threads != "both":
+            settings = [s for s in settings if s[0] == args.threads]
+        if machine.ncpu() == 1 and args.threads == "both":
+            settings = settings[:1]   # all cores are one: the one-thread search is both lines
+        tuner = Tuner(args, machine, out, state_path)
+        tuner.search_path, tuner.figure_path = record_paths
+        tuner.identity, tuner.searches = identity, searches
+        caches = identity[1].split()
+        tuner.l2 = int(caches[2]) if len(caches) >= 4 and caches[2].isdigit() else 0
+        # The state: used when it is for the same arguments, CPU and executables.
+        fingerprint = {"identity": identity, "kernel": args.kernel, "sizes": args.sizes, "rounds": args.rounds,
+                       "threads": [s[0] for s in settings], "cpus": machine.ncpu(), "library": tuner.use_library,
+                       "machine": machine.fingerprint()}
+        old = load_state(state_path) if state_path and not args.fresh and os.path.exists(state_path) else None
+        if old is not None and (old.get("fingerprint") != fingerprint or
+                                (args.seed is not None and old.get("seed") != args.seed)):
+            print("{}: {} is for other arguments, another CPU or another build: measuring afresh".format(
+                PROG, state_path), file=sys.stderr)
+            old = None
+        if args.seed is None:
+            args.seed = old["seed"] if old else random.SystemRandom().randrange(1000000000)
+        tuner.seed = args.seed
+        tuner.state = old if old else {"tool": STATE_TOOL, "format": 1, "fingerprint": fingerprint,
+                                       "seed": args.seed, "groups": {}}
+        if old:
+            print("{}: resuming from {} ({} groups of samples measured before)".format(
+                PROG, state_path, sum(len(g) for g in old["groups"].values())), file=sys.stderr)
+        for index, (name, threads) in enumerate(settings):
+            searches.append(Search(tuner, name, threads, index))
+        kernels = sorted(set(s.kernel for s in searches))
+        if len(kernels) != 1:
+            raise Failure(1, "step 10 runs different kernels on one thread and on all: {}".format(", ".join(kernels)))
+        kernel = kernels[0]
+        if tuner.use_library:
+            for s in searches:
+                if s.library_job() is None:
+                    break
+        previous = signal.signal(signal.SIGINT, lambda *_: on_sigint(tuner))
+        share = args.budget / len(searches)
+        for index, search in enumerate(searches):
+            search.search(share * (index + 1) - FINAL_SHARE * share)
+            search.final_rounds(args.budget)
+        tuner.end_progress()
+    except Interrupted:
+        tuner.end_progress()
+        if tuner.state_path:
+            tuner.save_state()
+        print("{}: interrupted: nothing written but the state ({}: {} samples kept); the same command goes on "
+              "from there".format(PROG, tuner.state_path or "none, the output is no file",
+                                  tuner.measured + tuner.replayed), file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        if tuner is not None:
+            tuner.end_progress()
+        print("{}: interrupted".format(PROG), file=sys.stderr)
+        return 130
+    except Failure as e:
+        if tuner is not None:
+            tuner.end_progress()
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return e.status
+    except output_file.OutputError as e:
+        if tuner is not None:
+            tuner.end_progress()
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 3
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        for s in searches:
+            s.measurer.close()
+        if own_machine:
+            machine.close()
+
+    # The wisdom file: this run's thread counts, and the others' lines from the file there
+    # when it is of the same CPU, caches and kernel.
+    lines = [HEADER, "format 1"] + identity + ["kernel " + kernel]
+    results = {s.setting: s.result() for s in searches}
+    if len(searches) == 1 and machine.ncpu() == 1 and args.threads == "both":
+        results["all"] = results["1"]
+    kept = {}
+    old_lines = read_wisdom(os.path.realpath(out)) if os.path.isfile(os.path.realpath(out)) else None
+    if old_lines and old_lines[2:5] == identity + ["kernel " + kernel]:
+        for line in old_lines:
+            words = line.split()
+            if len(words) >= 2 and words[0] == "threads" and words[1] not in results:
+                kept[words[1]] = line
+    for name in ("1", "all"):
+        if name in results:
+            lines.append(" ".join(["threads", name] + ["{}={}".format(k, v) for k, v in results[name].items()]))
+        elif name in kept:
+            lines.append(kept[name])
+    noise = max(s.noise() for s in searches)
+    lines.append("noise {:.3f}".format(noise))
+    try:
+        output_file.write(out, "\n".join(lines) + "\n")
+        tuner.save_search()   # the winner and whether each search is complete, as written
+        if tuner.state_path and all(s.complete() for s in searches):
+            if os.path.exists(tuner.state_path):
+                os.unlink(tuner.state_path)
+        elif tuner.state_path:
+            tuner.save_state()   # what was measured, and the seed, for the same command again
+    except output_file.OutputError as e:
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 3
+    except OSError:
+        pass
+    report(tuner, searches, identity, kernel, out, noise)
+    if tuner.search_path:
+        print("search: {}".format(tuner.search_path))
+        if any(s.records for s in searches):
+            draw_search(tuner)
+        else:
+            print("figure: not drawn, no batch was judged")
+    failures = [f for s in searches for f in s.failures]
+    for f in failures:
+        print("{}: {}".format(PROG, f), file=sys.stderr)
+    return 1 if failures else 0
+
+
+def on_sigint(tuner):
+    if tuner.stop_requested:
+        raise KeyboardInterrupt()
+    tuner.stop_requested = True
+    tuner.end_progress()
+    print("{}: stopping after this group of samples (Ctrl-C again stops at once)".format(PROG), file=sys.stderr,
+          flush=True)
+
+
+def report(tuner, searches, identity, kernel, out, noise):
+    print("step 10 ({}) tuned on {} [{}], sizes {}, {} rounds a batch (seed {})".format(
+        kernel, identity[0][4:], identity[1][7:], ",".join(str(n) for n in tuner.sizes), tuner.args.rounds,
+        tuner.seed))
+    for s in searches:
+        rules = " ".join("{}={}".format(k, s.rules[k]) for k in OPTION_ORDER if k in s.rules)
+        tuned = s.result()
+        print("threads {} ({} thread{}):".format(s.setting, s.threads, "s" if s.threads > 1 else ""))
+        print("  rules  {}".format(rules))
+        if tuned:
+            print("  tuned  {}".format(" ".join("{}={}".format(k, v) for k, v in tuned.items())))
+        elif s.dropped:
+            print("  tuned  the rules: the final rounds did not confirm {} (tuned/rules {})".format(
+                s.describe(s.incumbent), ratio_text(s.final.get("tuned/rules", {}))))
+        elif s.candidates == 0 and not s.finished:
+            print("  tuned  the rules: no candidate measured yet")
+        else:
+            print("  tuned  the rules: no candidate beat them by more than the noise")
+        if s.final is None:
+            print("  paired ratios: none, no time was left for the final rounds{}".format(
+                " (the tuned point is not confirmed)" if tuned else ""))
+        else:
+            for name, label in (("tuned/rules", "tuned / rules"), ("rules/library", "rules / library"),
+                                ("tuned/library", "tuned / library")):
+                ratios = s.final.get(name)
+                if ratios:
+                    print("  {:<16} {}   per size: {}".format(label, ratio_text(ratios), per_size_text(ratios)))
+            if s.library_kernel:
+                print("  library: {}".format(s.library_kernel))
+        print("  noise {:.3f}; {} candidates, {} samples; {}".format(
+            s.noise(), s.candidates, s.samples(), "search finished" if s.finished else s.cut or "search not run"))
+    print("{} samples measured, {} replayed from the state; {:.0f} s of the {:.0f} s budget".format(
+        tuner.measured, tuner.replayed, tuner.now(), tuner.args.budget))
+    if not all(s.complete() for s in searches):
+        print("the search and its final rounds did not finish in the budget: the same command goes on from "
+              "the state ({})".format(tuner.state_path or "none: the output is no file"))
+    print("wisdom: {}".format(out))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
