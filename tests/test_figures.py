@@ -291,6 +291,22 @@ def main():
         write("step06_blocking.csv", harness_csv("06_blocking", 1, "sse", lambda n: 20.0))
         write("step05_simd_4x4.csv", harness_csv("05_simd_4x4", 1, "sse", lambda n: 20.0))
 
+        # Step 10's all-core CSV runs n = 100 on one thread: its sentence names that file, so
+        # it is not a second "(1 thread)" sentence about the one-thread CSV.
+        far_at_100 = "10_tuned,100,100,100,{t},{g},{m},0.1,1e-7,1,avx512,3,x\n"
+        write("step10_tuned.csv", HEADER + far_at_100.format(t=1, g=96.0, m=60.0))
+        write("step10_tuned_mt.csv", HEADER + far_at_100.format(t=1, g=50.0, m=30.0)
+              + "10_tuned,200,200,200,2,150.0,149.0,0.1,1e-7,1,avx512,3,x\n")
+        r = run([summary, "--results", results])
+        with open(os.path.join(results, "summary.md")) as f:
+            said = [l for l in f.read().splitlines() if l.startswith("- **10_tuned**")]
+        expect(r.returncode == 0 and len(said) == 2 and said[0].startswith("- **10_tuned** (1 thread): ")
+               and said[1].startswith("- **10_tuned** (1 thread, in step10_tuned_mt.csv): "),
+               "summary.md: the two one-thread runs of step 10 told apart: {}".format(said))
+        write("step10_tuned.csv", harness_csv("10_tuned", 1, "avx512", lambda n: 96.0))
+        write("step10_tuned_mt.csv", harness_csv("10_tuned", lambda n: 1 if n == 100 else 2, "avx512",
+                                                 lambda n: 50.0 if n == 100 else 176.0))
+
         # Issue 12.15: NaN, inf, 1e309 or negative GFLOPS, a zero or NaN peak: exit 2 and one line
         # naming the file, from summary.py and make_figures.py alike.
         good05 = harness_csv("05_simd_4x4", 1, "sse", lambda n: 20.0)

@@ -169,6 +169,86 @@ check(fixed_within < 0.9,
       "(the test has teeth)".format(100 * fixed_within, 100 * max(fixed)))
 
 
+# ---- the quiet gate (--probe), on a virtual clock -------------------------------------------------
+# Spells of seconds to a minute (3-30 s on, 6-60 s off: a third of the time), as the issue's
+# hosts had them, over a run shaped like run_all.sh's: 8 jobs x 15 sizes, 2 rounds, a sample
+# SAMPLE_SECONDS of the virtual clock, a probe 0.03 s, a pause its length. A sample is its
+# curve's quiet level within 1 %, 2/3 of it in a spell; the probe likewise. The extra samples'
+# budget is the scheduler's own (40 % of the rounds, less the waits), so both runs take about
+# as long.
+SAMPLE_SECONDS = 0.3
+
+
+def run_virtual(args, seed, gate):
+    rng = random.Random(seed)
+    edges, at, on = [], 0.0, rng.random() < 0.5
+    while at < 1e5:
+        length = rng.uniform(3, 30) if on else rng.uniform(6, 60)
+        edges.append((at, at + length, on))
+        at, on = at + length, not on
+    clock, in_spell = [0.0], []
+    spell = lambda: any(a <= clock[0] < b and o for a, b, o in edges)
+    jobs = [interleave.Job("job{}".format(i), ["virtual"], i == 0) for i in range(8)]
+    sizes = list(range(100, 1501, 100))
+    level = {(j.label, n): 10.0 + 7 * i + n / 100.0 for i, j in enumerate(jobs) for n in sizes}
+    out = tempfile.mkdtemp()
+    sched = interleave.Scheduler(args, jobs, sizes, out)
+    sched.clock = lambda: clock[0]
+    sched.started = 0.0
+
+    def pause(seconds):
+        clock[0] += seconds
+
+    def sample(job, size):
+        sched.seq += 1
+        in_spell.append(spell())
+        value = level[(job.label, size)] * rng.uniform(0.99, 1.0) * (2.0 / 3.0 if in_spell[-1] else 1.0)
+        clock[0] += SAMPLE_SECONDS
+        job.header = list(fake_row(job.label, size, 0).keys())
+        r = fake_row(job.label, size, value)
+        r.update({"run": sched.run_id, "round": str(sched.round), "seq": str(sched.seq)})
+        job.rows.append(r)
+        job.wall.setdefault(size, []).append(SAMPLE_SECONDS)
+
+    def probe_values():
+        clock[0] += 0.03
+        return {0: 50.0 * rng.uniform(0.99, 1.0) * (2.0 / 3.0 if spell() else 1.0)}
+    sched.pause, sched.sample, sched.probe_values = pause, sample, probe_values
+    sched.probe = ["virtual"] if gate else None
+    sched.save = lambda job: None
+    sched.base_rounds()
+    if sched.unsettled():
+        sched.extra_rounds(sched.extra_budget())
+    shutil.rmtree(out, ignore_errors=True)
+    return ([1 - max(j.values(n)) / level[(j.label, n)] for j in jobs for n in sizes], clock[0], sched,
+            sum(in_spell) / len(in_spell))
+
+
+gated, blind, times, waits, spoilt, spoilt_blind = [], [], [], [], [], []
+for seed in range(10):
+    with contextlib.redirect_stdout(io.StringIO()):
+        got, took, sched, share = run_virtual(defaults(seed=seed, rounds=2), seed, True)
+        plain, took_plain, _, share_blind = run_virtual(defaults(seed=seed, rounds=2), seed, False)
+    gated += got
+    blind += plain
+    times.append(took / took_plain)
+    waits.append(sched.waited / took)
+    spoilt.append(share)
+    spoilt_blind.append(share_blind)
+gated_within = sum(1 for e in gated if e <= 0.03) / len(gated)
+blind_within = sum(1 for e in blind if e <= 0.03) / len(blind)
+check(sum(spoilt) < 0.6 * sum(spoilt_blind),
+      "with the probe {:.0f} % of the samples fell in a spell, without it {:.0f} %".format(
+          10 * sum(spoilt), 10 * sum(spoilt_blind)))
+check(gated_within >= 0.97 and gated_within > blind_within,
+      "spells a third of the time, 2 rounds: with the probe {:.1f} % of 120 curves x 10 seeds within 3 % of the "
+      "quiet level (worst {:.1f} % below), without it {:.1f} % (worst {:.1f} %)".format(
+          100 * gated_within, 100 * max(gated), 100 * blind_within, 100 * max(blind)))
+check(max(times) <= 1.1 and 0 < min(waits) and max(waits) <= interleave.WAIT_SHARE,
+      "the waits come out of the extra samples' budget: runs {:.2f}-{:.2f}x as long as without the probe, "
+      "{:.0f}-{:.0f} % of the time waiting".format(min(times), max(times), 100 * min(waits), 100 * max(waits)))
+
+
 # ---- the scheduler end to end, with fake jobs slowed in spells -----------------------------------
 
 FAKE = r'''#!/usr/bin/env python3
@@ -260,6 +340,33 @@ with open(os.path.join(noisy_out, "ours.csv")) as f:
     agg_rows = list(csv.DictReader(f))
 check(all(int(x["samples"]) >= 3 for x in agg_rows) and all(x["settled"] in ("0", "1") for x in agg_rows),
       "the aggregated CSV says how many samples and whether a second confirmed the best")
+
+# The probe runs on every CPU this process may use, each copy pinned to one; a probe that
+# fails is said once and the run goes on without it; an empty --probe is a usage error.
+PROBE = r'''#!/usr/bin/env python3
+import os, sys
+a = sys.argv[1:]
+open(os.environ["PROBE_LOG"], "a").write(",".join(str(c) for c in sorted(os.sched_getaffinity(0))) + "\n")
+open(a[a.index("--csv") + 1], "w").write("step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,"
+                                         "verified,kernel,reps,cpu\nprobe,256,256,256,1,50,50,0.001,nan,0,x,1,c\n")
+'''
+probe = os.path.join(work, "probe.py")
+with open(probe, "w") as f:
+    f.write(PROBE)
+probe_log = os.path.join(work, "probe.log")
+r = run(os.path.join(work, "probed"), "--sizes", "100,200", "--probe", "{} {}".format(sys.executable, probe), *jobs,
+        env={"FAKE_BASE": "80", "PROBE_LOG": probe_log})
+with open(probe_log) as f:
+    pinned = [line.strip() for line in f]
+cpus = sorted(os.sched_getaffinity(0))
+check(r.returncode == 0 and len(pinned) >= 2 * len(cpus) and set(pinned) == set(str(c) for c in cpus),
+      "the probe ran before each size on every CPU ({}), one CPU each: {}".format(cpus, sorted(set(pinned))))
+r = run(os.path.join(work, "probe-fails"), "--sizes", "100,200", "--probe", "false", *jobs, env={"FAKE_BASE": "80"})
+check(r.returncode == 0 and r.stdout.count("the probe exited with 1: sampling without waiting for quiet") == 1
+      and os.path.exists(os.path.join(work, "probe-fails", "ours.csv")),
+      "a probe that fails: said once, the run goes on without it")
+r = run(os.path.join(work, "usage"), "--probe", "", *jobs)
+check(r.returncode == 2 and "--probe" in r.stderr and r.stderr.strip().count("\n") == 0, "--probe '': exit 2, one line")
 
 # Failures: a wrong result, an unsupported CPU, a crash, an output that cannot be written, usage.
 r = run(os.path.join(work, "wrong"), "--sizes", "100", "--job", "w={} {}".format(sys.executable, fake),

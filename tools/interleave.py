@@ -5,7 +5,7 @@ run_all.sh, make step-N, tools/grade.sh and tools/bench_vs_openblas.sh.
     tools/interleave.py --out DIR --job LABEL=COMMAND [--job ...] [--ref LABEL=COMMAND ...]
                         [--sizes LIST] [--rounds N] [--sample-time S] [--max-reps N]
                         [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
-                        [--timeout S]
+                        [--timeout S] [--probe COMMAND]
 
 A job is a harness executable with its fixed options (`step10_tuned=taskset -c 1
 build/bin/step10_tuned --threads 1`); a --ref job is a library that the others are compared
@@ -24,6 +24,14 @@ whose best sample no second sample confirms within --tolerance is *unsettled*: i
 samples (with every --ref job at that size beside it, for pairs), the cheapest first, round
 after round, until each is settled, has --max-samples, or --budget seconds are spent.
 What stays unsettled is named at the end.
+
+With --probe (a harness executable: run_all.sh gives build/bin/step10_tuned), every size's
+group first waits for quiet: the probe, a small product held in L2, runs on every CPU at once,
+and while one CPU's probe is more than 5 % below the second best it made this run, a spell
+is on: the group waits and probes again (PROBE_* and MAX_WAIT below). Samples then fall in
+the quiet time between spells instead of being taken in a spell and taken again; the waits
+come out of the extra samples' budget, so the run is no longer. A probe that fails is said
+once, and the run goes on without it.
 
 Writes, after every size of every round: DIR/LABEL.csv (one row per size: the harness's
 columns, gflops_best the best sample, gflops_median the median sample, reps all calls
@@ -57,6 +65,15 @@ import samples as stats  # noqa: E402  (plots/samples.py: what is drawn from the
 PROG = "interleave.py"
 MAX_SIZE = 46340     # kMaxSize, common/include/gemm/harness.hpp
 SLOW_SAMPLE = 1.0    # seconds: a job whose samples take longer goes first or last at its size
+# The quiet gate (--probe): before each size's group the probe runs on every CPU at once, a
+# small product held in L2 (PROBE_SIZE, up to PROBE_REPS calls within 20 ms). A CPU whose probe is
+# more than PROBE_GATE below the second best it made this run is in a spell: the group waits,
+# PROBE_PAUSE at a time, until every CPU is quiet, for at most MAX_WAIT seconds, and all waits
+# together take at most WAIT_SHARE of the time spent sampling (they come out of the extra
+# samples' budget). On the Emerald Rapids host of the issue, samples taken right after a probe
+# that passed were within 5 % of their size's best 91 % of the time, after one that failed 23 %.
+PROBE_SIZE, PROBE_REPS, PROBE_GATE, PROBE_PAUSE = 256, 10, 0.05, 0.25
+MAX_WAIT, WAIT_SHARE = 30.0, 0.4
 
 
 class Job:
@@ -105,6 +122,13 @@ class Scheduler:
         self.round = 0
         self.seq = 0
         self.tmp = tempfile.mkdtemp(prefix="interleave.")
+        # The quiet gate: the probe's command, its values per CPU, the time spent waiting and
+        # the spells waited out. clock and pause are time's, unless a test makes them virtual.
+        self.probe = getattr(args, "probe", None)
+        self.probed = {}
+        self.waited, self.spells = 0.0, 0
+        self.clock, self.pause = time.monotonic, time.sleep
+        self.started = self.clock()
 
     def live(self):
         return [j for j in self.jobs if not j.failed and not j.skipped]
@@ -183,8 +207,94 @@ class Scheduler:
         output_file.write(raw, "\n".join(lines) + "\n")
         output_file.write(whole, stats.aggregate(job.header, job.rows, self.args.tolerance))
 
+    def cpus(self):
+        """The CPUs the probe runs on: every one this process may use ([None]: unpinned)."""
+        try:
+            return sorted(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            return [None]
+
+    def probe_values(self):
+        """{cpu: GFLOPS} of one probe on every CPU at once, or None when it failed (said once)."""
+        running = []
+        for i, cpu in enumerate(self.cpus()):
+            path = os.path.join(self.tmp, "probe{}.csv".format(i))
+            command = self.probe + ["--threads", "1", "--sizes", str(PROBE_SIZE), "--warmup", "1",
+                                    "--reps", str(PROBE_REPS), "--time-limit", "0.02", "--no-verify", "--csv", path]
+            pin = (lambda c=cpu: os.sched_setaffinity(0, {c})) if cpu is not None else None
+            try:
+                running.append((cpu, path, subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                            stderr=subprocess.PIPE, preexec_fn=pin)))
+            except OSError as e:
+                return self.probe_failed("cannot run {}: {}".format(self.probe[0], e.strerror), running)
+        values = {}
+        for cpu, path, process in running:
+            _, err = process.communicate()
+            said = [l for l in err.decode("utf-8", "replace").splitlines() if l.strip()]
+            try:
+                header, rows = stats.read_samples(path)
+                os.unlink(path)
+                value = float(rows[0]["gflops_best"]) if process.returncode == 0 and not _not_a_row(header, rows, PROBE_SIZE) else 0.0
+            except (OSError, ValueError, UnicodeDecodeError, csv.Error, IndexError):
+                value = 0.0
+            if not value > 0:
+                return self.probe_failed("exited with {}{}".format(process.returncode, " (" + shown(said[-1]) + ")" if said else ""), [])
+            values[cpu] = value
+        return values
+
+    def probe_failed(self, why, running):
+        for _, _, process in running:
+            process.kill()
+            process.wait()
+        print("   the probe {}: sampling without waiting for quiet".format(why), flush=True)
+        self.probe = None
+        return None
+
+    def quiet(self, values):
+        """Whether every CPU's probe is within PROBE_GATE of the second best it made this run
+        (of the best while it has made one: one lucky probe does not set the bar)."""
+        for cpu, value in values.items():
+            seen = self.probed.setdefault(cpu, [])
+            seen.append(value)
+            top = sorted(seen, reverse=True)
+            if value < (1.0 - PROBE_GATE) * top[min(1, len(top) - 1)]:
+                return False
+        return True
+
+    def sampling_time(self, now):
+        """Seconds of sampling the run takes, not counting waits: what it took so far, or what
+        its base rounds will take (each sample as long as that job's samples at that size took,
+        half a second before one has run), whichever is more: a spell at the start of a run
+        can be waited out too."""
+        planned = self.args.rounds * sum(job.cost(size) for job in self.live() for size in self.sizes)
+        return max(now - self.started - self.waited, planned)
+
+    def wait_for_quiet(self):
+        """With --probe: probe, and while a CPU is in a spell wait and probe again, within
+        MAX_WAIT for this group and WAIT_SHARE of the sampling time for the run."""
+        if not self.probe:
+            return
+        first = None
+        while True:
+            values = self.probe_values()
+            if values is None or self.quiet(values):
+                break
+            now = self.clock()
+            since = now - first if first is not None else 0.0
+            allowance = WAIT_SHARE * self.sampling_time(now - since) - self.waited
+            if since + PROBE_PAUSE > min(MAX_WAIT, allowance):
+                break
+            if first is None:
+                first = now
+                self.spells += 1
+            self.pause(PROBE_PAUSE)
+        if first is not None:
+            self.waited += self.clock() - first
+
     def run_group(self, size, jobs):
-        """The jobs at one size, one right after the other: random order, slow ones at an end."""
+        """The jobs at one size, one right after the other: random order, slow ones at an end;
+        with --probe, when the probe finds every CPU quiet (or has waited as long as it may)."""
+        self.wait_for_quiet()
         jobs = list(jobs)
         self.rng.shuffle(jobs)
         slow = [j for j in jobs if j.cost(size) > SLOW_SAMPLE and size in j.wall]
@@ -233,15 +343,28 @@ class Scheduler:
     def base_rounds(self):
         for r in range(1, self.args.rounds + 1):
             self.round = r
-            start = time.monotonic()
+            start, waited, spells = self.clock(), self.waited, self.spells
             sizes = list(self.sizes)
             self.rng.shuffle(sizes)
             for size in sizes:
                 self.run_group(size, self.live())
             count = sum(1 for j in self.jobs for row in j.rows if row["round"] == str(r))
-            print("   round {} of {}{}: {} samples in {:.0f} s".format(
+            print("   round {} of {}{}: {} samples in {:.0f} s{}".format(
                 r, self.args.rounds, " (every result verified)" if r == 1 and not self.args.no_verify else "",
-                count, time.monotonic() - start), flush=True)
+                count, self.clock() - start, self.waits_said(waited, spells)), flush=True)
+
+    def waits_said(self, waited, spells):
+        """', N s of them waiting out M spells the probe found' since (waited, spells), or ''."""
+        if self.spells == spells:
+            return ""
+        count = self.spells - spells
+        return ", {:.0f} s of them waiting out {} spell{} the probe found".format(
+            self.waited - waited, count, "s" if count > 1 else "")
+
+    def extra_budget(self):
+        """40 % of the time the rounds took, less what waiting for quiet cost: the waits and the
+        extra samples are one allowance, so --probe never makes a run longer."""
+        return max(0.0, 0.4 * (self.clock() - self.started - self.waited) - self.waited)
 
     def unsettled(self):
         """[(gap, job, size)] of the sizes not settled (plots/samples.py), widest gap first."""
@@ -256,10 +379,10 @@ class Scheduler:
         return out
 
     def extra_rounds(self, budget):
-        start = time.monotonic()
+        start = self.clock()
         spent_samples = 0
         while True:
-            left = budget - (time.monotonic() - start)
+            left = budget - (self.clock() - start)
             wanted = [(g, j, s) for g, j, s in self.unsettled() if len(j.values(s)) < self.args.max_samples]
             if left <= 0 or not wanted:
                 break
@@ -278,14 +401,14 @@ class Scheduler:
             plan.sort(key=lambda p: p[2])
             ran = False
             for size, group, cost in plan:
-                if cost > budget - (time.monotonic() - start):
+                if cost > budget - (self.clock() - start):
                     continue
                 self.run_group(size, group)
                 spent_samples += len(group)
                 ran = True
             if not ran:
                 break
-        return spent_samples, time.monotonic() - start
+        return spent_samples, self.clock() - start
 
     def report(self):
         """One line per job with sizes left unsettled: how far apart the two best samples are,
@@ -357,6 +480,9 @@ def main(argv):
     parser.add_argument("--no-verify", action="store_true", help="pass --no-verify to every sample")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds one sample may take; a job still running then has failed")
+    parser.add_argument("--probe", default=None, metavar="COMMAND",
+                        help="a harness executable run at n = {} on every CPU before each size's samples: "
+                             "the samples wait while it finds a CPU in a spell (default: no probe)".format(PROBE_SIZE))
     args = parser.parse_args(argv)
 
     def usage(text):
@@ -384,6 +510,10 @@ def main(argv):
             return usage("{} '{}': must be from {:g} to {:g}".format(name, value, lo, hi))
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
+    if args.probe is not None:
+        args.probe = shlex.split(args.probe)
+        if not args.probe:
+            return usage("--probe: no command")
 
     out = args.out
     try:
@@ -403,18 +533,18 @@ def main(argv):
     print("   {} job{} x {} size{}, {} round{} and more samples where they disagree (seed {})".format(
         len(jobs), "s" if len(jobs) > 1 else "", len(sizes), "s" if len(sizes) > 1 else "", args.rounds,
         "s" if args.rounds > 1 else "", args.seed), flush=True)
-    start = time.monotonic()
     try:
         problems = scheduler.preflight()
         if problems:
             print("{}: {}".format(PROG, problems[0]), file=sys.stderr)
             return 2
         scheduler.base_rounds()
-        budget = args.budget if args.budget is not None else 0.4 * (time.monotonic() - start)
+        budget = args.budget if args.budget is not None else scheduler.extra_budget()
         if scheduler.unsettled() and budget > 0:
+            waited, spells = scheduler.waited, scheduler.spells
             count, spent = scheduler.extra_rounds(budget)
-            print("   more samples where they disagreed: {} in {:.0f} s (budget {:.0f} s)".format(count, spent, budget),
-                  flush=True)
+            print("   more samples where they disagreed: {} in {:.0f} s (budget {:.0f} s){}".format(
+                count, spent, budget, scheduler.waits_said(waited, spells)), flush=True)
         scheduler.report()
     except KeyboardInterrupt:
         print("{}: interrupted; the files hold the samples taken".format(PROG), file=sys.stderr)
