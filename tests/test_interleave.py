@@ -217,14 +217,16 @@ def run_virtual(args, seed, gate):
     sched.probe = ["virtual"] if gate else None
     sched.save = lambda job: None
     sched.base_rounds()
+    sched.over = 0.0
     if sched.unsettled():
-        sched.extra_rounds(sched.extra_budget())
+        budget = sched.extra_budget()
+        sched.over = sched.extra_rounds(budget)[1] - budget
     shutil.rmtree(out, ignore_errors=True)
     return ([1 - max(j.values(n)) / level[(j.label, n)] for j in jobs for n in sizes], clock[0], sched,
             sum(in_spell) / len(in_spell))
 
 
-gated, blind, times, waits, spoilt, spoilt_blind = [], [], [], [], [], []
+gated, blind, times, waits, spoilt, spoilt_blind, over = [], [], [], [], [], [], []
 for seed in range(10):
     with contextlib.redirect_stdout(io.StringIO()):
         got, took, sched, share = run_virtual(defaults(seed=seed, rounds=2), seed, True)
@@ -233,6 +235,7 @@ for seed in range(10):
     blind += plain
     times.append(took / took_plain)
     waits.append(sched.waited / took)
+    over.append(sched.over)
     spoilt.append(share)
     spoilt_blind.append(share_blind)
 gated_within = sum(1 for e in gated if e <= 0.03) / len(gated)
@@ -247,6 +250,7 @@ check(gated_within >= 0.97 and gated_within > blind_within,
 check(max(times) <= 1.1 and 0 < min(waits) and max(waits) <= interleave.WAIT_SHARE,
       "the waits come out of the extra samples' budget: runs {:.2f}-{:.2f}x as long as without the probe, "
       "{:.0f}-{:.0f} % of the time waiting".format(min(times), max(times), 100 * min(waits), 100 * max(waits)))
+check(max(over) <= 0.1, "the extra samples, waits included, end within their budget (at most {:.2f} s over)".format(max(over)))
 
 
 # ---- the scheduler end to end, with fake jobs slowed in spells -----------------------------------

@@ -128,6 +128,7 @@ class Scheduler:
         self.probed = {}
         self.waited, self.spells = 0.0, 0
         self.clock, self.pause = time.monotonic, time.sleep
+        self.deadline = None   # the extra samples' budget ends then: no wait past it
         self.started = self.clock()
 
     def live(self):
@@ -282,7 +283,8 @@ class Scheduler:
             now = self.clock()
             since = now - first if first is not None else 0.0
             allowance = WAIT_SHARE * self.sampling_time(now - since) - self.waited
-            if since + PROBE_PAUSE > min(MAX_WAIT, allowance):
+            if since + PROBE_PAUSE > min(MAX_WAIT, allowance) or \
+                    (self.deadline is not None and now + PROBE_PAUSE > self.deadline):
                 break
             if first is None:
                 first = now
@@ -403,7 +405,9 @@ class Scheduler:
             for size, group, cost in plan:
                 if cost > budget - (self.clock() - start):
                     continue
+                self.deadline = start + budget - cost
                 self.run_group(size, group)
+                self.deadline = None
                 spent_samples += len(group)
                 ran = True
             if not ran:
