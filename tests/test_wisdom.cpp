@@ -274,6 +274,24 @@ TEST_CASE("wisdom: a damaged file, or one from another machine, is refused with 
     }
 }
 
+TEST_CASE("wisdom: bin/probe takes it as the step does - its source in the header, a refusal in one line", "[wisdom]") {
+    WISDOM_NATIVE_ONLY();
+    if (tuned_step() == nullptr) return;
+    const std::string file = scratch("probe-wisdom.txt");
+    write(file, head(best_kernel()) + "threads 1 kc=100\n");
+    const std::string probe = bin() + "/probe";
+    const Run taken = run10("GEMM_WISDOM=" + file, "10 --sizes 37", probe);
+    CHECK(taken.status == 0);
+    CHECK(taken.err == "");
+    CHECK(taken.header.find(", source=wisdom:" + file) != std::string::npos);
+    write(file, head(best_kernel()) + "threads 1 kc=banana\n");
+    const Run refused = run10("GEMM_WISDOM=" + file, "10 --sizes 37", probe);
+    CHECK(refused.status == 0);
+    CHECK(lines_in(refused.err) == 1);
+    CHECK(refused.err.rfind("probe: ", 0) == 0);
+    CHECK(refused.header.find(", source=rules") != std::string::npos);
+}
+
 TEST_CASE("wisdom: the default place is beside the executable - silent when missing, off when asked", "[wisdom]") {
     WISDOM_NATIVE_ONLY();
     if (tuned_step() == nullptr) return;

@@ -193,6 +193,11 @@ int main(int argc, char** argv) {
                      step->slug.data(), kernel_name.empty() ? "" : (" --kernel " + gemm::shown(kernel_name)).c_str());
         return gemm::kExitUnsupported;
     }
+    // As the step's own executable does: the variant about to run, then the values tuned on
+    // this machine (step 10's wisdom), then the command line's, which win.
+    if (step->def->use_variant != nullptr) step->def->use_variant(variant->name);
+    gemm::TunedParams tuned;
+    if (step->def->tuned_params != nullptr) tuned = step->def->tuned_params(variant->name, 1);
     for (const auto& [param, value] : params) param->set(value);
 
     // The CSV's path is checked before measuring; the file is written once, at the end, so an
@@ -205,9 +210,10 @@ int main(int argc, char** argv) {
         }
     }
 
-    std::printf("probe: step %.*s, kernel %.*s, %s [%s]\n", static_cast<int>(step->slug.size()), step->slug.data(),
+    if (!tuned.note.empty()) std::fprintf(stderr, "probe: %s\n", tuned.note.c_str());
+    std::printf("probe: step %.*s, kernel %.*s, %s [%s]%s%s\n", static_cast<int>(step->slug.size()), step->slug.data(),
                 static_cast<int>(variant->name.size()), variant->name.data(), gemm::cpu::name().c_str(),
-                gemm::cpu::microarch_label().c_str());
+                gemm::cpu::microarch_label().c_str(), tuned.source.empty() ? "" : ", source=", tuned.source.c_str());
     std::vector<Row> rows;
     bool all_ok = true;
     for (const int size : sizes) {
