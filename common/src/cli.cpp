@@ -3,8 +3,6 @@
 #include <gemm/harness.hpp>
 #include <gemm/numbers.hpp>
 
-#include <gemm/cpu.hpp>
-
 #include <sstream>
 #include <string_view>
 
