@@ -228,6 +228,8 @@ class Scheduler:
                                                             stderr=subprocess.PIPE, preexec_fn=pin)))
             except OSError as e:
                 return self.probe_failed("cannot run {}: {}".format(self.probe[0], e.strerror), running)
+            except subprocess.SubprocessError as e:   # the pinning failed in the child
+                return self.probe_failed("cannot run {} on CPU {}: {}".format(self.probe[0], cpu, e), running)
         values = {}
         for cpu, path, process in running:
             _, err = process.communicate()
