@@ -229,8 +229,6 @@ for ref in ref_openblas ref_blis; do
   [ "$mt_threads" -gt 1 ] && jobs_args+=(--ref "${ref}_mt=$(q "$bin/$ref") --threads $mt_threads")
 done
 sample_opts=(--rounds "$rounds")
-# The probe that finds the spells to wait out: a small product of step 10 on every CPU.
-[ -x "$bin/step10_tuned" ] && sample_opts+=(--probe "$(q "$bin/step10_tuned")")
 [ "$quick" = 1 ] && sample_opts+=(--sizes 64,128,256,384)
 rm -rf "$results/rounds"   # the sweeps of older versions
 say "sampling every step and library side by side: $rounds rounds, more samples where they disagree"

@@ -54,9 +54,7 @@ if(PREV_EXE)
 endif()
 
 if(SAMPLER_PYTHON)
-  # The step itself is the probe that finds the spells to wait out (tools/interleave.py --probe).
-  execute_process(COMMAND "${SAMPLER_PYTHON}" "${INTERLEAVE}" --out "${RESULTS}" --probe "'${EXE}'" ${jobs}
-                  RESULT_VARIABLE rc)
+  execute_process(COMMAND "${SAMPLER_PYTHON}" "${INTERLEAVE}" --out "${RESULTS}" ${jobs} RESULT_VARIABLE rc)
 else()
   message(STATUS "step${SLUG}: no python3 here: one sweep of the step alone, not sampled beside the step before it")
   execute_process(COMMAND "${EXE}" --csv "${RESULTS}/step${SLUG}.csv" RESULT_VARIABLE rc)

@@ -157,7 +157,7 @@ measure_peak() {
 # 512, where a product takes microseconds) within 0.05 x --reps seconds.
 python=$(command -v python3) || usage_error "needs python3 (the sampler, tools/interleave.py)"
 "$python" "$root/tools/interleave.py" --out "$tmp/sampled" --sizes "$sizes" --rounds "$rounds" \
-  --probe "$(printf '%q' "$bin/step10_tuned")" --max-reps $((reps * 20)) --sample-time "$(awk -v r="$reps" 'BEGIN { print 0.05 * r }')" "${jobs[@]}" \
+  --max-reps $((reps * 20)) --sample-time "$(awk -v r="$reps" 'BEGIN { print 0.05 * r }')" "${jobs[@]}" \
   > "$tmp/sampled.log" 2> "$tmp/sampled.err" ||
   { echo "bench_vs_openblas.sh: a run failed:" >&2; cat "$tmp/sampled.err" >&2; exit 1; }
 [[ -n $peak_csv ]] || measure_peak after

@@ -202,7 +202,7 @@ jobs=(--job "$exe=$pin_words$(q "$bin/$exe") $(thread_opts "$folder")")
 timed="$runs/timed"
 rc=0
 "$python" "$root/tools/interleave.py" --out "$timed" --sizes "$sizes" --rounds "$rounds" --no-verify \
-  --timeout "$limit" --probe "$(q "$bin/$exe")" "${jobs[@]}" > "$runs/interleave.log" 2> "$runs/interleave.err" || rc=$?
+  --timeout "$limit" "${jobs[@]}" > "$runs/interleave.log" 2> "$runs/interleave.err" || rc=$?
 # failure_of LABEL: what the scheduler said of LABEL's runs ("at n=64 crashed with SIGSEGV"), or nothing.
 failure_of() {
   sed -n "s/^interleave.py: $1 \(at n=.*\)/\1/p; s/^interleave.py: $1: \(.*\)/\1/p" "$runs/interleave.err" | head -n 1

@@ -25,8 +25,8 @@ samples (with every --ref job at that size beside it, for pairs), the cheapest f
 after round, until each is settled, has --max-samples, or --budget seconds are spent.
 What stays unsettled is named at the end.
 
-With --probe (a harness executable: run_all.sh gives build/bin/step10_tuned), every size's
-group first waits for quiet: the probe, a small product held in L2, runs on every CPU at once,
+With --probe (a harness executable, such as build/bin/step10_tuned; no caller passes it by
+default: docs/harness.md, "Waiting out spells"), every size's group first waits for quiet: the probe, a small product held in L2, runs on every CPU at once,
 and while one CPU's probe is more than 5 % below the second best it made this run, a spell
 is on: the group waits and probes again (PROBE_* and MAX_WAIT below). Samples then fall in
 the quiet time between spells instead of being taken in a spell and taken again; the waits
