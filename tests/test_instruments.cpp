@@ -111,14 +111,18 @@ TEST_CASE("the formula: the table where it knows, the measured ratio where the p
     }
 }
 
-TEST_CASE("the measured clock is positive and stable across repetitions", "[instruments]") {
+TEST_CASE("the measured clock is positive and of one magnitude across repetitions", "[instruments]") {
     std::vector<double> ghz;
     for (int i = 0; i < 3; ++i) ghz.push_back(gemm::peak::measure_clock(1, 0.02).ghz);
     std::sort(ghz.begin(), ghz.end());
     INFO(ghz[0] << " " << ghz[1] << " " << ghz[2]);
     CHECK(ghz[0] > 0.2);     // no core of the last 20 years runs slower, none faster than 10 GHz
     CHECK(ghz[2] < 10);
-    CHECK(ghz[2] / ghz[0] < 1.15);   // CPU time, differenced: a busy neighbour does not show
+    // CPU time, differenced, so a program sharing the core does not show; but another guest on
+    // the same physical core, or the host changing the clock, does (a third and more on a shared
+    // VM; the AArch64 suite under qemu failed a 15 % bound). Timing the set-up or the wrong
+    // thread would be off by far more than that: not a speed, a method, is what this checks.
+    CHECK(ghz[2] / ghz[0] < 2.0);
 }
 
 TEST_CASE("the meter never runs more threads than usable CPUs", "[instruments]") {
