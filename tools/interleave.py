@@ -25,13 +25,13 @@ samples (with every --ref job at that size beside it, for pairs), the cheapest f
 after round, until each is settled, has --max-samples, or --budget seconds are spent.
 What stays unsettled is named at the end.
 
-With --probe (a harness executable, such as build/bin/step10_tuned; no caller passes it by
-default: docs/harness.md, "Waiting out spells"), every size's group first waits for quiet: the probe, a small product held in L2, runs on every CPU at once,
-and while one CPU's probe is more than 5 % below the second best it made this run, a spell
-is on: the group waits and probes again (PROBE_* and MAX_WAIT below). Samples then fall in
-the quiet time between spells instead of being taken in a spell and taken again; the waits
-come out of the extra samples' budget, so the run is no longer. A probe that fails is said
-once, and the run goes on without it.
+With --probe (a harness executable, such as build/bin/step10_tuned), every size's group
+first waits for quiet: the probe, a small product held in L2, runs on every CPU at once, and
+while one CPU's probe is more than 5 % below the second best it made this run, a spell is
+on: the group waits and probes again (PROBE_* and MAX_WAIT below). The waits come out of the
+extra samples' budget, so the run is no longer. A probe that fails is said once, and the run
+goes on without it. No script passes it: on the Emerald Rapids host of issue 33 the waits
+took every extra sample and two runs agreed less (docs/harness.md, "Waiting out spells").
 
 Writes, after every size of every round: DIR/LABEL.csv (one row per size: the harness's
 columns, gflops_best the best sample, gflops_median the median sample, reps all calls
@@ -66,12 +66,12 @@ PROG = "interleave.py"
 MAX_SIZE = 46340     # kMaxSize, common/include/gemm/harness.hpp
 SLOW_SAMPLE = 1.0    # seconds: a job whose samples take longer goes first or last at its size
 # The quiet gate (--probe): before each size's group the probe runs on every CPU at once, a
-# small product held in L2 (PROBE_SIZE, up to PROBE_REPS calls within 20 ms). A CPU whose probe is
-# more than PROBE_GATE below the second best it made this run is in a spell: the group waits,
+# small product held in L2 (PROBE_SIZE, up to PROBE_REPS calls within 20 ms). A CPU whose
+# probe is more than PROBE_GATE below the second best it made this run is in a spell: the group waits,
 # PROBE_PAUSE at a time, until every CPU is quiet, for at most MAX_WAIT seconds, and all waits
 # together take at most WAIT_SHARE of the time spent sampling (they come out of the extra
-# samples' budget). On the Emerald Rapids host of the issue, samples taken right after a probe
-# that passed were within 5 % of their size's best 91 % of the time, after one that failed 23 %.
+# samples' budget). On the Emerald Rapids host of issue 33, samples taken between two probes
+# that passed were within 5 % of their size's best 91 % of the time, otherwise 23 %.
 PROBE_SIZE, PROBE_REPS, PROBE_GATE, PROBE_PAUSE = 256, 10, 0.05, 0.25
 MAX_WAIT, WAIT_SHARE = 30.0, 0.4
 
