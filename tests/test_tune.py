@@ -47,7 +47,7 @@ SWITCH_GAIN = 0.05
 GRID_POINTS = 17 ** 3 * 2 ** 4
 
 
-def machine(seed, flat=False, sigma=0.007, spell=0.05, calls=None, sample_seconds=0.2, on_call=None):
+def machine(seed, flat=False, sigma=0.007, spell=0.05, calls=None, sample_seconds=0.2, on_call=None, optimum=OPTIMUM):
     """measure(params, size, round): a smooth bowl in log2(mc), log2(kc), log2(nc) (one octave
     off in each costs 15 %), times multiplicative noise, a sample in `spell` slowed to 2/3 on
     its own (a spell between the two samples of a pair), and whole rounds slowed to 0.7 (a
@@ -64,7 +64,7 @@ def machine(seed, flat=False, sigma=0.007, spell=0.05, calls=None, sample_second
         elif flat:
             g = base
         else:
-            q = sum(math.log2(params.get(c, RULES[c]) / OPTIMUM[c]) ** 2 for c in OPTIMUM)
+            q = sum(math.log2(params.get(c, RULES[c]) / optimum[c]) ** 2 for c in optimum)
             g = base / (1 + 0.15 * q) * (1 + SWITCH_GAIN if params.get("no-copy-b") else 1)
         g *= math.exp(rng.gauss(0, sigma))
         if rng.random() < spell:
@@ -155,6 +155,25 @@ for seed in range(4):
           "removed".format(seed, m.clock, BUDGET))
     check("tuned / rules" in out and "rules / library" in out and "tuned / library" in out and "noise" in out,
           "bowl, seed {}: the report gives tuned/rules, rules/library and tuned/library".format(seed))
+
+# ---- the traffic beyond L2: a bowl whose optimum reads too much is not followed past the bound --
+
+# mc 28 x kc 2112 reads 2/28 + 4/2112 = 0.073 bytes a FLOP beyond L2 (tools/tune.py,
+# outer_bytes_per_flop), three times the rules' bound of 0.025: what a quiet machine might
+# pick and a neighbour streaming memory would slow. No such point may be measured, and the
+# search still moves as far towards it as the bound lets it.
+TOO_DEEP = {"mc": 28, "kc": 2112, "nc": 1024}
+m, calls = machine(0, optimum=TOO_DEEP)
+path = fresh(os.path.join(work, "deep.txt"))
+status, out, err = run(["-o", path, "--seed", "0", "--budget", str(BUDGET)], m)
+got = wisdom(path) if status == 0 else None
+measured = {p for p, _, _ in calls if "library" not in dict(p)}
+over = sorted(p for p in measured
+              if tune.outer_bytes_per_flop(dict(p).get("mc", RULES["mc"]), dict(p).get("kc", RULES["kc"])) > 0.025)
+moved = got is not None and any(got[t].get("kc", RULES["kc"]) > RULES["kc"] for t in got)
+check(status == 0 and not over and moved,
+      "a bowl past the traffic bound (mc=28 kc=2112): none of {} points measured reads over 0.025 bytes a FLOP "
+      "beyond L2 ({}), and kc still grew towards it ({})".format(len(measured), over[:3], got))
 
 # ---- the record of the search (STEM.search.csv): what was measured, chained to the rules -----------
 

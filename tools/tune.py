@@ -16,6 +16,11 @@ values each. --one-slice is a coordinate only where the rules take some k in one
 deeper than kc (and, because --kc alone turns one slice off in step 10, a candidate that
 sets any block size passes the rules' one-slice depth along unless it moves it).
 
+A point whose blocks read more from beyond L2 per FLOP (2 / mc + 4 / kc bytes: the B panel
+once per A block, C once per slice of k) than the rules allow, the larger of 0.025 and what
+the rules' own blocks read, is not measured: a quiet machine would not show its cost, a
+neighbour streaming memory would (steps/10_tuned/README.md, "What comes from beyond L2").
+
 The grid of that space is 17^4 block points x 2^4 switch settings (1.3 million points; 17^3
 x 2^4 = 78,608 where one-slice is no coordinate), each needing the 4 training sizes x 3
 rounds = 12 samples. The search measures 30-45 of them (a coordinate search with a shrinking
@@ -176,6 +181,15 @@ MIN_NOISE = 0.005
 NOISE_SCALE = 2.3                # median distance from the median -> median range of 3 (Gaussian: 0.69 and 1.59 sd)
 FINAL_SHARE = 0.12               # of each thread count's share of the budget: the final rounds
 MAX_BLOCK = 65536                # the largest --NAME N the step takes
+# What a point reads and writes beyond L2 per FLOP (steps/10_tuned/blocks.hpp,
+# outer_bytes_per_flop): the B panel once per A block of mc rows, C once per slice of kc. A
+# neighbour streaming memory slows that traffic, so the search keeps within the rules' bound.
+MAX_OUTER_BYTES_PER_FLOP = 0.025
+
+
+def outer_bytes_per_flop(mc, kc):
+    return 2.0 / mc + 4.0 / kc
+
 DEFAULT_COST = 0.5               # seconds a sample is taken to cost before one was timed
 SAMPLE_TIME, MAX_REPS, SAMPLE_TIMEOUT = 0.1, 20, 120.0   # a sample, as interleave.py's defaults
 PROBE_SIZE = 16
@@ -687,9 +701,17 @@ class Search:
             candidate = point.moved(index, rung)
             effect = self.effect(candidate)
             if effect != here:
-                return None if effect in self.visited else candidate
+                return None if effect in self.visited or self.too_much_traffic(candidate) else candidate
             rung += sign
         return None
+
+    def too_much_traffic(self, point):
+        """Whether the point's blocks read more beyond L2 per FLOP than the rules allow: the
+        larger of their bound and what the rules' own blocks read (a core whose L2 keeps no
+        block within the bound). Quiet rounds would not see the cost: a neighbour does."""
+        blocks = self.effective(point)
+        most = max(MAX_OUTER_BYTES_PER_FLOP, outer_bytes_per_flop(self.rules["mc"], self.rules["kc"]))
+        return outer_bytes_per_flop(blocks["mc"], blocks["kc"]) > most * (1 + 1e-9)
 
     # -- measuring and judging
 

@@ -38,24 +38,36 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // units (Zen 4), 800 on one with two full-width units. Deeper is fine while the two
     // slivers a call reads, (MR + NR) x kc floats, stay within about four times L1: they
     // stream in from L2. And the smallest A block must fit in half of L2.
+    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes a
+    // quarter of L2, leaving room for the B slivers streaming through and the C tiles; but
+    // at least mc_least rows.
+    // A deeper kc makes that block thinner, and what comes from beyond L2 grows: the B panel
+    // once per A block (4 bytes for 2 mc FLOPs) and C once per slice of k (8 bytes for 2 kc
+    // FLOPs). A neighbour streaming memory evicts L3 and queues at the memory controller, so
+    // that traffic is what it slows. kc is the deepest depth whose traffic stays within
+    // kMaxOuterBytesPerFlop; where none does, the depth of least traffic (README: "Block
+    // sizes": the AVX2 tile on a 512 KiB L2 went from kc 1488 x mc 24 to 416 x 78).
     const int kc_fma = round_up(static_cast<int>(12.5 * flops + 0.5), 16);
+    const auto mc_for = [&](int kc) {
+        const int mc = round_down_at_least(l2 / 4 / (4L * kc), mr);
+        return mc < mc_least ? mc_least : mc;
+    };
     if (user_kc > 0) {
         b.kc = user_kc;
     } else {
         const int kc_stream = round_down_at_least(4 * l1 / (4L * (mr + nr)), 16);
         const int kc_l2 = round_down_at_least(l2 / 2 / (4L * mc_least), 16);
-        b.kc = kc_stream > kc_fma ? kc_stream : kc_fma;
-        if (b.kc > kc_l2) b.kc = kc_l2;
+        const int shallowest = std::min(kc_fma, kc_l2);
+        b.kc = 0;
+        int least = shallowest;   // the depth of least traffic, the shallowest of equals
+        for (int kc = std::min(std::max(kc_stream, kc_fma), kc_l2); kc >= shallowest; kc -= 16) {
+            const double traffic = outer_bytes_per_flop(mc_for(kc), kc);
+            if (b.kc == 0 && traffic <= kMaxOuterBytesPerFlop) b.kc = kc;
+            if (traffic <= outer_bytes_per_flop(mc_for(least), least)) least = kc;
+        }
+        if (b.kc == 0) b.kc = least;
     }
-    // MC: the packed A block (mc x kc), reused for every B sliver of the panel, takes a
-    // quarter of L2, leaving room for the B slivers streaming through and the C tiles; but
-    // at least mc_least rows.
-    if (user_mc > 0) {
-        b.mc = round_up(user_mc, mr);
-    } else {
-        b.mc = round_down_at_least(l2 / 4 / (4L * b.kc), mr);
-        if (b.mc < mc_least) b.mc = mc_least;
-    }
+    b.mc = user_mc > 0 ? round_up(user_mc, mr) : mc_for(b.kc);
     // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
     b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
     // One slice of k where it fits: every slice pays a pass of C through L3 and a packing of
@@ -64,10 +76,10 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // Deeper, the A block no longer survives the slivers streaming through L2: there, k =
     // 1900 in one slice gained and k = 2000 lost (README: "One slice of k where it fits").
     // What a slice saves shrinks as kc grows: once kc is twice kc_fma, a pass of C costs under
-    // 0.5 % of the time, and a deeper A block crowding L2 costs more. So a kernel whose slivers
-    // are narrow enough to make kc that deep (the AVX2 6 x 16: kc 1488 on a 32 KiB L1, where
-    // kc_fma is 400) keeps slices of kc: with --kernel avx2 on Zen 4, one slice lost 1-5 % at
-    // k = 1792-2304 and gained nothing at 1536 (README: "One slice of k where it fits").
+    // 0.5 % of the time, and a deeper A block crowding L2 costs more. So a kernel whose kc is
+    // that deep (the AVX2 6 x 16 on Emerald Rapids: kc 1456, where kc_fma is 400) keeps slices
+    // of kc: with --kernel avx2 on Zen 4, one slice of k = 1792-2304 lost 1-5 % against slices
+    // of 1488 (README: "One slice of k where it fits").
     // --one-slice sets the depth (never below kc: 1 turns it off); --kc alone turns it off too.
     const int fits = b.kc < 2 * kc_fma ? round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16) : b.kc;
     const int depth = user_one_slice > 0 ? user_one_slice : user_kc > 0 ? b.kc : fits;

@@ -103,7 +103,7 @@ void set_tile_cols(int v) { ablation.tile_cols = v > 0 && v <= 16 ? 16 : 0; }
 
 constexpr gemm::Param params[] = {
     {"mc", "rows of the packed A block, kept in L2 (default: from the L2 size)", get_mc, set_mc},
-    {"kc", "depth of the packed A and B blocks (default: from L1 and the FMA rate)", get_kc, set_kc},
+    {"kc", "depth of the packed A and B blocks (default: from L1, the FMA rate and the traffic beyond L2)", get_kc, set_kc},
     {"nc", "columns of the packed B panel, kept in L3 (default: from the L3 size)", get_nc, set_nc},
     {"one-slice", "deepest k taken in one slice, not in slices of kc (default: from the L2 size)",
      get_one_slice, set_one_slice},
