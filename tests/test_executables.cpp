@@ -374,6 +374,40 @@ TEST_CASE("the CSV path is checked before the first size is measured", "[e2e]") 
     CHECK(calls > 0);
 }
 
+// The calls a size costs: the verified one, then the warm-ups and --reps timed ones; with
+// --warmup 0 the verified call is the first timed one (a sample of tools/interleave.py that
+// verifies costs no call more than one that does not).
+TEST_CASE("with --warmup 0 the verified call is the first timed one", "[e2e]") {
+    static constexpr gemm::Variant v[] = {{"plain", counting_kernel}};
+    static constexpr gemm::StepDef def{.variants = v};
+    const gemm::Step step{17, "17_count", counting_kernel, [] { return true; }, &def};
+    const std::string csv = scratch("warmup.csv");
+    struct Case {
+        std::vector<std::string> args;
+        int calls, reps;
+        const char* verified;
+    };
+    const Case cases[] = {{{"--warmup", "0", "--reps", "3"}, 3, 3, "1"},
+                          {{"--warmup", "0", "--reps", "3", "--no-verify"}, 3, 3, "0"},
+                          {{"--warmup", "1", "--reps", "3"}, 4, 3, "1"},
+                          {{"--warmup", "2", "--reps", "3"}, 5, 3, "1"},
+                          {{"--warmup", "0", "--reps", "1"}, 1, 1, "1"},
+                          {{"--warmup", "0", "--reps", "20", "--time-limit", "1e-9"}, 1, 1, "1"}};
+    for (const Case& c : cases) {
+        std::vector<std::string> args = {"--sizes", "24", "--csv", csv};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        INFO(args.back() << " ... " << c.args.front() << " " << c.args[1]);
+        calls = 0;
+        REQUIRE(run(step, args) == gemm::kExitOk);
+        CHECK(calls == c.calls);
+        const auto lines = read_lines(csv);
+        REQUIRE(lines.size() == 2);
+        CHECK(field(lines[1], 11) == std::to_string(c.reps));
+        CHECK(field(lines[1], 9) == c.verified);
+    }
+    std::remove(csv.c_str());
+}
+
 TEST_CASE("output that cannot be written is exit 3 - /dev/null and /dev/stdout simply work", "[e2e]") {
     const gemm::Step* step = nullptr;
     for (const gemm::Step& s : gemm::steps())

@@ -36,7 +36,8 @@ std::string usage(const Step& step, const std::string& program) {
         << "  --first N --last N --inc N  sweep m = n = k from first to last (default 100 1500 100)\n"
         << "  --sizes a,b,c               these sizes instead of the sweep\n"
         << "  --reps N                    timed repetitions per size (default 3); best and median\n"
-        << "  --warmup N                  untimed runs before them (default 1)\n"
+        << "  --warmup N                  untimed runs before them (default 1; with 0, the verified\n"
+        << "                              run is the first timed one)\n"
         << "  --threads N                 OpenMP threads (default " << (step.def->parallel ? "all cores" : "1")
         << "; at most " << max_threads(kThreadsPerCpu) << ", " << kThreadsPerCpu << " x the CPUs,\n"
         << "                              which holds for OMP_NUM_THREADS too)\n"

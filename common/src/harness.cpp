@@ -100,14 +100,20 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     r.row.verified = false;
     r.row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
 
-    // The first run is on a fresh copy of C and is the one verified; it doubles as a warm-up.
+    // The first run is on a fresh copy of C and is the one verified. It doubles as a warm-up;
+    // with --warmup 0 it is the first timed repetition instead, as cold as the first one of a
+    // run with --no-verify, so a sample that verifies costs no extra call (tools/interleave.py
+    // verifies the first sample of each size).
     int untimed = o.warmup;
+    std::vector<double> verified_time;   // that repetition, with --warmup 0
+    const cpu::CpuWait wait_verified = cpu::cpu_wait_now();
     if (o.verify) {
-        seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
+        const double seconds = seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
         const CheckResult check = check_result(m, n, k, A.get(), k, B.get(), n, C0.get(), C.get(), n);
         r.row.max_rel_err = check.max_rel_err;
         r.row.verified = check.ok;
         r.problem = check.first_problem;
+        if (o.warmup == 0) verified_time.push_back(seconds);
         untimed = std::max(0, untimed - 1);
     }
     for (int w = 0; w < untimed; ++w) seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
@@ -122,13 +128,15 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     std::vector<double> times;
     double spent = 0;
     for (int attempt = 0; attempt <= kBusyRetries; ++attempt) {
-        std::vector<double> attempt_times;
-        const cpu::CpuWait wait_before = cpu::cpu_wait_now();
-        for (int rep = 0; rep < o.reps; ++rep) {
+        const bool first = attempt == 0 && !verified_time.empty();
+        std::vector<double> attempt_times = first ? verified_time : std::vector<double>{};
+        const cpu::CpuWait wait_before = first ? wait_verified : cpu::cpu_wait_now();
+        if (first) spent += verified_time.front();
+        for (int rep = static_cast<int>(attempt_times.size());
+             rep < o.reps && !(o.time_limit > 0 && spent >= o.time_limit); ++rep) {
             attempt_times.push_back(seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get()));
             if (!called && attempt == 0 && rep == 0) r.row.threads = threads_ran(step, library_threads);
             spent += attempt_times.back();
-            if (o.time_limit > 0 && spent >= o.time_limit) break;
         }
         const double waited = cpu::waited_share(wait_before, cpu::cpu_wait_now(), r.row.threads);
         if (attempt == 0 || waited < r.row.cpu_wait) times = attempt_times, r.row.cpu_wait = waited;
