@@ -12,7 +12,7 @@
 #   --no-install                 never call apt-get      --build DIR   build folder (default build)
 #   --rounds N                   samples of every size of every step and library, spread over
 #                                the run (tools/interleave.py), before the sizes whose samples
-#                                disagree get more; default 3, 5 with --docs
+#                                disagree get more; default 2, 5 with --docs
 #   --docs                       also copy the figures and summary.md to docs/figures/<cpu>/
 #                                (the tutorial's; <cpu>: the microarchitecture, e.g. zen4)
 # Exit status: 0 done, 1 a run, the build or the set-up failed, 2 usage error, 3 results/ cannot be
@@ -44,7 +44,7 @@ done
 # The executables refuse more than 4 threads per usable CPU: say so before building anything.
 [ -z "$threads" ] || check_count --threads "$threads" "$(harness_max_threads)"
 [ -z "$rounds" ] || check_count --rounds "$rounds" 1000
-[ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=5 || rounds=3; }
+[ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=5 || rounds=2; }
 if [ "$docs" = 1 ] && [ -n "$steps_wanted" ]; then
   usage_error "--docs redraws the tutorial's whole figure set, so it runs every step: drop --steps"
 fi
