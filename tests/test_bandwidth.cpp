@@ -4,6 +4,7 @@
 // (intrinsics, wall-clock time, our own byte count), measured right after it. Never an
 // absolute speed: only the two measurements of the same thing against each other.
 #include "bandwidth.hpp"
+#include "build_kind.hpp"
 
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
@@ -281,16 +282,10 @@ std::vector<std::string> split(const std::string& line) {
 // and with GCC: at L1 the reference loops run as fast as the compiler's code for them, and
 // clang 14's triad loop measured 15% below GCC's (425 against 500 GB/s on Emerald Rapids),
 // which would be a verdict on clang, not on the meter. CI always has the GCC build.
-#if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG) || defined(GEMM_TEST_EMULATOR) || defined(__clang__)
-constexpr bool kTimingBuild = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
+#if !defined(NDEBUG) || defined(GEMM_TEST_EMULATOR) || defined(__clang__)
 constexpr bool kTimingBuild = false;
 #else
-constexpr bool kTimingBuild = true;
-#endif
-#else
-constexpr bool kTimingBuild = true;
+constexpr bool kTimingBuild = !gemm::test::kAddressSanitizer;
 #endif
 
 }  // namespace

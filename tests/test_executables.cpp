@@ -1,5 +1,6 @@
 // End to end: the harness's main loop in-process on made-up steps (a right one, a wrong
 // one, one this CPU cannot run), and the real step executables as a user runs them.
+#include "build_kind.hpp"
 #include "kernel_choice.hpp"
 #include "replacements.hpp"
 
@@ -208,19 +209,9 @@ TEST_CASE("the step executables run as the README says", "[e2e]") {
 // Valgrind (cachegrind counts what a product reads from each cache, noise or not) cannot run
 // /proc/self/exe, which the parallel steps re-run themselves as to set short OpenMP spins:
 // under it they skip that, and run (they ended with status 1 and no word before).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;   // the steps too: valgrind cannot run them
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 TEST_CASE("a parallel step runs under valgrind", "[e2e]") {
-    if (kAddressSanitizer || shell("valgrind --version") != 0) {
+    // An AddressSanitizer build's steps are too: valgrind cannot run them.
+    if (gemm::test::kAddressSanitizer || shell("valgrind --version") != 0) {
         WARN("valgrind is not installed, or the build is AddressSanitizer's: skipped");
         return;
     }
