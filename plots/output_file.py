@@ -19,10 +19,16 @@ SIGPIPE, instead of a BrokenPipeError traceback. A file being written is then le
 was: the scripts write theirs whole at the end. Standard output that cannot be written
 otherwise (`> /dev/full`, a full disk) ends the script with exit 3 and one line,
 "SCRIPT: cannot write standard output: REASON", not a traceback.
+
+A script's working files (a sample's CSV) go in scratch_folder(), which is removed however
+the script ends: at exit, on exit 3 above, and on SIGPIPE or SIGTERM (then the script still
+ends by that signal).
 """
+import atexit
 import errno
 import fcntl
 import os
+import shutil
 import signal
 import stat
 import sys
@@ -30,6 +36,33 @@ import tempfile
 
 if hasattr(signal, "SIGPIPE"):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+_scratch = []   # the scratch folders made by this process
+
+
+def _remove_scratch():
+    while _scratch:
+        shutil.rmtree(_scratch.pop(), ignore_errors=True)
+
+
+def _end_by(signum, frame=None):
+    """Remove the scratch folders, then end by `signum` as its default action would."""
+    _remove_scratch()
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def scratch_folder(prefix):
+    """A new folder under the system's temporary folder for working files, removed when the
+    process ends (see the top of this file). `prefix` names it (`interleave.`)."""
+    path = tempfile.mkdtemp(prefix=prefix)
+    if not _scratch:
+        atexit.register(_remove_scratch)
+        for name in ("SIGPIPE", "SIGTERM"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), _end_by)
+    _scratch.append(path)
+    return path
 
 
 class _Stdout:
@@ -41,6 +74,9 @@ class _Stdout:
         self._stream = stream
 
     def _failed(self, error):
+        if error.errno == errno.EPIPE and hasattr(signal, "SIGPIPE"):
+            _end_by(signal.SIGPIPE)   # the reader is gone (a scratch folder made SIGPIPE's handler ours)
+        _remove_scratch()
         name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python3"
         try:
             os.write(2, "{}: cannot write standard output: {}\n".format(name, _reason(error)).encode())

@@ -5,6 +5,7 @@
 // absolute speed: only the two measurements of the same thing against each other.
 #include "bandwidth.hpp"
 #include "build_kind.hpp"
+#include "scratch.hpp"
 
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
@@ -484,13 +485,8 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-// A scratch folder of this test's own, empty.
-std::filesystem::path fresh_folder(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("gemm_bandwidth_" + std::to_string(getpid())) / name;
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
+// A scratch folder of this test's own, empty (tests/scratch.hpp).
+std::filesystem::path fresh_folder(const std::string& name) { return gemm::test::scratch_folder(name); }
 
 std::size_t files_in(const std::filesystem::path& dir) {
     return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir), {}));

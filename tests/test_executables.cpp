@@ -3,6 +3,7 @@
 #include "build_kind.hpp"
 #include "kernel_choice.hpp"
 #include "replacements.hpp"
+#include "scratch.hpp"
 
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
@@ -46,15 +47,8 @@ void wrong_kernel(int m, int n, int k, const float* A, int lda, const float* B, 
 
 bool never() { return false; }
 
-// Scratch files live in a folder of this test run's own, not in the working directory.
-std::string scratch(const std::string& name) {
-    static const std::filesystem::path dir = [] {
-        auto d = std::filesystem::temp_directory_path() / ("gemm_tests_" + std::to_string(getpid()));
-        std::filesystem::create_directories(d);
-        return d;
-    }();
-    return (dir / name).string();
-}
+// Scratch files live in a folder of this test process's own (tests/scratch.hpp).
+using gemm::test::scratch;
 
 std::vector<std::string> read_lines(const std::string& path) {
     std::ifstream in(path);

@@ -52,7 +52,8 @@ def interleave_args(extra):
         raise Capture()
     interleave.Scheduler = grab
     try:
-        interleave.main(["--out", tempfile.mkdtemp(), "--job", "x=true"] + extra)
+        with tempfile.TemporaryDirectory() as out:
+            interleave.main(["--out", out, "--job", "x=true"] + extra)
     except Capture:
         pass
     finally:

@@ -2,6 +2,7 @@
 // replaced only when it is a regular file, never half-written, never mixed by two writers,
 // and a failed write leaves the old file and no temporary behind.
 #include "replacements.hpp"
+#include "scratch.hpp"
 
 #include <gemm/output_file.hpp>
 
@@ -27,13 +28,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh scratch folder per test case.
-fs::path scratch_dir(const std::string& name) {
-    const fs::path dir = fs::temp_directory_path() / ("gemm_output_" + std::to_string(getpid())) / name;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
+// A fresh scratch folder per test case (tests/scratch.hpp).
+fs::path scratch_dir(const std::string& name) { return gemm::test::scratch_folder(name); }
 
 std::string slurp(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);

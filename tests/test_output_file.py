@@ -228,6 +228,39 @@ def main():
                 expect(r.returncode == 3 and len(lines) == 1 and "standard output" in lines[0],
                        "{} characters to a full standard output: exit {}, {!r}".format(size, r.returncode, r.stderr[-300:]))
 
+        # A scratch folder (a script's working files) is removed however the script ends: at
+        # exit, by SIGPIPE (a reader gone: still ended by SIGPIPE, with no traceback), by
+        # SIGTERM (still ended by it) and on exit 3 (standard output full).
+        scratch = ("import os, sys, time; sys.path.insert(0, sys.argv[1]); import output_file\n"
+                   "path = output_file.scratch_folder('test_scratch.')\n"
+                   "open(os.path.join(path, 'sample.csv'), 'w').write('x')\n"
+                   "sys.stderr.write(path + '\\n'); sys.stderr.flush()\n"
+                   "if sys.argv[2] == 'pipe':\n"
+                   "    while True: print('a line', flush=True)\n"
+                   "if sys.argv[2] == 'term': time.sleep(60)\n"
+                   "if sys.argv[2] == 'full': print('x' * 100000)\n")
+        endings = [("exit", 0), ("pipe", -signal.SIGPIPE), ("term", -signal.SIGTERM)] + ([("full", 3)] if full else [])
+        for how, status in endings:
+            out = open(full, "w") if how == "full" else subprocess.PIPE
+            p = subprocess.Popen([sys.executable, "-c", scratch, plots, how], stdout=out, stderr=subprocess.PIPE,
+                                 universal_newlines=True)
+            path = p.stderr.readline().strip()
+            if how == "pipe":
+                p.stdout.readline()
+                p.stdout.close()
+            elif how == "term":
+                p.send_signal(signal.SIGTERM)
+            p.wait()
+            rest = p.stderr.read()
+            if how == "exit":
+                p.stdout.close()
+            if how == "full":
+                out.close()
+            expect(path.startswith(tempfile.gettempdir()) and p.returncode == status and not os.path.exists(path)
+                   and "Traceback" not in rest,
+                   "a scratch folder, the script ended by {}: exit {} (wanted {}), folder {} {}, {!r}".format(
+                       how, p.returncode, status, path, "left" if os.path.exists(path) else "removed", rest[-300:]))
+
         # The scripts: a path they cannot write is exit 3 and one line naming it, before any
         # drawing; through a symbolic link the link stays.
         results = os.path.join(d, "results")

@@ -40,11 +40,10 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
-from output_file import OutputError, check, write  # noqa: E402  (plots/output_file.py)
+from output_file import OutputError, check, scratch_folder, write  # noqa: E402  (plots/output_file.py)
 
 COARSE = (0.25, 0.5, 1.0, 2.0)
 FINE = (0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0)
@@ -187,11 +186,10 @@ def main(argv):
             if cpu is None or cpu not in allowed:
                 raise usage("--cpu '{}': not a CPU this process may use ({})".format(args.cpu, allowed))
             os.sched_setaffinity(0, {cpu})   # the runs inherit it
-        with tempfile.TemporaryDirectory() as workdir:
-            passed_on = (["--threads", str(args.threads)] if args.threads is not None else []) + \
-                        (["--kernel", args.kernel] if args.kernel else [])
-            step = Step(args.exe, args.reps, passed_on, workdir)
-            rows, failed = measure(step, args, kc_list, mc_list)
+        passed_on = (["--threads", str(args.threads)] if args.threads is not None else []) + \
+                    (["--kernel", args.kernel] if args.kernel else [])
+        step = Step(args.exe, args.reps, passed_on, scratch_folder("block_map."))
+        rows, failed = measure(step, args, kc_list, mc_list)
         text = io.StringIO()
         writer = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()

@@ -54,7 +54,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -121,7 +120,7 @@ class Scheduler:
         self.run_id = "{}-{}".format(int(time.time()), os.getpid())
         self.round = 0
         self.seq = 0
-        self.tmp = tempfile.mkdtemp(prefix="interleave.")
+        self.tmp = output_file.scratch_folder("interleave.")   # removed however the run ends
         # The quiet gate: the probe's command, its values per CPU, the time spent waiting and
         # the spells waited out. clock and pause are time's, unless a test makes them virtual.
         self.probe = getattr(args, "probe", None)
@@ -558,13 +557,6 @@ def main(argv):
     except output_file.OutputError as e:
         print("{}: {}".format(PROG, e), file=sys.stderr)
         return 3
-    finally:
-        try:
-            for name in os.listdir(scheduler.tmp):
-                os.unlink(os.path.join(scheduler.tmp, name))
-            os.rmdir(scheduler.tmp)
-        except OSError:
-            pass
     for job in jobs:
         if job.wrong:
             print("{}: {}: a result FAILED verification (see its CSV)".format(PROG, job.label), file=sys.stderr)

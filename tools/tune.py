@@ -152,7 +152,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -253,7 +252,7 @@ class Real:
         self.cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
             list(range(os.cpu_count() or 1))
         self.taskset = shutil.which("taskset")
-        self.tmp = tempfile.mkdtemp(prefix="tune.")
+        self.tmp = output_file.scratch_folder("tune.")   # removed however the tuner ends
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
