@@ -21,9 +21,13 @@ a spell of a noisy machine then spoils a few samples of every size, never all sa
 one, and samples of ours and a library at one size in one round are a pair (plots/samples.py:
 the ratio of a pair does not see a spell that slows both). After --rounds rounds, a size
 whose best sample no second sample confirms within --tolerance is *unsettled*: it gets more
-samples (with every --ref job at that size beside it, for pairs), the cheapest first, round
-after round, until each is settled, has --max-samples, or --budget seconds are spent.
-What stays unsettled is named at the end.
+samples in EXTRA_ROUNDS more rounds, each spending an equal part of --budget, so that they
+too are spread over minutes. A round takes, job by job and size by size, the samples worth
+most a second (worth(): the chance that every sample so far fell in a spell, over what one
+costs), each (job, size) once, and at each size the --ref jobs on as many threads beside
+them, for pairs; a size stops when it is settled or has --max-samples. A slow lesson's
+sample at n = 1500 (seconds) so never holds up a fast step's at that size. What stays
+unsettled is named at the end.
 
 With --probe (a harness executable, such as build/bin/step10_tuned), every size's group
 first waits for quiet: the probe, a small product held in L2, runs on every CPU at once, and
@@ -73,6 +77,25 @@ SLOW_SAMPLE = 1.0    # seconds: a job whose samples take longer goes first or la
 # that passed were within 5 % of their size's best 91 % of the time, otherwise 23 %.
 PROBE_SIZE, PROBE_REPS, PROBE_GATE, PROBE_PAUSE = 256, 10, 0.05, 0.25
 MAX_WAIT, WAIT_SHARE = 30.0, 0.4
+
+
+# The samples of unsettled sizes: at most EXTRA_SHARE of the time the rounds took (less what
+# waiting for quiet cost), in EXTRA_ROUNDS rounds that each spend an equal part of it. A
+# quiet machine settles its sizes in the rounds and spends none of it. In the model of
+# run_all.sh's run in tests/test_interleave.py (spells on each CPU about half the time),
+# two runs' curves agree within 5 % at 96 % of sizes; the allocation before (all jobs of a
+# size together, the cheapest sizes first) at 69 % with 0.4 and 85 % with 0.7.
+EXTRA_SHARE, EXTRA_ROUNDS = 0.7, 6
+
+
+def worth(share, count, cost):
+    """What one more sample of a size is worth a second: the chance that every one of its
+    `count` samples so far fell in a spell (1 - share)^count, when a share `share` of the
+    job's samples misses them (plots/samples.py quiet_share), over the seconds it costs. A
+    slow lesson's sample at n = 1500 (seconds) then waits until a fast step's sizes have
+    several; a size with two samples goes before one with ten."""
+    share = min(max(share, 0.05), 0.95)
+    return (1.0 - share) ** count / max(cost, 1e-3)
 
 
 class Job:
@@ -365,9 +388,9 @@ class Scheduler:
             self.waited - waited, count, "s" if count > 1 else "")
 
     def extra_budget(self):
-        """40 % of the time the rounds took, less what waiting for quiet cost: the waits and the
-        extra samples are one allowance, so --probe never makes a run longer."""
-        return max(0.0, 0.4 * (self.clock() - self.started - self.waited) - self.waited)
+        """EXTRA_SHARE of the time the rounds took, less what waiting for quiet cost: the waits
+        and the extra samples are one allowance, so --probe never makes a run longer."""
+        return max(0.0, EXTRA_SHARE * (self.clock() - self.started - self.waited) - self.waited)
 
     def unsettled(self):
         """[(gap, job, size)] of the sizes not settled (plots/samples.py), widest gap first."""
@@ -381,39 +404,57 @@ class Scheduler:
         out.sort(key=lambda t: -t[0])
         return out
 
-    def extra_rounds(self, budget):
+    def extra_rounds(self, budget, rounds=EXTRA_ROUNDS):
+        """The unsettled sizes' samples, in `rounds` rounds that each spend an equal part of
+        `budget` (so the extra samples of one size are spread over the time, not taken in one
+        spell), then in rounds that spend what is left, until no size wants more. A round takes
+        the samples worth the most a second (worth()), each (job, size) once, until its part
+        is spent; at each size it takes, the --ref jobs on as many threads sample beside ours."""
         start = self.clock()
         spent_samples = 0
+        r = 0
         while True:
             left = budget - (self.clock() - start)
-            wanted = [(g, j, s) for g, j, s in self.unsettled() if len(j.values(s)) < self.args.max_samples]
-            if left <= 0 or not wanted:
+            plan = self.extra_plan(left / max(1, rounds - r), left) if left > 0 else {}
+            if not plan:
                 break
+            r += 1
             self.round += 1
-            by_size = {}
-            for _, job, size in wanted:
-                by_size.setdefault(size, []).append(job)
-            refs = [j for j in self.live() if j.ref]
-            plan = []
-            for size, jobs in by_size.items():
-                group = jobs + [r for r in refs if r not in jobs and any(not j.ref for j in jobs)]
-                plan.append((size, group, sum(j.cost(size) for j in group)))
-            # Cheapest first: the budget buys the most settled sizes where a sample is short (a
-            # slow lesson step's sample at n = 1500 costs as much as fifty of a fast step's).
-            self.rng.shuffle(plan)
-            plan.sort(key=lambda p: p[2])
-            ran = False
-            for size, group, cost in plan:
+            sizes = list(plan)
+            self.rng.shuffle(sizes)
+            for size in sizes:
+                cost = sum(j.cost(size) for j in plan[size])
                 if cost > budget - (self.clock() - start):
                     continue
                 self.deadline = start + budget - cost
-                self.run_group(size, group)
+                self.run_group(size, plan[size])
                 self.deadline = None
-                spent_samples += len(group)
-                ran = True
-            if not ran:
-                break
+                spent_samples += len(plan[size])
         return spent_samples, self.clock() - start
+
+    def extra_plan(self, share, left):
+        """{size: [jobs]} of one extra round: the unsettled (job, size) with the most worth a
+        second first, with the --ref jobs at each size taken (paid for once), within `share`
+        seconds (the first sample even past it, when it fits in `left`)."""
+        shares = {}
+        for job in self.live():
+            shares[job] = stats.quiet_share([job.values(s) for s in self.sizes], self.args.tolerance)
+        wanted = [(j, s) for _, j, s in self.unsettled() if len(j.values(s)) < self.args.max_samples]
+        ranked = sorted(wanted, key=lambda t: -worth(shares[t[0]], len(t[0].values(t[1])), t[0].cost(t[1])))
+        refs = [j for j in self.live() if j.ref]
+        threads = lambda j: j.rows[0].get("threads") if j.rows else None   # pairs: as many threads
+        plan, spent = {}, 0.0
+        for job, size in ranked:
+            group = plan.get(size, [])
+            if job in group:
+                continue
+            adds = [job] + ([r for r in refs if r not in group and threads(r) == threads(job)] if not job.ref else [])
+            cost = sum(j.cost(size) for j in adds)
+            if spent + cost > (share if plan else left):
+                continue
+            plan[size] = group + adds
+            spent += cost
+        return plan
 
     def report(self):
         """One line per job with sizes left unsettled: how far apart the two best samples are,
@@ -480,7 +521,8 @@ def main(argv):
                         help="a second sample this close to the best settles a size (default 0.03)")
     parser.add_argument("--max-samples", type=int, default=12, help="samples of one size at most (default 12)")
     parser.add_argument("--budget", type=float, default=None,
-                        help="seconds for the samples of unsettled sizes (default: 40 %% of the rounds' time)")
+                        help="seconds for the samples of unsettled sizes (default: {:.0f} %% of the rounds' time)".format(
+                            100 * EXTRA_SHARE))
     parser.add_argument("--seed", type=int, default=None, help="the order's random seed (default: new each run)")
     parser.add_argument("--no-verify", action="store_true", help="pass --no-verify to every sample")
     parser.add_argument("--timeout", type=float, default=None,
