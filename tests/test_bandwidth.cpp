@@ -485,8 +485,7 @@ std::string slurp(const std::string& path) {
     return s.str();
 }
 
-// A scratch folder of this test's own, empty (tests/scratch.hpp).
-std::filesystem::path fresh_folder(const std::string& name) { return gemm::test::scratch_folder(name); }
+using gemm::test::scratch_folder;   // an empty folder of this test process's own
 
 std::size_t files_in(const std::filesystem::path& dir) {
     return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir), {}));
@@ -496,7 +495,7 @@ std::size_t files_in(const std::filesystem::path& dir) {
 
 TEST_CASE("bandwidth --csv: the old file stays until the run ends - then holds every row, a link kept",
           "[bandwidth][output]") {
-    const auto dir = fresh_folder("csv_kept");
+    const auto dir = scratch_folder("csv_kept");
     const std::string path = (dir / "bw.csv").string(), report = (dir / "report.txt").string();
     std::ofstream(path) << "old\n";
 

@@ -128,7 +128,6 @@ def run_replayed(recorded, args, spell):
     if sched.unsettled():
         sched.extra_rounds(args.budget if args.budget is not None else 1e9)
     shutil.rmtree(out, ignore_errors=True)
-    shutil.rmtree(sched.tmp, ignore_errors=True)
     return {(j.label, n): max(j.values(n)) for j in jobs for n in sizes}, {(j.label, n): len(j.values(n)) for j in jobs for n in sizes}
 
 
@@ -224,7 +223,6 @@ def run_virtual(args, seed, gate):
         budget = sched.extra_budget()
         sched.over = sched.extra_rounds(budget)[1] - budget
     shutil.rmtree(out, ignore_errors=True)
-    shutil.rmtree(sched.tmp, ignore_errors=True)
     return ([1 - max(j.values(n)) / level[(j.label, n)] for j in jobs for n in sizes], clock[0], sched,
             sum(in_spell) / len(in_spell))
 
@@ -316,7 +314,6 @@ def run_shaped(args, seed, spells_on=True):
     if sched.unsettled():
         sched.extra_rounds(args.budget if args.budget is not None else sched.extra_budget())
     shutil.rmtree(out, ignore_errors=True)
-    shutil.rmtree(sched.tmp, ignore_errors=True)
     return {(j.label, n): max(j.values(n)) for j in jobs for n in sizes}, rounds_took, clock[0], sched
 
 

@@ -28,8 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh scratch folder per test case (tests/scratch.hpp).
-fs::path scratch_dir(const std::string& name) { return gemm::test::scratch_folder(name); }
+using gemm::test::scratch_folder;   // a fresh folder per test case, of this test process's own
 
 std::string slurp(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -57,7 +56,7 @@ std::string write_once(const std::string& path, const std::string& contents) {
 }  // namespace
 
 TEST_CASE("output: a regular file is replaced whole - keeps its mode - leaves no temporary", "[output]") {
-    const fs::path dir = scratch_dir("regular");
+    const fs::path dir = scratch_folder("regular");
     const std::string path = (dir / "res.csv").string();
     CHECK(write_once(path, "first\n") == "");
     CHECK(slurp(path) == "first\n");
@@ -74,7 +73,7 @@ TEST_CASE("output: a regular file is replaced whole - keeps its mode - leaves no
 }
 
 TEST_CASE("output: a symbolic link stays a link and its target gets the contents", "[output]") {
-    const fs::path dir = scratch_dir("symlink");
+    const fs::path dir = scratch_folder("symlink");
     std::ofstream(dir / "target.csv") << "old\n";
     fs::create_symlink("target.csv", dir / "link.csv");
     fs::create_symlink(dir / "new_target.csv", dir / "dangling.csv");
@@ -88,7 +87,7 @@ TEST_CASE("output: a symbolic link stays a link and its target gets the contents
 }
 
 TEST_CASE("output: a FIFO is written through - each part once - and stays a FIFO", "[output]") {
-    const fs::path dir = scratch_dir("fifo");
+    const fs::path dir = scratch_folder("fifo");
     const std::string path = (dir / "pipe").string();
     REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
     std::string received;
@@ -120,7 +119,7 @@ TEST_CASE("output: /dev/null takes anything and stays a device - /dev/full is an
 }
 
 TEST_CASE("output: a path that cannot be written is refused at open - nothing is created", "[output]") {
-    const fs::path dir = scratch_dir("refused");
+    const fs::path dir = scratch_folder("refused");
     gemm::OutputFile missing;
     CHECK(missing.open((dir / "no" / "x.csv").string()).find("no/x.csv") != std::string::npos);
     gemm::OutputFile folder;
@@ -131,7 +130,7 @@ TEST_CASE("output: a path that cannot be written is refused at open - nothing is
 }
 
 TEST_CASE("output: two writers of the same path never leave a mixed or partial file", "[output]") {
-    const fs::path dir = scratch_dir("race");
+    const fs::path dir = scratch_folder("race");
     const std::string path = (dir / "res.csv").string();
     // Two contents of different lengths: a mix or a cut of them is neither.
     const std::string a(400000, 'a'), b(700000, 'b');
@@ -161,7 +160,7 @@ TEST_CASE("output: two writers of the same path never leave a mixed or partial f
 }
 
 TEST_CASE("output: a write that fails (disk full) keeps the old file and removes its temporary", "[output]") {
-    const fs::path dir = scratch_dir("full");
+    const fs::path dir = scratch_folder("full");
     const std::string path = (dir / "res.csv").string();
     REQUIRE(write_once(path, "old contents\n") == "");
     // A file size limit makes write() fail as a full disk does (EFBIG instead of ENOSPC).
@@ -183,7 +182,7 @@ TEST_CASE("output: a write that fails (disk full) keeps the old file and removes
 }
 
 TEST_CASE("output: check() refuses what open() refuses - and opens nothing, not even a FIFO", "[output]") {
-    const fs::path dir = scratch_dir("check");
+    const fs::path dir = scratch_folder("check");
     CHECK(gemm::OutputFile::check((dir / "no" / "x.csv").string()).find("no/x.csv") != std::string::npos);
     CHECK(gemm::OutputFile::check(dir.string()).find("folder") != std::string::npos);
     fs::create_symlink(dir / "no" / "y.csv", dir / "dangling.csv");   // into a folder that is not there
@@ -204,7 +203,7 @@ TEST_CASE("output: check() refuses what open() refuses - and opens nothing, not 
 
 TEST_CASE("output: write_growing replaces a file at most once an interval - a slow row at once, all at the end",
           "[output]") {
-    const fs::path dir = scratch_dir("growing");
+    const fs::path dir = scratch_folder("growing");
     const std::string path = (dir / "res.csv").string();
     Replacements replaced(dir.string(), "res.csv");
     REQUIRE(replaced.watching());
@@ -237,7 +236,7 @@ TEST_CASE("output: write_growing replaces a file at most once an interval - a sl
 }
 
 TEST_CASE("output: write_growing gives a FIFO each part once", "[output]") {
-    const fs::path dir = scratch_dir("growing_fifo");
+    const fs::path dir = scratch_folder("growing_fifo");
     const std::string path = (dir / "pipe").string();
     REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
     std::string received;
@@ -256,7 +255,7 @@ TEST_CASE("output: write_growing gives a FIFO each part once", "[output]") {
 // Any legal name is written: the temporary beside it, ".NAME.XXXXXX", would pass the limit on
 // one name (255 bytes) for a NAME of 248 bytes or more, so NAME is cut short there.
 TEST_CASE("output: a name near the limit on one name is written - its temporary cut short, unique", "[output]") {
-    const fs::path dir = scratch_dir("long_name");
+    const fs::path dir = scratch_folder("long_name");
     for (const std::size_t length : {240, 248, 250, 255}) {
         const std::string name = std::string(length - 4, 'x') + ".csv";
         const std::string path = (dir / name).string();
