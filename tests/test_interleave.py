@@ -361,6 +361,11 @@ check(mean["s10"] >= mean["s01"] + 1.5 and mean["s10_mt"] >= mean["s01"] + 1.5,
       "at n = 1500 a slow lesson's samples (seconds each) do not hold up the fast steps': samples of step 01, 05, "
       "10, 10 on two CPUs: {}".format(", ".join("{:.1f}".format(mean[k]) for k in ("s01", "s05", "s10", "s10_mt"))))
 check(unpaired == 0, "every extra sample of a step has a library on as many threads beside it in its round")
+with contextlib.redirect_stdout(io.StringIO()):
+    capped = [run_shaped(defaults(rounds=2, max_samples=4), seed)[3] for seed in range(2)]
+most = max(len(j.values(n)) for sched in capped for j in sched.jobs for n in sched.sizes)
+check(most == 4, "--max-samples 4: at most 4 samples of any job at a size, the libraries beside the steps "
+                 "included (the most: {})".format(most))
 
 
 # ---- the scheduler end to end, with fake jobs slowed in spells -----------------------------------

@@ -448,7 +448,8 @@ class Scheduler:
             group = plan.get(size, [])
             if job in group:
                 continue
-            adds = [job] + ([r for r in refs if r not in group and threads(r) == threads(job)] if not job.ref else [])
+            adds = [job] + ([r for r in refs if r not in group and threads(r) == threads(job)
+                             and len(r.values(size)) < self.args.max_samples] if not job.ref else [])
             cost = sum(j.cost(size) for j in adds)
             if spent + cost > (share if plan else left):
                 continue
