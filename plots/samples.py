@@ -8,8 +8,9 @@ an order that changes from round to round, and writes them to SAMPLES/<job>.csv:
 harness's columns, then `run`, `round` and `seq` (which invocation, which round of it, the
 place in its order). This module turns them into one row per size and into paired ratios:
 
-- the curve is the best sample (`gflops_best`): a noisy spell slows a sample, it never
-  speeds one up, so the best is the sample least disturbed;
+- the curve is the best sample (`gflops_best`): another program's spell slows a sample, so
+  the best is the sample least disturbed (a host that runs the vCPU faster for a while
+  lifts it too: docs/harness.md);
 - the band reaches down to the median of the samples (`gflops_median`): a wide band is a
   size the machine disturbed;
 - a size is *settled* when a second sample confirms its best, within TOLERANCE, among
