@@ -316,6 +316,24 @@ TEST_CASE("the working sets follow the caches, one per level, inside it", "[band
     }
 }
 
+TEST_CASE("a working set that fits L2 is measured on three placements - a larger one on one", "[bandwidth]") {
+    const gemm::cpu::Caches& c = gemm::cpu::caches();
+    if (c.l2 <= 0) {
+        WARN("no L2 size known here: one placement everywhere");
+        return;
+    }
+    for (const bw::Level& l : bw::level_points(1).levels) {
+        if (l.name == "DRAM") continue;   // seconds of page faults, and one placement like L3
+        for (bw::Kind kind : {bw::Kind::read, bw::Kind::triad}) {
+            const bw::Measurement got = bw::measure(kind, l.bytes, 1, 0.005);
+            INFO(l.name << " (" << l.bytes << " bytes), " << bw::to_string(kind));
+            CHECK(got.placements == (got.bytes <= c.l2 ? 3 : 1));
+            CHECK(got.windows >= (got.placements > 1 ? 6 : 5));
+            CHECK(got.gbps > 0);
+        }
+    }
+}
+
 TEST_CASE("the bandwidth CSV: kind,bytes,threads,gbps,level,isa, a row per level, kind and thread count",
           "[bandwidth]") {
     const std::string path = "test_bandwidth_out.csv";
