@@ -75,8 +75,8 @@ Array allocate(long floats) {
 //
 // A set that fits L2 lands on whatever physical pages the kernel gave it, and L2 picks a
 // line's set from address bits above the 4 KiB page: some placements crowd a few sets and
-// miss where others do not. One process's 1 MiB read on Emerald Rapids ran 12 % below
-// another placement's for a whole run (27 windows on three sets of the test's arrays). So
+// miss where others do not (our reading of one process on Emerald Rapids whose 1 MiB read
+// ran 12 % below the test's own loop on each of three sets of arrays, in all 27 calls). So
 // such a set is measured on kPlacements regions, a third of the windows each, alive at once
 // (so on different pages), and the best window counts, as for everything else.
 constexpr int kPlacements = 3;
