@@ -110,13 +110,15 @@ def paired(results, runs):
     return out
 
 
-def spread_notes(results, runs):
+def spread_notes(results, runs, peak=None):
     """A sentence per step and thread count whose numbers are uncertain: a size no second
     sample confirmed (unsettled: tools/interleave.py gave it more samples and they still
     disagree), a size whose median sample is more than SPREAD below its best, a size the
     scaling run (results/scaling/) measured too, on as many threads, with another result
     (issue 28: step 09 at n = 1000, 118.6 GFLOPS in the sweep and 186.3 in the scaling run),
-    and a size timed while other programs held the CPUs (cpu_wait)."""
+    a size timed while other programs held the CPUs (cpu_wait), and a size whose best is above
+    the measured fp32 peak at its thread count (the CPU ran faster then than when the peak was
+    measured: on the Emerald Rapids host of issue 33, up to 209 GFLOPS against 173-181)."""
     def apart(a, b):
         return 1.0 - min(a, b) / max(a, b) if max(a, b) > 0 else 0.0
 
@@ -134,6 +136,12 @@ def spread_notes(results, runs):
         for r in load_samples(results, run):
             if int(r["threads"]) == run["threads"]:
                 values.setdefault(int(r["m"]), []).append(float(r["gflops_best"]))
+        ceiling = best_peak(peak or {}, run["threads"])
+        above = [r for r in run["rows"] if ceiling and r["best"] > ceiling[1]]
+        if above:
+            said.append("above the measured peak ({} GFLOPS) at n = {}: the CPU ran faster then than when the "
+                        "peak was measured, and the curve is high there".format(
+                            fmt(ceiling[1]), ", ".join("{} ({})".format(r["m"], fmt(r["best"])) for r in above)))
         unsettled = [r for r in run["rows"] if r["samples"] is not None and not r["settled"]]
         if unsettled:
             said.append("unsettled at n = {} (no second sample within {} of the best)".format(", ".join(
@@ -241,8 +249,9 @@ def render(runs, peak, machine, spread=None, pairs=None):
                       "(it got more samples, and they still disagree: its figure is uncertain by as much "
                       "as they are apart); a size also shows here when its median sample is more than "
                       "{:.0f} % below the best, when the scaling run at the same size and thread count "
-                      "differs by more than that, or when other programs held the CPUs for {:.0f} % or more "
-                      "of its timed calls (the CSV's cpu_wait). A difference smaller than these between two "
+                      "differs by more than that, when other programs held the CPUs for {:.0f} % or more "
+                      "of its timed calls (the CSV's cpu_wait), or when its best is above the measured peak. "
+                      "A difference smaller than these between two "
                       "steps or sizes is noise.".format(100 * sampling.TOLERANCE, 100 * SPREAD, 100 * BUSY)]
         lines += spread or ["- every step and library: every size settled, and within {:.0f} % everywhere.".format(
             100 * SPREAD)]
@@ -279,7 +288,7 @@ def main(argv):
         peak_path = os.path.join(args.results, "peak.csv")
         peak = load_peak(peak_path) if os.path.exists(peak_path) else {}
         machine = load_machine(os.path.join(args.results, "machine.txt"))
-        spread = spread_notes(args.results, runs)
+        spread = spread_notes(args.results, runs, peak)
         pairs = paired(args.results, runs)
     except InputError as e:
         print("summary.py: {}".format(e), file=sys.stderr)
