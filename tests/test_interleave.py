@@ -82,6 +82,12 @@ check(samples.paired_ratios(ours, [dict(t, run="other") for t in theirs]) == {},
       "paired ratios: samples of another run make no pair")
 
 
+# Where nearly every sample is disturbed (a share of 0.05), the cost alone must not rank the
+# samples: n = 1500's third sample (0.3 s) before n = 100's ninth (0.05 s).
+check(interleave.worth(0.05, 2, 0.3) > interleave.worth(0.05, 8, 0.05),
+      "worth(): on a host where every sample is disturbed, a third sample of a size before a ninth of a cheaper one")
+
+
 # ---- replayed samples with spells planted ------------------------------------------------------
 
 def replay(path):

@@ -86,15 +86,20 @@ MAX_WAIT, WAIT_SHARE = 30.0, 0.4
 # two runs' curves agree within 5 % at 96 % of sizes; the allocation before (all jobs of a
 # size together, the cheapest sizes first) at 69 % with 0.4 and 85 % with 0.7.
 EXTRA_SHARE, EXTRA_ROUNDS = 0.7, 6
+# The share worth() takes at least. Where nearly every sample is disturbed (Emerald Rapids,
+# issue 33: shares of 0.05-0.3), (1 - share)^count hardly falls with the count, and the cost
+# alone would rank the samples: cheapest first, n = 100 a ninth sample before n = 1500 (6x
+# the cost) a third, and step 10's ratio to OpenBLAS at n = 1500 from two pairs.
+WORTH_SHARE = 0.3
 
 
 def worth(share, count, cost):
     """What one more sample of a size is worth a second: the chance that every one of its
     `count` samples so far fell in a spell (1 - share)^count, when a share `share` of the
-    job's samples misses them (plots/samples.py quiet_share), over the seconds it costs. A
-    slow lesson's sample at n = 1500 (seconds) then waits until a fast step's sizes have
-    several; a size with two samples goes before one with ten."""
-    share = min(max(share, 0.05), 0.95)
+    job's samples misses them (plots/samples.py quiet_share; at least WORTH_SHARE), over the
+    seconds it costs. A slow lesson's sample at n = 1500 (seconds) then waits until a fast
+    step's sizes have several; a size with two samples goes before one with ten."""
+    share = min(max(share, WORTH_SHARE), 0.95)
     return (1.0 - share) ** count / max(cost, 1e-3)
 
 
