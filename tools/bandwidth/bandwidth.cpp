@@ -80,6 +80,9 @@ Array allocate(long floats) {
 // such a set is measured on kPlacements regions, a third of the windows each, alive at once
 // (so on different pages), and the best window counts, as for everything else.
 constexpr int kPlacements = 3;
+// No L2 is this large; a GEMM_CACHES that says otherwise must not make three copies of a
+// working set sized for memory (16G: killed for want of it).
+constexpr long kMaxPlaced = 64L << 20;
 struct Region {
     Array data;
     long floats = 0;
@@ -166,7 +169,7 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
 
     // Each thread's arrays are its regions' first arrays * n floats (regions() above).
     const long l2 = cpu::caches().l2;
-    const int placements = l2 > 0 && n * arrays * 4 <= l2 ? kPlacements : 1;
+    const int placements = l2 > 0 && n * arrays * 4 <= std::min(l2, kMaxPlaced) ? kPlacements : 1;
     std::vector<Region>& kept = regions();
     if (kept.size() < static_cast<std::size_t>(threads) * kPlacements) kept.resize(static_cast<std::size_t>(threads) * kPlacements);
 
