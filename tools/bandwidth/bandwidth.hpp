@@ -41,10 +41,10 @@ std::string level_of(long bytes, int threads);
 // with its own arrays (touched first by that thread), run the loop over their working set
 // in timed windows of about 2 ms (at least one pass), all threads starting each window
 // together, for about `seconds`; the best window counts. Short windows, best kept: on a
-// shared machine most windows see no other process. A set that fits L2 is measured on
-// three sets of arrays in turn (placements: L2 indexes by physical address, and one set of
-// pages can crowd some of its sets). Bytes are counted as STREAM does:
-// the bytes the loop reads and writes (triad: 12 per element), not the line a store's
+// shared machine most windows see no other process. A set that fits L2 (up to 64 MiB) is
+// measured on three sets of arrays in turn (placements: L2 indexes by physical address, and
+// one set of pages can crowd some of its sets). Bytes are counted as STREAM does: the bytes
+// the loop reads and writes (triad: 12 per element), not the line a store's
 // write-allocate reads in addition.
 struct Measurement {
     double gbps = 0;
