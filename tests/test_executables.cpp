@@ -298,11 +298,15 @@ TEST_CASE("the CSV names the block sizes of the variant that ran", "[e2e]") {
     }
 #if defined(__x86_64__)
     // Step 10's AVX-512 run ends with that kernel's switches (its blocks depend on the FMA
-    // units, so only the end is compared).
+    // units, so only the end is compared). Its broadcasts are not folded where two load ports
+    // serve two 512-bit FMA units (Skylake-SP, Cascade Lake, Ice Lake-SP).
     if (shell(bin + "/step10_tuned --kernel avx512 --sizes 20 --reps 1 --csv " + csv, "GEMM_WISDOM=off") == 0) {
         const auto lines = read_lines(csv);
         REQUIRE(lines.size() == 2);
-        const std::string params = field(lines[1], 14), tail = " no-fold=0 tile-rows=14 tile-cols=32 source=rules";
+        const auto& u = gemm::cpu::microarch();
+        const bool fold = !(u.loads == 2 && u.avx512 == 64);
+        const std::string params = field(lines[1], 14),
+                          tail = std::string(" no-fold=") + (fold ? "0" : "1") + " tile-rows=14 tile-cols=32 source=rules";
         CHECK(params.size() > tail.size());
         CHECK(params.compare(params.size() - tail.size(), tail.size(), tail) == 0);
     }

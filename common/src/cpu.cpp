@@ -280,16 +280,17 @@ Microarch classify(const Identity& id) {
     Microarch u;
     // Intel before Golden Cove: ports 0 and 1 each multiply, add or FMA (two pipes).
     auto intel_two_pipes = [&](const char* name, double avx512, const char* pipes) {
-        u = {name, 2, 8, 16, 32, avx512, 0, false, pipes};
+        u = {name, 2, 8, 16, 32, avx512, 0, false, pipes, 2};   // load ports 2 and 3
     };
     // Golden Cove and later big cores: FMA/multiply on ports 0 and 1, and fast adders on
     // ports 1 and 5, so a mix of multiplies and adds issues three a cycle.
     auto intel_golden_cove = [&](const char* name, double avx512, const char* pipes) {
-        u = {name, 3, 12, 24, 32, avx512, 0, false, pipes};
+        u = {name, 3, 12, 24, 32, avx512, 0, false, pipes, 3};   // three load ports
     };
     // AMD Zen: two FMA/multiply pipes and two add pipes, so four multiplies or adds a cycle.
-    auto amd_zen = [&](const char* name, double avx, double avx2, double avx512, const char* pipes) {
-        u = {name, 4, 16, avx, avx2, avx512, 0, false, pipes};
+    // Loads a cycle: two on Zen and Zen 2, three on Zen 3 and Zen 4, four on Zen 5.
+    auto amd_zen = [&](const char* name, double avx, double avx2, double avx512, const char* pipes, int loads) {
+        u = {name, 4, 16, avx, avx2, avx512, 0, false, pipes, loads};
     };
     const int f = id.family, m = id.model;
     if (id.vendor == "GenuineIntel" && f == 6) {
@@ -336,22 +337,22 @@ Microarch classify(const Identity& id) {
         }
     } else if (id.vendor == "AuthenticAMD" || id.vendor == "HygonGenuine") {
         if (f == 0x17 && m < 0x30)
-            amd_zen("Zen", 16, 16, 0, "two 128-bit FMA pipes and two add pipes: 256-bit work in two halves");
+            amd_zen("Zen", 16, 16, 0, "two 128-bit FMA pipes and two add pipes: 256-bit work in two halves", 2);
         else if (f == 0x18)
-            amd_zen("Zen (Hygon Dhyana)", 16, 16, 0, "two 128-bit FMA pipes and two add pipes");
+            amd_zen("Zen (Hygon Dhyana)", 16, 16, 0, "two 128-bit FMA pipes and two add pipes", 2);
         else if (f == 0x17)
-            amd_zen("Zen 2", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes");
+            amd_zen("Zen 2", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes", 2);
         else if (f == 0x19 && ((m >= 0x10 && m <= 0x1f) || (m >= 0x60 && m <= 0x7f) || (m >= 0xa0 && m <= 0xaf)))
             amd_zen("Zen 4", 32, 32, 32, "two 256-bit FMA pipes and two add pipes; a 512-bit FMA "
-                                         "runs as two halves, so AVX-512 and AVX2 peaks are equal");
+                                         "runs as two halves, so AVX-512 and AVX2 peaks are equal", 3);
         else if (f == 0x19)
-            amd_zen("Zen 3", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes");
+            amd_zen("Zen 3", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes", 3);
         else if (f == 0x1a && ((m >= 0x20 && m <= 0x2f) || (m >= 0x60 && m <= 0x6f)))
             amd_zen("Zen 5 (mobile)", 32, 32, 32, "two 256-bit FMA pipes and two add pipes; mobile Zen 5 "
-                                                  "runs a 512-bit FMA as two halves");
+                                                  "runs a 512-bit FMA as two halves", 4);
         else if (f == 0x1a)
             amd_zen("Zen 5", 32, 32, 64, "two full 512-bit FMA pipes and two 512-bit add pipes "
-                                         "(desktop and server Zen 5)");
+                                         "(desktop and server Zen 5)", 4);
     } else if (id.vendor == "arm") {
         switch (m) {
         case 0xd0b: u = {"Cortex-A76", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;

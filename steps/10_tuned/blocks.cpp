@@ -87,6 +87,20 @@ Blocks block_sizes(int mr, int nr, double flops) {
     return b;
 }
 
+// A step of p of the 14 x 32 tile is 28 FMAs. Folded, each reads its broadcast from memory:
+// 28 loads, and 2 of the B sliver. One vbroadcastss per row instead: 14 + 2 loads and 14 more
+// instructions. Two 512-bit FMA units finish the step in 14 cycles; two load ports need 15
+// for the folded loads, so there the loads set the pace (Cascade Lake: 110 GFLOPS folded,
+// 126 not, at n = 1024); three ports, or one FMA unit, keep up, and folding saves the
+// instructions (Emerald Rapids, Zen 4: +0-3 %). A core not in the table folds.
+bool fold_broadcast() {
+    if (ablation.no_fold) return false;
+    const gemm::cpu::Microarch& u = gemm::cpu::microarch();
+    const double fmas_per_cycle = fma_rate(u.avx512, 64) / 32;   // 512-bit FMAs a cycle
+    const int fmas = kMrAvx512 * (kNrAvx512 / 16), b_loads = kNrAvx512 / 16;
+    return u.loads == 0 || (fmas + b_loads) / static_cast<double>(u.loads) <= fmas / fmas_per_cycle;
+}
+
 // Small matrices skip packing (README: "Small matrices"). Unpacked, every B sliver reads all
 // of A in place, so A must fit in half of L2. And every A sliver reads the B sliver again:
 // k rows of NR floats, 4 ldb bytes apart, which must stay in L2 too. Rows that far apart
@@ -123,9 +137,9 @@ TileShape ablated(TileShape tile) {
     }
     if (ablation.no_vector_pack || ablation.no_copy_b) tile.copying = nullptr;
 #if defined(__x86_64__) || defined(_M_X64)
-    const bool kernel_switch = ablation.no_prefetch || ablation.no_strips || ablation.no_fma || ablation.no_fold ||
+    const bool kernel_switch = ablation.no_prefetch || ablation.no_strips || ablation.no_fma ||
                                ablation.tile_rows > 0 || ablation.tile_cols > 0;
-    if (kernel_switch && tile.kernel == microkernel_avx512_14x32) {
+    if (kernel_switch && (tile.kernel == microkernel_avx512_14x32 || tile.kernel == microkernel_avx512_14x32_broadcast)) {
         tile.kernel = microkernel_avx512_ablated;
         tile.direct = microkernel_avx512_ablated_direct;
         tile.copying = nullptr;

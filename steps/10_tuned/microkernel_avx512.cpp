@@ -9,6 +9,7 @@
 // 28 FMAs (448 multiply-adds) per step for 2 vector loads. 28 accumulators + 2 B registers
 // leave 2 of the 32 zmm registers spare. A zmm FMA has a latency of 4 cycles and Zen 4
 // issues one per cycle (two 256-bit halves), so 28 independent chains keep it busy.
+#include "blocks.hpp"
 #include "microkernels.hpp"
 
 // GCC 12 warns that the internal _mm512_undefined_ps() of the ymm <-> zmm conversions "may be
@@ -167,6 +168,7 @@ inline __attribute__((always_inline)) void copy_half_row(SliverCopy& copy) {
 // tile template with the per-four-steps work as a parameter compiled tile<14, 2> differently
 // (a cloned instance, other scheduling) and cost 2-3 % at n = 1024-2048, with and without
 // the copies (Emerald Rapids, interleaved rounds).
+template <int OP>
 void tile_copying(int kc, const float* a, const float* b, float* c, long ldc, SliverCopy copy) {
     constexpr int ROWS = kMrAvx512, VECS = 2;
 #pragma GCC unroll 14
@@ -184,9 +186,9 @@ void tile_copying(int kc, const float* a, const float* b, float* c, long ldc, Sl
     for (; p + 4 <= kc; p += 4) {
         if (copy.pieces > 0) copy_half_row(copy);
 #pragma GCC unroll 4
-        for (int u = 0; u < 4; ++u) step_of_p<kFoldedFma>(acc, a, b);
+        for (int u = 0; u < 4; ++u) step_of_p<OP>(acc, a, b);
     }
-    for (; p < kc; ++p) step_of_p<kFoldedFma>(acc, a, b);
+    for (; p < kc; ++p) step_of_p<OP>(acc, a, b);
     while (copy.pieces > 0) copy_half_row(copy);
 #pragma GCC unroll 14
     for (int i = 0; i < ROWS; ++i) {
@@ -438,15 +440,37 @@ void narrow_all_rows(int m, int k, const float* a, long lda, const float* bt, lo
 
 // An edge tile of ROWS rows and nr columns: whole zmm vectors for the first 16 or 32
 // columns, a ymm strip for a rest of up to 8.
-template <int ROWS>
+template <int ROWS, int OP>
 void edge(int kc, const float* a, const float* b, float* c, long ldc, int nr, const float* b_next) {
-    if (nr > 24) return tile<ROWS, 2>(kc, a, b, c, ldc, nr, b_next);
+    if (nr > 24) return tile<ROWS, 2, OP>(kc, a, b, c, ldc, nr, b_next);
     if (nr > 16) {
-        tile<ROWS, 1>(kc, a, b, c, ldc, 16, b_next);
+        tile<ROWS, 1, OP>(kc, a, b, c, ldc, 16, b_next);
         return tile8<ROWS>(kc, a, b + 16, c + 16, ldc, nr - 16);
     }
-    if (nr > 8) return tile<ROWS, 1>(kc, a, b, c, ldc, nr, b_next);
+    if (nr > 8) return tile<ROWS, 1, OP>(kc, a, b, c, ldc, nr, b_next);
     tile8<ROWS>(kc, a, b, c, ldc, nr);
+}
+
+// The whole packed kernel in one multiply-add form: the common case first; then one
+// instance per row count.
+template <int OP>
+void packed_kernel(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr, const float* b_next) {
+    if (mr == kMrAvx512 && nr == kNrAvx512) return tile<14, 2, OP>(kc, a, b, c, ldc, nr, b_next);
+    switch (mr) {
+#define EDGE_TILE(R) case R: return edge<R, OP>(kc, a, b, c, ldc, nr, b_next);
+        EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6) EDGE_TILE(7)
+        EDGE_TILE(8) EDGE_TILE(9) EDGE_TILE(10) EDGE_TILE(11) EDGE_TILE(12) EDGE_TILE(13) EDGE_TILE(14)
+#undef EDGE_TILE
+        default: return;
+    }
+}
+
+// An edge tile (the last rows of the A block) copies its share first, then computes.
+template <int OP>
+void copying_kernel(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr, SliverCopy copy) {
+    if (mr == kMrAvx512 && nr == kNrAvx512) return tile_copying<OP>(kc, a, b, c, ldc, copy);
+    while (copy.pieces > 0) copy_half_row(copy);
+    packed_kernel<OP>(kc, a, b, c, ldc, mr, nr, nullptr);
 }
 
 template <int ROWS>
@@ -464,15 +488,11 @@ void edge_direct(int k, const float* a, long lda, const float* b, long ldb, floa
 
 void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, long ldc,
                               int mr, int nr, const float* b_next) {
-    // The common case first; then one instance per row count.
-    if (mr == kMrAvx512 && nr == kNrAvx512) return tile<14, 2>(kc, a, b, c, ldc, nr, b_next);
-    switch (mr) {
-#define EDGE_TILE(R) case R: return edge<R>(kc, a, b, c, ldc, nr, b_next);
-        EDGE_TILE(1) EDGE_TILE(2) EDGE_TILE(3) EDGE_TILE(4) EDGE_TILE(5) EDGE_TILE(6) EDGE_TILE(7)
-        EDGE_TILE(8) EDGE_TILE(9) EDGE_TILE(10) EDGE_TILE(11) EDGE_TILE(12) EDGE_TILE(13) EDGE_TILE(14)
-#undef EDGE_TILE
-        default: return;
-    }
+    packed_kernel<kFoldedFma>(kc, a, b, c, ldc, mr, nr, b_next);
+}
+void microkernel_avx512_14x32_broadcast(int kc, const float* a, const float* b, float* c, long ldc,
+                                        int mr, int nr, const float* b_next) {
+    packed_kernel<kBroadcastFma>(kc, a, b, c, ldc, mr, nr, b_next);
 }
 
 }  // namespace step10
@@ -490,12 +510,13 @@ void microkernel_avx512_14x32_direct(int k, const float* a, long lda, const floa
     }
 }
 
-// An edge tile (the last rows of the A block) copies its share first, then computes.
 void microkernel_avx512_14x32_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr, int nr,
                                      SliverCopy copy) {
-    if (mr == kMrAvx512 && nr == kNrAvx512) return tile_copying(kc, a, b, c, ldc, copy);
-    while (copy.pieces > 0) copy_half_row(copy);
-    microkernel_avx512_14x32(kc, a, b, c, ldc, mr, nr, nullptr);
+    copying_kernel<kFoldedFma>(kc, a, b, c, ldc, mr, nr, copy);
+}
+void microkernel_avx512_14x32_broadcast_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr,
+                                                int nr, SliverCopy copy) {
+    copying_kernel<kBroadcastFma>(kc, a, b, c, ldc, mr, nr, copy);
 }
 
 void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
@@ -571,7 +592,7 @@ SubTiles sub_tiles() {
     const Ablation& s = ablation;
     // MulAdd's order: folded FMA, broadcast FMA, folded mul + add, broadcast mul + add.
     return {s.tile_rows > 0 ? s.tile_rows : kMrAvx512, s.tile_cols > 0 ? s.tile_cols : kNrAvx512,
-            (s.no_fma ? 2 : 0) + (s.no_fold ? 1 : 0), !s.no_prefetch, !s.no_strips};
+            (s.no_fma ? 2 : 0) + (fold_broadcast() ? 0 : 1), !s.no_prefetch, !s.no_strips};
 }
 
 }  // namespace

@@ -65,6 +65,13 @@ void microkernel_avx512_14x32_copying(int kc, const float* a, const float* b, fl
                                      SliverCopy copy);
 void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const float* bt, float* c, long ldc,
                                int nr);
+// The packed tile with one vbroadcastss per row of A instead of the {1to16} operand folded
+// into both FMAs: for cores whose two load ports cannot feed two folded FMAs a cycle
+// (blocks.hpp: fold_broadcast).
+void microkernel_avx512_14x32_broadcast(int kc, const float* a, const float* b, float* c, long ldc,
+                                        int mr, int nr, const float* b_next);
+void microkernel_avx512_14x32_broadcast_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr,
+                                                int nr, SliverCopy copy);
 // The same two with the micro-kernel switches of `ablation` applied (the ablation study only).
 void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc,
                                 int mr, int nr, const float* b_next);
@@ -92,7 +99,7 @@ struct Ablation {
     int no_narrow = 0;       // unpacked: the last <= 4 columns in tiles too, not as dot products
     int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
     int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps
-    int no_fold = 0;         // a separate vbroadcastss per row instead of the {1to16} operand
+    int no_fold = 0;         // a separate vbroadcastss per row instead of the {1to16} operand (0: the core's rule)
     int tile_rows = 0;       // rows of the register tile, 1..14 (0: 14)
     int tile_cols = 0;       // columns of the register tile, 16 or 32 (0: 32)
 };

@@ -16,8 +16,10 @@ namespace {
 #if defined(__x86_64__) || defined(_M_X64)
 double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    parallel_gemm(ablated({microkernel_avx512_14x32, kMrAvx512, kNrAvx512, avx512_flops(),
-                          microkernel_avx512_14x32_direct, microkernel_avx512_narrow, microkernel_avx512_14x32_copying,
+    const bool fold = fold_broadcast();
+    parallel_gemm(ablated({fold ? microkernel_avx512_14x32 : microkernel_avx512_14x32_broadcast, kMrAvx512,
+                          kNrAvx512, avx512_flops(), microkernel_avx512_14x32_direct, microkernel_avx512_narrow,
+                          fold ? microkernel_avx512_14x32_copying : microkernel_avx512_14x32_broadcast_copying,
                           pack_a_avx512, pack_b_avx512}),
                  m, n, k, A, lda, B, ldb, C, ldc);
 }
@@ -96,6 +98,8 @@ template <int Ablation::*field>
 int get_switch() { return ablation.*field; }
 template <int Ablation::*field>
 void set_switch(int v) { ablation.*field = v != 0; }
+// --no-fold: what is in effect, the core's rule included (fold_broadcast).
+int get_no_fold() { return fold_broadcast() ? 0 : 1; }
 int get_tile_rows() { return ablation.tile_rows > 0 ? ablation.tile_rows : kMrAvx512; }
 void set_tile_rows(int v) { ablation.tile_rows = v <= 0 || v >= kMrAvx512 ? 0 : v; }
 int get_tile_cols() { return ablation.tile_cols > 0 ? ablation.tile_cols : kNrAvx512; }
@@ -128,8 +132,8 @@ constexpr gemm::Param params[] = {
      set_switch<&Ablation::no_strips>, avx512_runs},
     {"no-fma", "1: vmulps + vaddps, not FMA (avx512)", get_switch<&Ablation::no_fma>,
      set_switch<&Ablation::no_fma>, avx512_runs},
-    {"no-fold", "1: vbroadcastss per row, no {1to16} (avx512)", get_switch<&Ablation::no_fold>,
-     set_switch<&Ablation::no_fold>, avx512_runs},
+    {"no-fold", "1: vbroadcastss per row, no {1to16} (avx512; the default on cores with two load ports "
+                "for two 512-bit FMA units)", get_no_fold, set_switch<&Ablation::no_fold>, avx512_runs},
     {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows, avx512_runs},
     {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols, avx512_runs}};
 

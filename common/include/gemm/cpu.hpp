@@ -83,6 +83,10 @@ struct Microarch {
     // units by SKU): the meter decides from the measured 512-bit / 256-bit ratio.
     bool avx512_width_varies = false;
     std::string pipes;             // the assumption in words, for reports
+    // Loads a core starts per cycle (0: not in the table). A 512-bit FMA that reads its
+    // broadcast operand from memory takes a load port as well as an FMA unit, so two load
+    // ports cannot feed two such FMAs a cycle plus the other loads (step 10's fold_broadcast).
+    int loads = 0;
 };
 Microarch classify(const Identity& id);   // pure: the table lookup, for tests
 const Microarch& microarch();             // classify(identity())
