@@ -237,7 +237,7 @@ TEST_CASE("step 10's ablation switches each keep every result right", "[microker
         int value;
     };
     const Setting settings[] = {{"no-direct", 1}, {"no-vector-pack", 1}, {"no-even-k", 1}, {"old-blocks", 1},
-                                {"no-prefetch", 1}, {"no-copy-b", 1}, {"no-narrow", 1}, {"no-strips", 1}, {"no-fma", 1}, {"no-fold", 1},
+                                {"no-prefetch", 1}, {"no-copy-b", 1}, {"no-narrow", 1}, {"no-strips", 1}, {"no-fma", 1}, {"fold", 1}, {"fold", 2},
                                 {"tile-rows", 1}, {"tile-rows", 4}, {"tile-rows", 13}, {"tile-cols", 16}};
     for (const Setting& setting : settings) REQUIRE(step->find_param(setting.name) != nullptr);
     const auto reset = [&] { for (const Setting& s : settings) step->find_param(s.name)->set(0); };

@@ -361,7 +361,7 @@ TEST_CASE("wisdom: tuned odd blocks and switches give verified results at odd si
         const char *kc_one, *kc_all;   // as the params column shows them
     };
     for (const Values& v :
-         {Values{"threads 1 mc=17 kc=19 nc=33 one-slice=1 no-even-k=1 no-direct=1 tile-rows=5 tile-cols=7 no-fold=1\n"
+         {Values{"threads 1 mc=17 kc=19 nc=33 one-slice=1 no-even-k=1 no-direct=1 tile-rows=5 tile-cols=7 fold=2\n"
                  "threads all mc=23 kc=29 nc=47 min-kflops=1 no-copy-b=1 no-direct=1 no-narrow=1 no-prefetch=1\n",
                  " kc=19 ", " kc=29 "},
           Values{"threads 1 mc=3 kc=5 nc=7 no-vector-pack=1 no-strips=1\n"

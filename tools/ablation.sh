@@ -150,7 +150,7 @@ drop() {   # the switches of $1 without the ones named in $2 (space separated)
 # study|label|step number and its options
 runs=()
 if [[ " ${kernels[*]} " == *" avx512 "* ]]; then
-  all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --no-fold 1 --tile-rows 4 --tile-cols 16"
+  all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --fold 2 --tile-rows 4 --tile-cols 16"
   k="--kernel avx512"
   runs+=(
     "off|step 10|10 $k"
@@ -163,26 +163,26 @@ if [[ " ${kernels[*]} " == *" avx512 "* ]]; then
     "off|masked zmm edge strips|10 $k --no-strips 1"
     "off|narrow last columns in tiles|10 $k --no-narrow 1"
     "off|mul + add (no FMA)|10 $k --no-fma 1"
-    "off|broadcast not folded|10 $k --no-fold 1"
+    "off|broadcast not folded|10 $k --fold 2"
     "off|4 x 16 register tile|10 $k --tile-rows 4 --tile-cols 16"
     "off|AVX2 6 x 16 kernel|10 --kernel avx2"
     "added|step 07 (SSE 4 x 4)|7"
     "added|everything off: 4 x 16 zmm tile|10 $k $all_off"
     "added|+ FMA|10 $k $(drop "$all_off" "no-fma")"
-    "added|+ folded broadcast|10 $k $(drop "$all_off" "no-fma no-fold")"
-    "added|+ 14 x 32 tile|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols")"
-    "added|+ step 10's block rules|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks")"
-    "added|+ equal k slices|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k")"
-    "added|+ prefetch (C, next B)|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch")"
-    "added|+ vector packing|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack")"
-    "added|+ B packed in the kernel calls|10 $k $(drop "$all_off" "no-fma no-fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack no-copy-b")"
+    "added|+ folded broadcast|10 $k $(drop "$all_off" "no-fma fold")"
+    "added|+ 14 x 32 tile|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols")"
+    "added|+ step 10's block rules|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks")"
+    "added|+ equal k slices|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks no-even-k")"
+    "added|+ prefetch (C, next B)|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks no-even-k no-prefetch")"
+    "added|+ vector packing|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack")"
+    "added|+ B packed in the kernel calls|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack no-copy-b")"
     "added|+ ymm edge strips|10 $k --no-direct 1"
     "added|+ unpacked small matrices = step 10|10 $k"
   )
 fi
 if [[ " ${kernels[*]} " == *" avx2 "* ]]; then
   # The AVX2 6 x 16 kernel: the switches of the loop nest, the packing and the copy of B in
-  # the kernel calls. (--no-narrow, --no-prefetch, --no-strips, --no-fma, --no-fold and the
+  # the kernel calls. (--no-narrow, --no-prefetch, --no-strips, --no-fma, --fold and the
   # tile shape are the AVX-512 kernel's: they change nothing here, so they are not run.)
   all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1"
   k="--kernel avx2"

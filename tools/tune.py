@@ -7,9 +7,11 @@ thread and on all cores, and writes the winners to a wisdom file that step 10 re
 
 What it searches. Step 10's tunables --mc, --kc, --nc and --one-slice (integers; the rules of
 steps/10_tuned/blocks.cpp give their values when none is set, and the step reports those
-values in its CSV's params column, which is where the tuner reads them), and the switches
+values in its CSV's params column, which is where the tuner reads them), the switches
 --no-copy-b, --no-prefetch, --no-even-k, --no-vector-pack (those in effect for the kernel
-that runs). Each block size moves on a log-spaced ladder around the rules' value: rung j is
+that runs), and, for the AVX-512 kernel, --fold at the form the rules did not pick (1 the
+broadcasts folded into the FMAs, 2 one per row: the rules decide from the core's load ports,
+which a table gives and an unknown core may not match). Each block size moves on a log-spaced ladder around the rules' value: rung j is
 the value x 2^(j/4) (x1.19 a rung), rounded to what the step rounds it to (mc to the tile's
 rows, nc to its columns, kc and one-slice to 16), from x1/4 (j = -8) to x4 (j = +8): 17
 values each. --one-slice is a coordinate only where the rules take some k in one slice
@@ -22,7 +24,7 @@ the rules' own blocks read, is not measured: a quiet machine would not show its 
 neighbour streaming memory would (steps/10_tuned/README.md, "What comes from beyond L2").
 
 The grid of that space is 17^4 block points x 2^4 switch settings (1.3 million points; 17^3
-x 2^4 = 78,608 where one-slice is no coordinate), each needing the 4 training sizes x 3
+x 2^4 = 78,608 where one-slice is no coordinate; twice that with --fold), each needing the 4 training sizes x 3
 rounds = 12 samples. The search measures 30-45 of them (a coordinate search with a shrinking
 step, as in pattern search):
 
@@ -176,6 +178,11 @@ BLOCKS = ("mc", "kc", "nc")
 SEARCH_ORDER = ("kc", "mc", "nc", "one-slice")
 OPTION_ORDER = ("mc", "kc", "nc", "one-slice")
 SWITCHES = ("no-copy-b", "no-prefetch", "no-even-k", "no-vector-pack")
+# A choice between two forms, each a value of one option: the rules pick one on each core
+# (--fold: 1 folded broadcasts, 2 one per row, from the core's load ports), the search tries
+# the other as it tries a switch.
+CHOICES = {"fold": (1, 2)}
+SWITCH_ORDER = SWITCHES + tuple(CHOICES)
 MIN_NOISE = 0.005
 NOISE_SCALE = 2.3                # median distance from the median -> median range of 3 (Gaussian: 0.69 and 1.59 sd)
 FINAL_SHARE = 0.12               # of each thread count's share of the budget: the final rounds
@@ -538,7 +545,7 @@ class Point:
 
     def __init__(self, rungs, switches=()):
         self.rungs = tuple(rungs)
-        self.switches = tuple(sorted(switches, key=SWITCHES.index))
+        self.switches = tuple(sorted(switches, key=SWITCH_ORDER.index))
 
     def moved(self, index, rung):
         rungs = list(self.rungs)
@@ -557,7 +564,8 @@ class Search:
         # one-slice is a coordinate where the rules take some k deeper than kc in one slice.
         self.coords = [c for c in SEARCH_ORDER if c in BLOCKS or
                        (c == "one-slice" and self.rules.get("one-slice", 0) > self.rules["kc"])]
-        self.switches = [s for s in SWITCHES if s in self.rules and self.rules[s] == 0]
+        self.switches = [s for s in SWITCHES if s in self.rules and self.rules[s] == 0] + \
+            [c for c in CHOICES if self.rules.get(c) in CHOICES[c]]
         self.measurer = Measurer(tuner, setting, threads, tuner.seed * 16 + index)
         self.jobs = {}
         self.library = None
@@ -600,8 +608,14 @@ class Search:
                 out["one-slice"] = depth
         ordered = {name: out[name] for name in OPTION_ORDER if name in out}
         for name in point.switches:
-            ordered[name] = 1
+            ordered[name] = self.switch_value(name)
         return ordered
+
+    def switch_value(self, name):
+        """The value a switch is tried at: 1, or a choice's other form."""
+        if name in CHOICES:
+            return next(v for v in CHOICES[name] if v != self.rules[name])
+        return 1
 
     def effect(self, point):
         """What the point changes at the training sizes: two points with the same effect run

@@ -94,7 +94,7 @@ Blocks block_sizes(int mr, int nr, double flops) {
 // 126 not, at n = 1024); three ports, or one FMA unit, keep up, and folding saves the
 // instructions (Emerald Rapids, Zen 4: +0-3 %). A core not in the table folds.
 bool fold_broadcast() {
-    if (ablation.no_fold) return false;
+    if (ablation.fold != 0) return ablation.fold == 1;
     const gemm::cpu::Microarch& u = gemm::cpu::microarch();
     const double fmas_per_cycle = fma_rate(u.avx512, 64) / 32;   // 512-bit FMAs a cycle
     const int fmas = kMrAvx512 * (kNrAvx512 / 16), b_loads = kNrAvx512 / 16;

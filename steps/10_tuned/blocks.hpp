@@ -68,8 +68,8 @@ inline int even_split(int total, int block) {
 inline double fma_rate(double table, double two_full_units) { return table > 0 ? table : two_full_units; }
 
 // Whether the AVX-512 tile reads A(i, p) folded into its FMAs ({1to16}) rather than with one
-// vbroadcastss per row (README: "Folded broadcasts and load ports"): --no-fold 1 says no, else
-// the core's load ports decide.
+// vbroadcastss per row (README: "Folded broadcasts and load ports"): --fold 1 or 2 says which,
+// else the core's load ports decide.
 bool fold_broadcast();
 
 // Block sizes for an MR x NR micro-kernel on this CPU's caches and FMA units, `flops` fp32

@@ -24,7 +24,8 @@ namespace step10 {
 namespace {
 
 // How a step of p adds A(i, p) * B(p, j..j+15) into an accumulator. The step uses the first;
-// the other three exist for the ablation study (--no-fold, --no-fma: README, "Where the 6x
+// the second where the core's load ports cannot feed the first (--fold 2; blocks.cpp:
+// fold_broadcast); the other two exist for the ablation study (--no-fma: README, "Where the 6x
 // comes from"). Each is spelled in inline assembly, so that the compiler emits exactly it.
 enum MulAdd { kFoldedFma, kBroadcastFma, kFoldedMulAdd, kBroadcastMulAdd };
 
@@ -528,7 +529,7 @@ void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const flo
 
 // The ablation study's micro-kernels (README: "Where the 6x comes from"). They take the tile
 // apart along the switches in `ablation`: sub-tiles of tile_rows x tile_cols inside the
-// packed 14 x 32 slivers, the multiply-add in the form --no-fma / --no-fold ask for, the C
+// packed 14 x 32 slivers, the multiply-add in the form --no-fma / --fold ask for, the C
 // prefetch and the ymm edge strips on or off. The step itself never calls them: step.cpp
 // picks them only when one of these switches is set.
 namespace step10 {

@@ -99,7 +99,7 @@ struct Ablation {
     int no_narrow = 0;       // unpacked: the last <= 4 columns in tiles too, not as dot products
     int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
     int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps
-    int no_fold = 0;         // a separate vbroadcastss per row instead of the {1to16} operand (0: the core's rule)
+    int fold = 0;            // 1: the {1to16} operand, 2: a vbroadcastss per row (0: the core's rule, fold_broadcast)
     int tile_rows = 0;       // rows of the register tile, 1..14 (0: 14)
     int tile_cols = 0;       // columns of the register tile, 16 or 32 (0: 32)
 };

@@ -98,8 +98,9 @@ template <int Ablation::*field>
 int get_switch() { return ablation.*field; }
 template <int Ablation::*field>
 void set_switch(int v) { ablation.*field = v != 0; }
-// --no-fold: what is in effect, the core's rule included (fold_broadcast).
-int get_no_fold() { return fold_broadcast() ? 0 : 1; }
+// --fold: what is in effect, the core's rule included (fold_broadcast).
+int get_fold() { return fold_broadcast() ? 1 : 2; }
+void set_fold(int v) { ablation.fold = v <= 0 ? 0 : v == 1 ? 1 : 2; }
 int get_tile_rows() { return ablation.tile_rows > 0 ? ablation.tile_rows : kMrAvx512; }
 void set_tile_rows(int v) { ablation.tile_rows = v <= 0 || v >= kMrAvx512 ? 0 : v; }
 int get_tile_cols() { return ablation.tile_cols > 0 ? ablation.tile_cols : kNrAvx512; }
@@ -132,8 +133,8 @@ constexpr gemm::Param params[] = {
      set_switch<&Ablation::no_strips>, avx512_runs},
     {"no-fma", "1: vmulps + vaddps, not FMA (avx512)", get_switch<&Ablation::no_fma>,
      set_switch<&Ablation::no_fma>, avx512_runs},
-    {"no-fold", "1: vbroadcastss per row, no {1to16} (avx512; the default on cores with two load ports "
-                "for two 512-bit FMA units)", get_no_fold, set_switch<&Ablation::no_fold>, avx512_runs},
+    {"fold", "1: A(i, p) folded into the FMAs ({1to16}), 2: a vbroadcastss per row (avx512; default: from "
+             "the core's load ports)", get_fold, set_fold, avx512_runs},
     {"tile-rows", "register tile rows, 1-14 (avx512)", get_tile_rows, set_tile_rows, avx512_runs},
     {"tile-cols", "register tile columns, 16 or 32 (avx512)", get_tile_cols, set_tile_cols, avx512_runs}};
 
