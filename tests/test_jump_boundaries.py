@@ -13,15 +13,28 @@ import shutil
 import subprocess
 import sys
 
-# Instructions a following conditional jump fuses with (Skylake: macro-fusion), unless they
-# compare memory with an immediate. Calls and returns are left out, as the assembler's
-# padding leaves them: none is inside a loop here.
-FUSING = ("cmp", "test", "add", "sub", "and", "inc", "dec")
+# Macro-fusion (Sandy Bridge on), which the assembler's padding follows: test and and fuse with
+# every conditional jump; cmp, add and sub not with the overflow, sign and parity jumps;
+# inc and dec not with those nor the carry ones. Never a compare of memory with an immediate.
+# Calls and returns are left out, as the padding leaves them: none is inside a loop here.
+NOT_FUSING = {
+    "test": (), "and": (),
+    "cmp": ("jo", "jno", "js", "jns", "jp", "jnp"),
+    "add": ("jo", "jno", "js", "jns", "jp", "jnp"),
+    "sub": ("jo", "jno", "js", "jns", "jp", "jnp"),
+    "inc": ("jo", "jno", "js", "jns", "jp", "jnp", "jb", "jae", "jbe", "ja"),
+    "dec": ("jo", "jno", "js", "jns", "jp", "jnp", "jb", "jae", "jbe", "ja"),
+}
 
 
-def fuses(prev):
+def fuses(prev, jump):
+    """Whether the conditional jump `jump` fuses with the instruction before it."""
+    base = re.sub(r"[bwlq]$", "", prev[3]) if prev[3] not in NOT_FUSING else prev[3]
     operands = prev[4]
-    return prev[3].startswith(FUSING) and not ("$" in operands and "(" in operands)
+    return (base in NOT_FUSING and jump not in NOT_FUSING[base]
+            and not ("$" in operands and "(" in operands))
+
+
 LINE = re.compile(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2} )+)\s*(\S+)\s*([^<#]*)")
 FUNCTION = re.compile(r"^[0-9a-f]+ <(.*)>:$")
 # The kernels: step 10's tile loops and step 08's micro-kernels (the files compiled with the ISA flags).
@@ -72,7 +85,7 @@ def main():
             start = address
             prev = code[i - 1] if i > 0 else None
             if (mnemonic.startswith("j") and mnemonic != "jmp" and prev and prev[0] == function
-                    and prev[1] + prev[2] == address and fuses(prev)):
+                    and prev[1] + prev[2] == address and fuses(prev, mnemonic)):
                 start = prev[1]
             if on_boundary(start, address + length):
                 bad.append("{}: {} at {:x}-{:x} in {}".format(name, mnemonic, start, address + length, function[:90]))
