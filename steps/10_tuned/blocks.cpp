@@ -96,7 +96,7 @@ Blocks block_sizes(int mr, int nr, double flops) {
 bool fold_broadcast() {
     if (ablation.fold != 0) return ablation.fold == 1;
     const gemm::cpu::Microarch& u = gemm::cpu::microarch();
-    const double fmas_per_cycle = fma_rate(u.avx512, 64) / 32;   // 512-bit FMAs a cycle
+    const double fmas_per_cycle = avx512_flops() / 32;   // 512-bit FMAs a cycle
     const int fmas = kMrAvx512 * (kNrAvx512 / 16), b_loads = kNrAvx512 / 16;
     return u.loads == 0 || (fmas + b_loads) / static_cast<double>(u.loads) <= fmas / fmas_per_cycle;
 }

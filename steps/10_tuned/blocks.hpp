@@ -66,6 +66,8 @@ inline int even_split(int total, int block) {
 // (gemm/cpu.hpp), or, for a core the table does not know, two full-width FMA units, which
 // asks for the deeper kc.
 inline double fma_rate(double table, double two_full_units) { return table > 0 ? table : two_full_units; }
+// The AVX-512 kernel's: a core the table does not know is taken to have two 512-bit units.
+inline double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
 
 // Whether the AVX-512 tile reads A(i, p) folded into its FMAs ({1to16}) rather than with one
 // vbroadcastss per row (README: "Folded broadcasts and load ports"): --fold 1 or 2 says which,

@@ -14,7 +14,6 @@ namespace step10 {
 namespace {
 
 #if defined(__x86_64__) || defined(_M_X64)
-double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
 void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const bool fold = fold_broadcast();
     parallel_gemm(ablated({fold ? microkernel_avx512_14x32 : microkernel_avx512_14x32_broadcast, kMrAvx512,
