@@ -146,11 +146,27 @@ def spread_notes(results, runs, peak=None):
                         "is high there, or the peak low".format(
                             fmt(ceiling[1]), ", ".join("{} ({})".format(r["m"], fmt(r["best"])) for r in above)))
         unsettled = [r for r in run["rows"] if r["samples"] is not None and not r["settled"]]
-        if unsettled:
+        # Two kinds: no second sample near the best, or the best confirmed but the job's samples
+        # came near their best so rarely that a spell could have slowed all of this size's alike
+        # (tools/interleave.py wanted more: samples.needed_samples).
+        confirmed = [r for r in unsettled if len(values.get(r["m"], [])) >= 2
+                     and sampling.gap(values[r["m"]]) <= sampling.TOLERANCE]
+        unconfirmed = [r for r in unsettled if r not in confirmed]
+        if unconfirmed:
             said.append("unsettled at n = {} (no second sample within {} of the best)".format(", ".join(
                 "{} ({})".format(r["m"], "one sample" if r["samples"] == 1 else "{} samples, {} apart".format(
                     r["samples"], pct(sampling.spread(values.get(r["m"], [])))))
-                for r in unsettled), pct(sampling.TOLERANCE)))
+                for r in unconfirmed), pct(sampling.TOLERANCE)))
+        if confirmed:
+            share = sampling.quiet_share(list(values.values()))
+            spreads = sorted(sampling.spread(values[r["m"]]) for r in confirmed)
+            apart_text = pct(spreads[0]) if pct(spreads[0]) == pct(spreads[-1]) else "{:.0f}-{}".format(
+                100 * spreads[0], pct(spreads[-1]))
+            said.append("unsettled, too few samples, at n = {} (samples {} apart): each best was confirmed by a "
+                        "second sample, but only {} of this run's samples came within {} of their size's best, "
+                        "so it takes {} for one of them to have missed the spells".format(
+                            ", ".join("{} ({})".format(r["m"], r["samples"]) for r in confirmed), apart_text,
+                            pct(share), pct(sampling.TOLERANCE), sampling.needed_samples(share)))
         wide = [(r["m"], apart(r["best"], r["median"])) for r in run["rows"] if far(apart(r["best"], r["median"]))]
         busy = [(r["m"], r["cpu_wait"]) for r in run["rows"] if r["cpu_wait"] is not None and r["cpu_wait"] >= BUSY]
         if busy:
@@ -250,7 +266,8 @@ def render(runs, peak, machine, spread=None, pairs=None):
     if spread is not None:
         lines += ["", "Spread: a size is *unsettled* when no second sample came within {:.0f} % of its best "
                       "(it got more samples, and they still disagree: its figure is uncertain by as much "
-                      "as they are apart); a size also shows here when its median sample is more than "
+                      "as they are apart), or when its samples were fewer than a run disturbed this often "
+                      "needs for one of them to have missed the spells; a size also shows here when its median sample is more than "
                       "{:.0f} % below the best, when the scaling run at the same size and thread count "
                       "differs by more than that, when other programs held the CPUs for {:.0f} % or more "
                       "of its timed calls (the CSV's cpu_wait), or when its best is above the measured peak. "
