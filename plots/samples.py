@@ -35,6 +35,12 @@ TOLERANCE = 0.03
 # The chance, at most, that every sample of a size was slowed by a spell when the run calls
 # it settled (needed_samples).
 MISS = 0.01
+# A pair (ours and a library's, one round, one size) counts in a paired ratio when both its
+# samples came within this fraction of their own size's best: a pair in which a spell slowed
+# one of the two measures the spell. (Cascade Lake, issue 33: the median of every pair put
+# step 10 at 1.04-1.07x OpenBLAS in two default runs where 5 rounds of bench_vs_openblas.sh
+# measured 1.00-1.02x; of the pairs near both bests, 0.98-1.03x.)
+PAIR_NEAR = 0.10
 # What the scheduler adds after the harness's columns in SAMPLES/<job>.csv.
 SAMPLE_COLUMNS = ["run", "round", "seq"]
 # What an aggregated CSV adds after the harness's columns: how many samples, and whether a
@@ -166,28 +172,39 @@ def read_samples(path):
         return list(reader.fieldnames or []), list(reader)
 
 
-def paired_ratios(ours, theirs, same_threads=True):
+def paired_ratios(ours, theirs, same_threads=True, near=PAIR_NEAR):
     """{(m, threads): (median, lowest, highest, pairs)} of ours / theirs over the rounds in
     which both ran at that size (same `run` and `round`), on as many threads (threads: ours);
     same_threads=False pairs whatever threads each ran on (step 09 on all cores over step 08
-    on one). Samples without run and round (an older CSV) make no pairs."""
+    on one). Only the pairs whose two samples both came within `near` of their own best at
+    that size count (PAIR_NEAR); where no pair did, every pair does. Samples without run and
+    round (an older CSV) make no pairs."""
     def index(rows):
-        out = {}
+        out, best = {}, {}
         for r in rows:
             if not r.get("run") or not r.get("round"):
                 continue
-            key = (r["run"], r["round"], int(r["m"]), int(r["threads"]) if same_threads else 0)
+            size = (int(r["m"]), int(r["threads"]) if same_threads else 0)
+            key = (r["run"], r["round"]) + size
             value = _float(r["gflops_best"])
             if value == value and value > out.get(key, (-1.0, 0))[0]:
                 out[key] = (value, int(r["threads"]))
-        return out
-    mine, ref = index(ours), index(theirs)
-    by_size = {}
+                best[size] = max(best.get(size, 0.0), value)
+        return out, best
+    (mine, my_best), (ref, ref_best) = index(ours), index(theirs)
+    every, close = {}, {}
     for key, (value, threads) in mine.items():
         other = ref.get(key)
         if other and other[0] > 0:
-            by_size.setdefault((key[2], threads), []).append(value / other[0])
-    return {size: (median(v), min(v), max(v), len(v)) for size, v in by_size.items()}
+            ratio = value / other[0]
+            every.setdefault((key[2], threads), []).append(ratio)
+            if value >= (1.0 - near) * my_best[key[2:]] and other[0] >= (1.0 - near) * ref_best[key[2:]]:
+                close.setdefault((key[2], threads), []).append(ratio)
+    out = {}
+    for size, v in every.items():
+        v = close.get(size, v)
+        out[size] = (median(v), min(v), max(v), len(v))
+    return out
 
 
 def samples_beside(csv_path):

@@ -207,16 +207,24 @@ fi
 
 echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $ncpu CPUs; sampled side by side, $rounds round(s) and more where samples disagree, each sample up to $reps calls (x20 below 512)${rt:+, at real-time priority}; GFLOPS, the best sample"
 [[ -z $unsettled ]] || printf '%s\n' "$unsettled"
-awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
+awk -v near=0.10 -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
   { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4; per_round[$1, $2, $5] = $3
     if ($5 + 1 > rounds) rounds = $5 + 1 }   # rounds from 1, the extra samples in rounds of their own
   # The median over the rounds of the ratio within each round: the two contenders ran one
-  # right after the other, so a noisy spell that hits a whole round cancels out of it.
-  function paired(ours, ref, size,   r, c, x, i, j, t) {
-    c = 0
-    for (r = 0; r < rounds; ++r)
-      if ((ours, size, r) in per_round && (ref, size, r) in per_round && per_round[ref, size, r] > 0)
-        x[++c] = per_round[ours, size, r] / per_round[ref, size, r]
+  # right after the other, so a noisy spell that hits a whole round cancels out of it. Of the
+  # rounds whose two samples both came within near (plots/samples.py PAIR_NEAR) of their
+  # bests, as summary.md takes them: a spell that slowed one of the two is left out; where no
+  # round has both near, every round counts.
+  function paired(ours, ref, size,   r, c, x, i, j, t, pass) {
+    for (pass = 1; pass <= 2; ++pass) {
+      c = 0
+      for (r = 0; r < rounds; ++r)
+        if ((ours, size, r) in per_round && (ref, size, r) in per_round && per_round[ref, size, r] > 0 &&
+            (pass == 2 || (per_round[ours, size, r] >= (1 - near) * g[ours, size] &&
+                           per_round[ref, size, r] >= (1 - near) * g[ref, size])))
+          x[++c] = per_round[ours, size, r] / per_round[ref, size, r]
+      if (c > 0) break
+    }
     if (c == 0) return "-"
     for (i = 2; i <= c; ++i) for (j = i; j > 1 && x[j - 1] > x[j]; --j) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
     return sprintf("%.2f", c % 2 ? x[(c + 1) / 2] : (x[c / 2] + x[c / 2 + 1]) / 2)
