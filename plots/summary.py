@@ -224,9 +224,8 @@ def render(runs, peak, machine, spread=None, pairs=None):
                  "one was not: shown as @n); % of the measured fp32 peak at the run's thread "
                  "count; x OpenBLAS: the median over the rounds of the ratio to ref_openblas "
                  "sampled right before or after it at the same size and thread count (of the rounds "
-                 "in which both samples came within {:.0f} % of their size's best, all rounds when "
-                 "none did), with the range of those ratios in brackets (without samples: the ratio "
-                 "of the bests).".format(100 * sampling.PAIR_NEAR))
+                 "in which both samples came within {:.0f} % of their size's best), with the range of those ratios in brackets (without samples: the ratio "
+                 "of the bests; also where no round had both near their bests).".format(100 * sampling.PAIR_NEAR))
     lines.append("")
     header = ["step", "kernel", "threads"]
     for size in SIZES:

@@ -214,18 +214,14 @@ awk -v near=0.10 -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$pea
   # right after the other, so a noisy spell that hits a whole round cancels out of it. Of the
   # rounds whose two samples both came within near (plots/samples.py PAIR_NEAR) of their
   # bests, as summary.md takes them: a spell that slowed one of the two is left out; where no
-  # round has both near, every round counts.
-  function paired(ours, ref, size,   r, c, x, i, j, t, pass) {
-    for (pass = 1; pass <= 2; ++pass) {
-      c = 0
-      for (r = 0; r < rounds; ++r)
-        if ((ours, size, r) in per_round && (ref, size, r) in per_round && per_round[ref, size, r] > 0 &&
-            (pass == 2 || (per_round[ours, size, r] >= (1 - near) * g[ours, size] &&
-                           per_round[ref, size, r] >= (1 - near) * g[ref, size])))
-          x[++c] = per_round[ours, size, r] / per_round[ref, size, r]
-      if (c > 0) break
-    }
-    if (c == 0) return "-"
+  # round has both near, the ratio of the bests.
+  function paired(ours, ref, size,   r, c, x, i, j, t) {
+    c = 0
+    for (r = 0; r < rounds; ++r)
+      if ((ours, size, r) in per_round && (ref, size, r) in per_round && per_round[ref, size, r] > 0 &&
+          per_round[ours, size, r] >= (1 - near) * g[ours, size] && per_round[ref, size, r] >= (1 - near) * g[ref, size])
+        x[++c] = per_round[ours, size, r] / per_round[ref, size, r]
+    if (c == 0) return ratio(g[ours, size], g[ref, size])
     for (i = 2; i <= c; ++i) for (j = i; j > 1 && x[j - 1] > x[j]; --j) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
     return sprintf("%.2f", c % 2 ? x[(c + 1) / 2] : (x[c / 2] + x[c / 2 + 1]) / 2)
   }
