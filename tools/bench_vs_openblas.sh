@@ -168,6 +168,22 @@ for f in "$tmp"/sampled/samples/*.csv; do
     FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
     { k = $col["kernel"]; gsub(/ /, "~", k); print label, $col["m"], $col["gflops_best"], k, $col["round"] }' "$f"
 done > "$tmp/results"
+# Step 10's paired ratios to OpenBLAS, "ours ref size median", by plots/samples.py's
+# paired_ratios, as summary.md takes them (the rounds whose two samples both came near their
+# bests; a size without such a round has none, and the table gives the ratio of the bests).
+"$python" - "$root/plots" "$tmp/sampled/samples" > "$tmp/pairs" <<'PAIRS' ||
+import csv, os, sys
+sys.path.insert(0, sys.argv[1])
+import samples
+def rows(label):
+    path = os.path.join(sys.argv[2], label + ".csv")
+    return list(csv.DictReader(open(path))) if os.path.isfile(path) else []
+for ours, ref in (("step10", "openblas1"), ("step10_avx2", "openblas_avx2"),
+                  ("step10N", "openblasN"), ("step10_avx2N", "openblas_avx2N")):
+    for (size, _), pair in sorted(samples.paired_ratios(rows(ours), rows(ref), same_threads=False).items()):
+        print(ours, ref, size, pair[0])
+PAIRS
+  { echo "bench_vs_openblas.sh: cannot pair the samples" >&2; exit 1; }
 
 # Table 3: one core busy. Each run is one result (best of 3 reps); the step's worst run is
 # compared with each library's median run, all under the same spin loop.
@@ -207,23 +223,13 @@ fi
 
 echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $ncpu CPUs; sampled side by side, $rounds round(s) and more where samples disagree, each sample up to $reps calls (x20 below 512)${rt:+, at real-time priority}; GFLOPS, the best sample"
 [[ -z $unsettled ]] || printf '%s\n' "$unsettled"
-awk -v near=0.10 -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
-  { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4; per_round[$1, $2, $5] = $3
-    if ($5 + 1 > rounds) rounds = $5 + 1 }   # rounds from 1, the extra samples in rounds of their own
+awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
+  FILENAME == ARGV[1] { pair[$1, $2, $3] = $4; next }   # the paired ratios
+  { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4 }
   # The median over the rounds of the ratio within each round: the two contenders ran one
-  # right after the other, so a noisy spell that hits a whole round cancels out of it. Of the
-  # rounds whose two samples both came within near (plots/samples.py PAIR_NEAR) of their
-  # bests, as summary.md takes them: a spell that slowed one of the two is left out; where no
-  # round has both near, the ratio of the bests.
-  function paired(ours, ref, size,   r, c, x, i, j, t) {
-    c = 0
-    for (r = 0; r < rounds; ++r)
-      if ((ours, size, r) in per_round && (ref, size, r) in per_round && per_round[ref, size, r] > 0 &&
-          per_round[ours, size, r] >= (1 - near) * g[ours, size] && per_round[ref, size, r] >= (1 - near) * g[ref, size])
-        x[++c] = per_round[ours, size, r] / per_round[ref, size, r]
-    if (c == 0) return ratio(g[ours, size], g[ref, size])
-    for (i = 2; i <= c; ++i) for (j = i; j > 1 && x[j - 1] > x[j]; --j) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-    return sprintf("%.2f", c % 2 ? x[(c + 1) / 2] : (x[c / 2] + x[c / 2 + 1]) / 2)
+  # right after the other, so a noisy spell that hits a whole round cancels out of it.
+  function paired(ours, ref, size) {
+    return (ours, ref, size) in pair ? sprintf("%.2f", pair[ours, ref, size]) : ratio(g[ours, size], g[ref, size])
   }
   function pct(x, p) { return (p == "-" || p == 0 || x == "") ? "-" : sprintf("%.0f%%", 100 * x / p) }
   function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
@@ -265,7 +271,7 @@ awk -v near=0.10 -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$pea
     }
     printf "\nkernels: OpenBLAS %s; BLIS %s; step 10 %s (avx2 run: %s); step 08 %s; step 09 %s; OpenBLAS AVX2 run: %s\n",
       kern["openblas1"], blis ? kern["blis1"] : "not built", kern["step10"], kern["step10_avx2"], kern["step08"], kern["step09"], kern["openblas_avx2"] (blis ? "; BLIS AVX2 run: " kern["blis_avx2"] : "")
-  }' "$tmp/results" | tr "~" " "
+  }' "$tmp/pairs" "$tmp/results" | tr "~" " "
 
 if [[ -s $tmp/busy ]]; then
   awk -v blis="$have_blis" -v n="$ncpu" '
