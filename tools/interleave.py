@@ -83,9 +83,14 @@ MAX_WAIT, WAIT_SHARE = 30.0, 0.4
 # waiting for quiet cost), in EXTRA_ROUNDS rounds that each spend an equal part of it. A
 # quiet machine settles its sizes in the rounds and spends none of it. In the model of
 # run_all.sh's run in tests/test_interleave.py (spells on each CPU about half the time),
-# two runs' curves agree within 5 % at 96 % of sizes; the allocation before (all jobs of a
-# size together, the cheapest sizes first) at 69 % with 0.4 and 85 % with 0.7.
-EXTRA_SHARE, EXTRA_ROUNDS = 0.7, 6
+# two runs' curves agree within 5 % at 96 % of sizes (99 % with the values below); the allocation before (all jobs of a
+# size together, the cheapest sizes first) at 69 % with 0.4 and 85 % with 0.7. On a host with
+# spells shorter than a second on each CPU (Cascade Lake, docs/tuning-log.md), a two-thread
+# sample is quiet only when both CPUs are: replaying two real runs' samples, 0.7 in 6 rounds
+# of at most 12 samples agreed at 79 % (two threads 68 %), 1.0 in 10 rounds of 16 at 83 %
+# (75 %); a fast step's extra sample costs a tenth of a second, the lessons' the seconds.
+EXTRA_SHARE, EXTRA_ROUNDS = 1.0, 10
+MAX_SAMPLES = 16
 # The share worth() takes at least. Where nearly every sample is disturbed (Emerald Rapids,
 # issue 33: shares of 0.05-0.3), (1 - share)^count hardly falls with the count, and the cost
 # alone would rank the samples: cheapest first, n = 100 a ninth sample before n = 1500 (6x
@@ -525,7 +530,8 @@ def main(argv):
     parser.add_argument("--max-reps", type=int, default=20, help="at most this many timed calls a sample (20)")
     parser.add_argument("--tolerance", type=float, default=stats.TOLERANCE,
                         help="a second sample this close to the best settles a size (default 0.03)")
-    parser.add_argument("--max-samples", type=int, default=12, help="samples of one size at most (default 12)")
+    parser.add_argument("--max-samples", type=int, default=MAX_SAMPLES,
+                        help="samples of one size at most (default {})".format(MAX_SAMPLES))
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds for the samples of unsettled sizes (default: {:.0f} %% of the rounds' time)".format(
                             100 * EXTRA_SHARE))
