@@ -83,8 +83,9 @@ MAX_WAIT, WAIT_SHARE = 30.0, 0.4
 # waiting for quiet cost), in EXTRA_ROUNDS rounds that each spend an equal part of it. A
 # quiet machine settles its sizes in the rounds and spends none of it. In the model of
 # run_all.sh's run in tests/test_interleave.py (spells on each CPU about half the time),
-# two runs' curves agree within 5 % at 96 % of sizes (99 % with the values below); the allocation before (all jobs of a
-# size together, the cheapest sizes first) at 69 % with 0.4 and 85 % with 0.7. On a host with
+# two runs' curves agree within 5 % at 96 % of sizes with 0.7 in 6 rounds, 99 % with the
+# values below; the allocation before (all jobs of a size together, the cheapest sizes
+# first) at 69 % with 0.4 and 85 % with 0.7. On a host with
 # spells shorter than a second on each CPU (Cascade Lake, docs/tuning-log.md), a two-thread
 # sample is quiet only when both CPUs are: replaying two real runs' samples, 0.7 in 6 rounds
 # of at most 12 samples agreed at 79 % (two threads 68 %), 1.0 in 10 rounds of 16 at 83 %
