@@ -11,21 +11,66 @@ namespace step10 {
 
 namespace {
 
-// One step of p: row p of the B sliver times column p of the A sliver, into the 12
-// accumulators (c0[i]: columns 0..7 of row i, c1[i]: 8..15); a and b move on to step p + 1.
-inline __attribute__((always_inline)) void step_of_p(__m256 c0[kMrAvx2], __m256 c1[kMrAvx2], const float*& a,
-                                                     const float*& b) {
-    const __m256 b0 = _mm256_load_ps(b);
-    const __m256 b1 = _mm256_load_ps(b + 8);
-#pragma GCC unroll 6
-    for (int i = 0; i < kMrAvx2; ++i) {
-        const __m256 ai = _mm256_broadcast_ss(a + i);
-        c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);
-        c1[i] = _mm256_fmadd_ps(ai, b1, c1[i]);
-    }
-    a += kMrAvx2;
-    b += kNrAvx2;
-}
+// The k loop is written in assembly, four steps of p at a time, because of what GCC 12 made
+// of it in intrinsics: 25 instructions a step where 20 do the work (register copies from
+// its rotating the accumulators, two accumulators spilled to the stack in the copying
+// kernel, a test and a branch a step for the prefetch). A quiet core hides the extra ones
+// behind the FMAs; a core whose other hyperthread is busy dispatches fewer instructions a
+// cycle, and there they cost: on a shared Zen 3, interleaved with OpenBLAS, step 10's paired
+// medians were 0.81-0.95x with the intrinsics and 1.01-1.07x with this loop, the best samples
+// alike (docs/tuning-log.md, "The AVX2 k loop in assembly"). The 12 accumulators are pinned
+// to ymm4-ymm15 so that no copy is needed around the asm; ymm0-1 hold the B row, ymm2-3 the
+// broadcasts of A.
+//
+// One step of p: the B row into ymm0-1, then for each of the 6 rows of A its element
+// broadcast and the two FMAs into that row's accumulators. B_OFF0/1 and the A offsets are
+// byte offsets from the two pointers, which move once per asm statement.
+#define GEMM_AVX2_A(OFF, R, I)                                                        \
+    "vbroadcastss " OFF "(%[a]), %%ymm" R "\n\t"                                      \
+    "vfmadd231ps %%ymm0, %%ymm" R ", %[x" I "]\n\t"                                   \
+    "vfmadd231ps %%ymm1, %%ymm" R ", %[y" I "]\n\t"
+#define GEMM_AVX2_STEP(B_OFF0, B_OFF1, A0, A1, A2, A3, A4, A5)                        \
+    "vmovaps " B_OFF0 "(%[b]), %%ymm0\n\t"                                            \
+    "vmovaps " B_OFF1 "(%[b]), %%ymm1\n\t"                                            \
+    GEMM_AVX2_A(A0, "2", "0") GEMM_AVX2_A(A1, "3", "1") GEMM_AVX2_A(A2, "2", "2")     \
+    GEMM_AVX2_A(A3, "3", "3") GEMM_AVX2_A(A4, "2", "4") GEMM_AVX2_A(A5, "3", "5")
+#define GEMM_AVX2_OPERANDS                                                            \
+    : [x0] "+x"(x0), [x1] "+x"(x1), [x2] "+x"(x2), [x3] "+x"(x3), [x4] "+x"(x4),        \
+      [x5] "+x"(x5), [y0] "+x"(y0), [y1] "+x"(y1), [y2] "+x"(y2), [y3] "+x"(y3),        \
+      [y4] "+x"(y4), [y5] "+x"(y5)                                                    \
+    : [a] "r"(a), [b] "r"(b)                                                          \
+    : "xmm0", "xmm1", "xmm2", "xmm3", "memory"
+// Four steps of p (a moves 4 x 6 floats, b 4 x 16), and one.
+#define GEMM_AVX2_FOUR_STEPS()                                                        \
+    do {                                                                              \
+        asm(GEMM_AVX2_STEP("0", "32", "0", "4", "8", "12", "16", "20")                \
+            GEMM_AVX2_STEP("64", "96", "24", "28", "32", "36", "40", "44")            \
+            GEMM_AVX2_STEP("128", "160", "48", "52", "56", "60", "64", "68")          \
+            GEMM_AVX2_STEP("192", "224", "72", "76", "80", "84", "88", "92")          \
+            GEMM_AVX2_OPERANDS);                                                      \
+        a += 4 * kMrAvx2;                                                             \
+        b += 4 * kNrAvx2;                                                             \
+    } while (0)
+#define GEMM_AVX2_ONE_STEP()                                                          \
+    do {                                                                              \
+        asm(GEMM_AVX2_STEP("0", "32", "0", "4", "8", "12", "16", "20") GEMM_AVX2_OPERANDS); \
+        a += kMrAvx2;                                                                 \
+        b += kNrAvx2;                                                                 \
+    } while (0)
+// The accumulators, zero: row i of the tile is x<i> (columns 0..7) and y<i> (8..15).
+#define GEMM_AVX2_ACCUMULATORS                                                        \
+    register __m256 x0 asm("ymm4") = _mm256_setzero_ps();                             \
+    register __m256 x1 asm("ymm5") = _mm256_setzero_ps();                             \
+    register __m256 x2 asm("ymm6") = _mm256_setzero_ps();                             \
+    register __m256 x3 asm("ymm7") = _mm256_setzero_ps();                             \
+    register __m256 x4 asm("ymm8") = _mm256_setzero_ps();                             \
+    register __m256 x5 asm("ymm9") = _mm256_setzero_ps();                             \
+    register __m256 y0 asm("ymm10") = _mm256_setzero_ps();                            \
+    register __m256 y1 asm("ymm11") = _mm256_setzero_ps();                            \
+    register __m256 y2 asm("ymm12") = _mm256_setzero_ps();                            \
+    register __m256 y3 asm("ymm13") = _mm256_setzero_ps();                            \
+    register __m256 y4 asm("ymm14") = _mm256_setzero_ps();                            \
+    register __m256 y5 asm("ymm15") = _mm256_setzero_ps()
 
 // The C tile into L2 while the k loop runs (see the AVX-512 kernel).
 inline __attribute__((always_inline)) void prefetch_c(const float* c, long ldc, int mr, int nr) {
@@ -85,14 +130,15 @@ inline __attribute__((always_inline)) void copy_row(SliverCopy& copy) {
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr, const float* b_next) {
     prefetch_c(c, ldc, mr, nr);
-    __m256 c0[kMrAvx2], c1[kMrAvx2];
-#pragma GCC unroll 6
-    for (int i = 0; i < kMrAvx2; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
-    for (int p = 0; p < kc; ++p) {
-        if (b_next != nullptr && p % 4 == 0)   // the next B sliver into L2 (see the AVX-512 kernel)
+    GEMM_AVX2_ACCUMULATORS;
+    int p = 0;
+    for (; p + 4 <= kc; p += 4) {
+        if (b_next != nullptr)   // the next B sliver into L2 (see the AVX-512 kernel)
             _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
-        step_of_p(c0, c1, a, b);
+        GEMM_AVX2_FOUR_STEPS();
     }
+    for (; p < kc; ++p) GEMM_AVX2_ONE_STEP();
+    const __m256 c0[kMrAvx2] = {x0, x1, x2, x3, x4, x5}, c1[kMrAvx2] = {y0, y1, y2, y3, y4, y5};
     add_to_c(c0, c1, c, ldc, mr, nr);
 }
 
@@ -113,17 +159,15 @@ void microkernel_avx2_6x16_copying(int kc, const float* a, const float* b, float
         _mm_prefetch(reinterpret_cast<const char*>(copy.src + r * copy.ld), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(copy.src + r * copy.ld + 15), _MM_HINT_T0);
     }
-    __m256 c0[kMrAvx2], c1[kMrAvx2];
-#pragma GCC unroll 6
-    for (int i = 0; i < kMrAvx2; ++i) c0[i] = c1[i] = _mm256_setzero_ps();
+    GEMM_AVX2_ACCUMULATORS;
     int p = 0;
     for (; p + 4 <= kc; p += 4) {
         if (copy.pieces > 0) copy_row(copy);
-#pragma GCC unroll 4
-        for (int u = 0; u < 4; ++u) step_of_p(c0, c1, a, b);
+        GEMM_AVX2_FOUR_STEPS();
     }
-    for (; p < kc; ++p) step_of_p(c0, c1, a, b);
+    for (; p < kc; ++p) GEMM_AVX2_ONE_STEP();
     while (copy.pieces > 0) copy_row(copy);
+    const __m256 c0[kMrAvx2] = {x0, x1, x2, x3, x4, x5}, c1[kMrAvx2] = {y0, y1, y2, y3, y4, y5};
     add_to_c(c0, c1, c, ldc, mr, nr);
 }
 
