@@ -24,7 +24,7 @@ namespace {
 //
 // One step of p: the B row into ymm0-1, then for each of the 6 rows of A its element
 // broadcast and the two FMAs into that row's accumulators. B_OFF0/1 and the A offsets are
-// byte offsets from the two pointers, which move once per asm statement (tile_k_loop).
+// byte offsets from the two pointers, which move once per asm statement.
 #define GEMM_AVX2_A(OFF, R, I)                                                        \
     "vbroadcastss " OFF "(%[a]), %%ymm" R "\n\t"                                      \
     "vfmadd231ps %%ymm0, %%ymm" R ", %[x" I "]\n\t"                                   \
@@ -40,6 +40,38 @@ namespace {
       [y4] "+x"(y4), [y5] "+x"(y5)                                                    \
     : [a] "r"(a), [b] "r"(b)                                                          \
     : "xmm0", "xmm1", "xmm2", "xmm3", "memory"
+// Four steps of p (a moves 4 x 6 floats, b 4 x 16), and one.
+#define GEMM_AVX2_FOUR_STEPS()                                                        \
+    do {                                                                              \
+        asm(GEMM_AVX2_STEP("0", "32", "0", "4", "8", "12", "16", "20")                \
+            GEMM_AVX2_STEP("64", "96", "24", "28", "32", "36", "40", "44")            \
+            GEMM_AVX2_STEP("128", "160", "48", "52", "56", "60", "64", "68")          \
+            GEMM_AVX2_STEP("192", "224", "72", "76", "80", "84", "88", "92")          \
+            GEMM_AVX2_OPERANDS);                                                      \
+        a += 4 * kMrAvx2;                                                             \
+        b += 4 * kNrAvx2;                                                             \
+    } while (0)
+#define GEMM_AVX2_ONE_STEP()                                                          \
+    do {                                                                              \
+        asm(GEMM_AVX2_STEP("0", "32", "0", "4", "8", "12", "16", "20") GEMM_AVX2_OPERANDS); \
+        a += kMrAvx2;                                                                 \
+        b += kNrAvx2;                                                                 \
+    } while (0)
+// The accumulators, zero: row i of the tile is x<i> (columns 0..7) and y<i> (8..15).
+#define GEMM_AVX2_ACCUMULATORS                                                        \
+    register __m256 x0 asm("ymm4") = _mm256_setzero_ps();                             \
+    register __m256 x1 asm("ymm5") = _mm256_setzero_ps();                             \
+    register __m256 x2 asm("ymm6") = _mm256_setzero_ps();                             \
+    register __m256 x3 asm("ymm7") = _mm256_setzero_ps();                             \
+    register __m256 x4 asm("ymm8") = _mm256_setzero_ps();                             \
+    register __m256 x5 asm("ymm9") = _mm256_setzero_ps();                             \
+    register __m256 y0 asm("ymm10") = _mm256_setzero_ps();                            \
+    register __m256 y1 asm("ymm11") = _mm256_setzero_ps();                            \
+    register __m256 y2 asm("ymm12") = _mm256_setzero_ps();                            \
+    register __m256 y3 asm("ymm13") = _mm256_setzero_ps();                            \
+    register __m256 y4 asm("ymm14") = _mm256_setzero_ps();                            \
+    register __m256 y5 asm("ymm15") = _mm256_setzero_ps()
+
 // The C tile into L2 while the k loop runs (see the AVX-512 kernel).
 inline __attribute__((always_inline)) void prefetch_c(const float* c, long ldc, int mr, int nr) {
     for (int i = 0; i < mr; ++i) {
@@ -93,47 +125,21 @@ inline __attribute__((always_inline)) void copy_row(SliverCopy& copy) {
     --copy.pieces;
 }
 
-// The whole tile: C += A sliver x B sliver over kc steps of p, four at a time in one asm
-// statement, and every_four(p) (a prefetch, a row of the copy) before each four.
-template <class EveryFour>
-inline __attribute__((always_inline)) void tile_k_loop(int kc, const float* a, const float* b, float* c, long ldc,
-                                                       int mr, int nr, EveryFour every_four) {
-    // Row i of the tile is x<i> (columns 0..7) and y<i> (8..15), pinned to ymm4-ymm15.
-    register __m256 x0 asm("ymm4") = _mm256_setzero_ps(), x1 asm("ymm5") = _mm256_setzero_ps();
-    register __m256 x2 asm("ymm6") = _mm256_setzero_ps(), x3 asm("ymm7") = _mm256_setzero_ps();
-    register __m256 x4 asm("ymm8") = _mm256_setzero_ps(), x5 asm("ymm9") = _mm256_setzero_ps();
-    register __m256 y0 asm("ymm10") = _mm256_setzero_ps(), y1 asm("ymm11") = _mm256_setzero_ps();
-    register __m256 y2 asm("ymm12") = _mm256_setzero_ps(), y3 asm("ymm13") = _mm256_setzero_ps();
-    register __m256 y4 asm("ymm14") = _mm256_setzero_ps(), y5 asm("ymm15") = _mm256_setzero_ps();
-    int p = 0;
-    for (; p + 4 <= kc; p += 4) {
-        every_four(p);
-        asm(GEMM_AVX2_STEP("0", "32", "0", "4", "8", "12", "16", "20")
-            GEMM_AVX2_STEP("64", "96", "24", "28", "32", "36", "40", "44")
-            GEMM_AVX2_STEP("128", "160", "48", "52", "56", "60", "64", "68")
-            GEMM_AVX2_STEP("192", "224", "72", "76", "80", "84", "88", "92")
-            GEMM_AVX2_OPERANDS);
-        a += 4 * kMrAvx2;
-        b += 4 * kNrAvx2;
-    }
-    for (; p < kc; ++p) {
-        asm(GEMM_AVX2_STEP("0", "32", "0", "4", "8", "12", "16", "20") GEMM_AVX2_OPERANDS);
-        a += kMrAvx2;
-        b += kNrAvx2;
-    }
-    const __m256 c0[kMrAvx2] = {x0, x1, x2, x3, x4, x5}, c1[kMrAvx2] = {y0, y1, y2, y3, y4, y5};
-    add_to_c(c0, c1, c, ldc, mr, nr);
-}
-
 }  // namespace
 
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr, const float* b_next) {
     prefetch_c(c, ldc, mr, nr);
-    tile_k_loop(kc, a, b, c, ldc, mr, nr, [b_next](int p) {
+    GEMM_AVX2_ACCUMULATORS;
+    int p = 0;
+    for (; p + 4 <= kc; p += 4) {
         if (b_next != nullptr)   // the next B sliver into L2 (see the AVX-512 kernel)
             _mm_prefetch(reinterpret_cast<const char*>(b_next + 4 * p), _MM_HINT_T1);
-    });
+        GEMM_AVX2_FOUR_STEPS();
+    }
+    for (; p < kc; ++p) GEMM_AVX2_ONE_STEP();
+    const __m256 c0[kMrAvx2] = {x0, x1, x2, x3, x4, x5}, c1[kMrAvx2] = {y0, y1, y2, y3, y4, y5};
+    add_to_c(c0, c1, c, ldc, mr, nr);
 }
 
 // The tile, copying its share of the next B sliver as it goes: one row every four steps of
@@ -153,10 +159,16 @@ void microkernel_avx2_6x16_copying(int kc, const float* a, const float* b, float
         _mm_prefetch(reinterpret_cast<const char*>(copy.src + r * copy.ld), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(copy.src + r * copy.ld + 15), _MM_HINT_T0);
     }
-    tile_k_loop(kc, a, b, c, ldc, mr, nr, [&copy](int) {
+    GEMM_AVX2_ACCUMULATORS;
+    int p = 0;
+    for (; p + 4 <= kc; p += 4) {
         if (copy.pieces > 0) copy_row(copy);
-    });
+        GEMM_AVX2_FOUR_STEPS();
+    }
+    for (; p < kc; ++p) GEMM_AVX2_ONE_STEP();
     while (copy.pieces > 0) copy_row(copy);
+    const __m256 c0[kMrAvx2] = {x0, x1, x2, x3, x4, x5}, c1[kMrAvx2] = {y0, y1, y2, y3, y4, y5};
+    add_to_c(c0, c1, c, ldc, mr, nr);
 }
 
 namespace {
