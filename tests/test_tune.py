@@ -78,11 +78,19 @@ def machine(seed, flat=False, sigma=0.007, spell=0.05, calls=None, sample_second
     return tune.Synthetic(measure, RULES, identity=IDENTITY, sample_seconds=sample_seconds), calls
 
 
-def run(argv, m):
-    """tune.main in this process: (exit status, standard output, standard error)."""
+def run(argv, m, draw=False):
+    """tune.main in this process: (exit status, standard output, standard error). The search's
+    figure only where `draw`: matplotlib took three quarters of this test's time for figures
+    nothing looked at (the record test below checks the one it draws)."""
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = tune.main(argv, machine=m)
+    draw_search = tune.draw_search
+    if not draw:
+        tune.draw_search = lambda tuner: None
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = tune.main(argv, machine=m)
+    finally:
+        tune.draw_search = draw_search
     return status, out.getvalue(), err.getvalue()
 
 
@@ -234,7 +242,7 @@ def report_of(out):
 for seed in range(2):
     m, calls = machine(seed)
     path = fresh(os.path.join(work, "record.txt"))
-    status, out, err = run(["-o", path, "--seed", str(seed)], m)
+    status, out, err = run(["-o", path, "--seed", str(seed)], m, draw=True)
     header, rows = record_of(path)
     reported, got = report_of(out), wisdom(path)
     check(status == 0 and header == list(tune.SEARCH_COLUMNS) and "search: " + path[:-4] + ".search.csv" in out,
