@@ -13,6 +13,7 @@
 namespace {
 
 // C(i, j) += the dot product of row i of A with column j of B.
+// >>> loops
 void add_dot(int k, const float* A, int lda, const float* B, int ldb, float* gamma) {
     (void)lda;
     for (int p = 0; p < k; ++p)
@@ -24,6 +25,7 @@ void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, i
         for (int i = 0; i < m; ++i)
             add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
 }
+// <<< loops
 
 constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar}};
 
