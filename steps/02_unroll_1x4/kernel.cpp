@@ -21,6 +21,7 @@ void add_dot(int k, const float* A, int lda, const float* B, int ldb, float* gam
 }
 
 // C(0, 0..3) += row 0 of A times columns 0..3 of B: four dot products in one loop.
+// >>> kernel
 void add_dot_1x4(int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     (void)lda;
     (void)ldc;
@@ -31,7 +32,9 @@ void add_dot_1x4(int k, const float* A, int lda, const float* B, int ldb, float*
         C(0, 3) += A(0, p) * B(p, 3);
     }
 }
+// <<< kernel
 
+// >>> loops
 void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int n4 = n - n % 4;
     for (int j = 0; j < n4; j += 4)
@@ -41,6 +44,7 @@ void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, i
         for (int i = 0; i < m; ++i)
             add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
 }
+// <<< loops
 
 constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar}};
 
