@@ -18,6 +18,7 @@ void add_dot(int k, const float* A, int lda, const float* B, int ldb, float* gam
 }
 
 // C(0, 0..3) += row 0 of A times columns 0..3 of B, accumulated in registers.
+// >>> kernel
 void add_dot_1x4(int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     (void)lda;
     (void)ldc;
@@ -37,6 +38,7 @@ void add_dot_1x4(int k, const float* A, int lda, const float* B, int ldb, float*
     C(0, 2) += c2;
     C(0, 3) += c3;
 }
+// <<< kernel
 
 void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int n4 = n - n % 4;
