@@ -40,6 +40,7 @@ void add_dot_1x4(int k, const float* A, int lda, const float* B, int ldb, float*
 }
 
 // C(0..3, 0..3) += rows 0..3 of A times columns 0..3 of B, all 16 sums in registers.
+// >>> kernel
 void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     float c00 = 0, c01 = 0, c02 = 0, c03 = 0;
     float c10 = 0, c11 = 0, c12 = 0, c13 = 0;
@@ -61,6 +62,7 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
     C(2, 0) += c20;  C(2, 1) += c21;  C(2, 2) += c22;  C(2, 3) += c23;
     C(3, 0) += c30;  C(3, 1) += c31;  C(3, 2) += c32;  C(3, 3) += c33;
 }
+// <<< kernel
 
 void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int m4 = m - m % 4, n4 = n - n % 4;
