@@ -49,26 +49,32 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
     if (m <= 0 || n <= 0 || k <= 0) return;
     const int MR = tile.mr, NR = tile.nr;
     const step08::Blocks blk = step08::block_sizes(tile);
+    // >>> team
     const int row_tiles = (m + MR - 1) / MR;
     const double worth = 2.0 * m * n * k / kMinFlopsPerThread;
     const int team = static_cast<int>(std::clamp<double>(std::min(omp_get_max_threads(), row_tiles), 1, std::max(worth, 1.0)));
+    // <<< team
     // Blocks of rows: at least kBlocksPerThread per thread, none over step 08's mc, a multiple
     // of the team, and all of the same number of tiles give or take one. With fixed blocks of
     // mc rows, m = 1024 on 2 threads is 9 blocks of 8 tiles and one of 2: one thread gets 40
     // tiles, the other 34, and the first waits for the second at the end (README: "Which loop
     // to share").
+    // >>> blocks
     const int blocks = round_up(std::max((row_tiles * MR + blk.mc - 1) / blk.mc, team * kBlocksPerThread), team);
     const int mc = (row_tiles + blocks - 1) / blocks * MR;   // the largest block's rows
+    // <<< blocks
     const int panel = step08::panel_width(n, blk.nc, NR), kc_max = std::min(blk.kc, k);
     thread_local step08::PackBuffer b_buffer;   // the shared panel: the calling thread's buffer
     float* Bp = b_buffer.get(static_cast<std::size_t>(panel) * kc_max);
     bool out_of_memory = false;
 
+    // >>> region
 #pragma omp parallel num_threads(team)
     {
         if (omp_get_thread_num() == 0) last_team = omp_get_num_threads();
         thread_local step08::PackBuffer a_buffer;   // each thread's own A block
         float* Ap = nullptr;
+        // <<< region
         try {
             Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc, MR)) * kc_max);
         } catch (const std::bad_alloc&) {   // an exception may not leave the region
@@ -79,6 +85,7 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
         bool give_up;
 #pragma omp atomic read
         give_up = out_of_memory;
+        // >>> loop-split
         for (int jc = 0; jc < n && !give_up; jc += panel) {
             const int nc = std::min(panel, n - jc);
             for (int pc = 0; pc < k; pc += blk.kc) {
@@ -105,6 +112,7 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
                 // (and again: nobody reads Bp when the next slice packs it)
             }
         }
+        // <<< loop-split
     }
     if (out_of_memory) throw std::bad_alloc();
 }
