@@ -49,6 +49,7 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
     float32x4_t c3 = vdupq_n_f32(0);
     const float *a0 = &A(0, 0), *a1 = &A(1, 0), *a2 = &A(2, 0), *a3 = &A(3, 0);
     const float* b = &B(0, 0);
+    // >>> k-loop
     for (int p = 0; p < k; ++p) {
         // A(i, p) copied into all four lanes; B(p, 0..3) in one load (any alignment is fine).
         const float32x4_t a0p = vdupq_n_f32(*a0++), a1p = vdupq_n_f32(*a1++);
@@ -60,6 +61,7 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
         c2 = vfmaq_f32(c2, a2p, bp);
         c3 = vfmaq_f32(c3, a3p, bp);
     }
+    // <<< k-loop
     vst1q_f32(&C(0, 0), vaddq_f32(vld1q_f32(&C(0, 0)), c0));
     vst1q_f32(&C(1, 0), vaddq_f32(vld1q_f32(&C(1, 0)), c1));
     vst1q_f32(&C(2, 0), vaddq_f32(vld1q_f32(&C(2, 0)), c2));

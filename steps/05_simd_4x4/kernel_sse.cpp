@@ -49,6 +49,7 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
     __m128 c3 = _mm_setzero_ps();
     const float *a0 = &A(0, 0), *a1 = &A(1, 0), *a2 = &A(2, 0), *a3 = &A(3, 0);
     const float* b = &B(0, 0);
+    // >>> k-loop
     for (int p = 0; p < k; ++p) {
         // A(i, p) copied into all four lanes; B(p, 0..3) in one load (unaligned: ldb is anything).
         const __m128 a0p = _mm_set1_ps(*a0++), a1p = _mm_set1_ps(*a1++);
@@ -60,6 +61,7 @@ void add_dot_4x4(int k, const float* A, int lda, const float* B, int ldb, float*
         c2 = _mm_add_ps(c2, _mm_mul_ps(a2p, bp));
         c3 = _mm_add_ps(c3, _mm_mul_ps(a3p, bp));
     }
+    // <<< k-loop
     _mm_storeu_ps(&C(0, 0), _mm_add_ps(_mm_loadu_ps(&C(0, 0)), c0));
     _mm_storeu_ps(&C(1, 0), _mm_add_ps(_mm_loadu_ps(&C(1, 0)), c1));
     _mm_storeu_ps(&C(2, 0), _mm_add_ps(_mm_loadu_ps(&C(2, 0)), c2));
