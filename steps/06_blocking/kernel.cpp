@@ -20,6 +20,7 @@ namespace {
 
 constexpr long cache_line = 64;
 
+// >>> block-sizes
 int auto_kc() {
     const long l1d = gemm::cpu::caches().l1d;
     return static_cast<int>(std::clamp(l1d / 2 / cache_line, 16L, 1024L));
@@ -30,6 +31,7 @@ int auto_mc() {
     const long rows = l2 / 2 / (static_cast<long>(auto_kc()) * sizeof(float));
     return static_cast<int>(std::clamp(rows / 4 * 4, 4L, 4096L));   // whole 4-row slivers
 }
+// <<< block-sizes
 
 int kc_set = 0, mc_set = 0;   // from --kc, --mc; 0 = automatic
 

@@ -89,6 +89,7 @@ void block_kernel(int m, int n, int k, const float* A, int lda, const float* B, 
 
 void step06::gemm_sse(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     const int kc = step06::kc(), mc = step06::mc();
+    // >>> blocking-loops
     for (int p0 = 0; p0 < k; p0 += kc) {
         const int kb = k - p0 < kc ? k - p0 : kc;   // the last slice may be thinner
         for (int i0 = 0; i0 < m; i0 += mc) {
@@ -96,4 +97,5 @@ void step06::gemm_sse(int m, int n, int k, const float* A, int lda, const float*
             block_kernel(mb, n, kb, &A(i0, p0), lda, &B(p0, 0), ldb, &C(i0, 0), ldc);
         }
     }
+    // <<< blocking-loops
 }
