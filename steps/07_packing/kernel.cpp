@@ -97,6 +97,7 @@ void packed_blocks(MicroKernel micro_kernel, int m, int n, int k, const float* A
     const int kc = std::min(step07::kc(), k), mc = std::min(step07::mc(), m);
     float* packed_b = b_buffer.get(static_cast<std::size_t>(kc) * round_up_to_sliver(n));
     float* packed_a = a_buffer.get(static_cast<std::size_t>(kc) * round_up_to_sliver(mc));
+    // >>> sliver-loops
     for (int p0 = 0; p0 < k; p0 += kc) {
         const int kb = std::min(kc, k - p0);           // the last slice may be thinner
         step07::pack_b(kb, n, &B(p0, 0), ldb, packed_b);   // kb x n, all of its slivers
@@ -111,6 +112,7 @@ void packed_blocks(MicroKernel micro_kernel, int m, int n, int k, const float* A
             }
         }
     }
+    // <<< sliver-loops
 }
 
 #if defined(__x86_64__)

@@ -14,6 +14,7 @@ void step07::micro_kernel_sse(int kc, const float* a, const float* b, float* C, 
     __m128 c1 = _mm_setzero_ps();
     __m128 c2 = _mm_setzero_ps();
     __m128 c3 = _mm_setzero_ps();
+    // >>> k-loop
     for (int p = 0; p < kc; ++p) {
         const __m128 a0p = _mm_set1_ps(a[0]), a1p = _mm_set1_ps(a[1]);
         const __m128 a2p = _mm_set1_ps(a[2]), a3p = _mm_set1_ps(a[3]);
@@ -25,6 +26,7 @@ void step07::micro_kernel_sse(int kc, const float* a, const float* b, float* C, 
         c2 = _mm_add_ps(c2, _mm_mul_ps(a2p, bp));
         c3 = _mm_add_ps(c3, _mm_mul_ps(a3p, bp));
     }
+    // <<< k-loop
     if (m_valid == 4 && n_valid == 4) {   // the common case: a whole tile of C
         _mm_storeu_ps(&C(0, 0), _mm_add_ps(_mm_loadu_ps(&C(0, 0)), c0));
         _mm_storeu_ps(&C(1, 0), _mm_add_ps(_mm_loadu_ps(&C(1, 0)), c1));

@@ -7,6 +7,7 @@
 #define A(i, p) A[(i) * static_cast<long>(lda) + (p)]
 #define B(p, j) B[(p) * static_cast<long>(ldb) + (j)]
 
+// >>> pack-a
 void step07::pack_a(int mc, int kc, const float* A, int lda, float* packed) {
     for (int i0 = 0; i0 < mc; i0 += sliver) {
         const int rows = std::min(sliver, mc - i0);
@@ -16,7 +17,9 @@ void step07::pack_a(int mc, int kc, const float* A, int lda, float* packed) {
         }
     }
 }
+// <<< pack-a
 
+// >>> pack-b
 void step07::pack_b(int kc, int nc, const float* B, int ldb, float* packed) {
     for (int j0 = 0; j0 < nc; j0 += sliver) {
         const int cols = std::min(sliver, nc - j0);
@@ -26,3 +29,4 @@ void step07::pack_b(int kc, int nc, const float* B, int ldb, float* packed) {
         }
     }
 }
+// <<< pack-b
