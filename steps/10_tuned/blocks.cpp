@@ -47,6 +47,7 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // that traffic is what it slows. kc is the deepest depth whose traffic stays within
     // kMaxOuterBytesPerFlop; where none does, the depth of least traffic (README: "Block
     // sizes": the AVX2 tile on a 512 KiB L2 went from kc 1488 x mc 24 to 416 x 78).
+    // >>> rule
     const int kc_fma = round_up(static_cast<int>(12.5 * flops + 0.5), 16);
     const auto mc_for = [&](int kc) {
         const int mc = round_down_at_least(l2 / 4 / (4L * kc), mr);
@@ -70,6 +71,7 @@ Blocks block_sizes(int mr, int nr, double flops) {
     b.mc = user_mc > 0 ? round_up(user_mc, mr) : mc_for(b.kc);
     // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
     b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+    // <<< rule
     // One slice of k where it fits: every slice pays a pass of C through L3 and a packing of
     // B, so a k up to the depth at which the A block (mc rows) and two B slivers fill two
     // thirds of L2 is not cut (the serial nest on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).

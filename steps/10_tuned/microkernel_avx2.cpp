@@ -25,6 +25,7 @@ namespace {
 // One step of p: the B row into ymm0-1, then for each of the 6 rows of A its element
 // broadcast and the two FMAs into that row's accumulators. B_OFF0/1 and the A offsets are
 // byte offsets from the two pointers, which move once per asm statement.
+// >>> step
 #define GEMM_AVX2_A(OFF, R, I)                                                        \
     "vbroadcastss " OFF "(%[a]), %%ymm" R "\n\t"                                      \
     "vfmadd231ps %%ymm0, %%ymm" R ", %[x" I "]\n\t"                                   \
@@ -34,6 +35,7 @@ namespace {
     "vmovaps " B_OFF1 "(%[b]), %%ymm1\n\t"                                            \
     GEMM_AVX2_A(A0, "2", "0") GEMM_AVX2_A(A1, "3", "1") GEMM_AVX2_A(A2, "2", "2")     \
     GEMM_AVX2_A(A3, "3", "3") GEMM_AVX2_A(A4, "2", "4") GEMM_AVX2_A(A5, "3", "5")
+// <<< step
 #define GEMM_AVX2_OPERANDS                                                            \
     : [x0] "+x"(x0), [x1] "+x"(x1), [x2] "+x"(x2), [x3] "+x"(x3), [x4] "+x"(x4),        \
       [x5] "+x"(x5), [y0] "+x"(y0), [y1] "+x"(y1), [y2] "+x"(y2), [y3] "+x"(y3),        \
@@ -58,6 +60,7 @@ namespace {
         b += kNrAvx2;                                                                 \
     } while (0)
 // The accumulators, zero: row i of the tile is x<i> (columns 0..7) and y<i> (8..15).
+// >>> accumulators
 #define GEMM_AVX2_ACCUMULATORS                                                        \
     register __m256 x0 asm("ymm4") = _mm256_setzero_ps();                             \
     register __m256 x1 asm("ymm5") = _mm256_setzero_ps();                             \
@@ -71,6 +74,7 @@ namespace {
     register __m256 y3 asm("ymm13") = _mm256_setzero_ps();                            \
     register __m256 y4 asm("ymm14") = _mm256_setzero_ps();                            \
     register __m256 y5 asm("ymm15") = _mm256_setzero_ps()
+// <<< accumulators
 
 // The C tile into L2 while the k loop runs (see the AVX-512 kernel).
 inline __attribute__((always_inline)) void prefetch_c(const float* c, long ldc, int mr, int nr) {
@@ -130,6 +134,7 @@ inline __attribute__((always_inline)) void copy_row(SliverCopy& copy) {
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr, const float* b_next) {
     prefetch_c(c, ldc, mr, nr);
+    // >>> k-loop
     GEMM_AVX2_ACCUMULATORS;
     int p = 0;
     for (; p + 4 <= kc; p += 4) {
@@ -138,6 +143,7 @@ void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, lon
         GEMM_AVX2_FOUR_STEPS();
     }
     for (; p < kc; ++p) GEMM_AVX2_ONE_STEP();
+    // <<< k-loop
     const __m256 c0[kMrAvx2] = {x0, x1, x2, x3, x4, x5}, c1[kMrAvx2] = {y0, y1, y2, y3, y4, y5};
     add_to_c(c0, c1, c, ldc, mr, nr);
 }

@@ -52,7 +52,9 @@ inline __attribute__((always_inline)) void row_madd(__m512 (&acc)[VECS], const _
 #pragma GCC unroll 2
         for (int v = 0; v < VECS; ++v) {
             if constexpr (OP == kFoldedFma) {
+                // >>> folded-fma
                 asm("vfmadd231ps %[a]%{1to16%}, %[b], %[c]" : [c] "+v"(acc[v]) : [b] "v"(bv[v]), [a] "m"(*a));
+                // <<< folded-fma
             } else {
                 __m512 t;
                 asm("vmulps %[a]%{1to16%}, %[b], %[t]" : [t] "=v"(t) : [b] "v"(bv[v]), [a] "m"(*a));
@@ -108,6 +110,7 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, co
 #pragma GCC unroll 2
         for (int v = 0; v < VECS; ++v) acc[i][v] = _mm512_setzero_ps();
 
+    // >>> k-loop
     // Four steps of p per iteration, and with them one line of the next B sliver into L2
     // (microkernels.hpp: b_next). Without it, the first tile on each B sliver waits on L3 (README: "Prefetching the next B
     // sliver").
@@ -118,6 +121,7 @@ void tile(int kc, const float* a, const float* b, float* c, long ldc, int nr, co
         for (int u = 0; u < 4; ++u) step_of_p<OP>(acc, a, b);
     }
     for (; p < kc; ++p) step_of_p<OP>(acc, a, b);
+    // <<< k-loop
 
     // C += tile, only the nr columns inside C: a whole tile uses plain loads and stores,
     // an edge tile masks the columns past nr.
