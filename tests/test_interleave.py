@@ -9,7 +9,9 @@ import argparse
 import csv
 import os
 import random
+import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -530,6 +532,142 @@ for bad in (["--job", "no-equals"], ["--job", "a=true", "--job", "a=true"], ["--
     r = run(os.path.join(work, "usage"), *bad)
     check(r.returncode == 2 and r.stderr.strip().count("\n") <= 1 and "Traceback" not in r.stderr,
           "usage error {}: exit 2, one line".format(bad))
+
+# ---- --settle: sample until every size settles or the time is up ------------------------------
+# A fake step whose samples disagree (each 6 % above the one before) for its first
+# FAKE_SETTLE_AFTER samples of a size and then repeat the last; without it, never settles.
+SETTLE_FAKE = r"""#!/usr/bin/env python3
+import os, sys, time
+a = sys.argv[1:]
+if "--csv" not in a:
+    sys.exit(0)   # the scheduler's first run of a job, at n = 8
+size = int(a[a.index("--sizes") + 1]); csv_path = a[a.index("--csv") + 1]
+state = os.path.join(os.environ["FAKE_STATE"], str(size))
+count = int(open(state).read()) if os.path.exists(state) else 0
+open(state, "w").write(str(count + 1))
+after = int(os.environ.get("FAKE_SETTLE_AFTER", "-1"))
+time.sleep(0.01)
+g = 50 * 1.06 ** (count if after < 0 or count < after else after - 1)
+open(csv_path, "w").write("step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,"
+                          "kernel,reps,cpu,uarch,params,cpu_wait\n"
+                          "fake,%d,%d,%d,1,%.4f,%.4f,0.01,1e-7,1,x,1,cpu,arch,,0.000\n" % (size, size, size, g, g))
+"""
+settle_fake = os.path.join(work, "settle_fake.py")
+with open(settle_fake, "w") as f:
+    f.write(SETTLE_FAKE)
+
+
+def settle_run(name, settle, after=None, rounds="2", sizes="100,200"):
+    """interleave.py --settle on the fake (FAKE_SETTLE_AFTER=after); (result, seconds, folder, counts)."""
+    state = os.path.join(work, name + ".state")
+    os.makedirs(state)
+    env = {"FAKE_STATE": state}
+    if after is not None:
+        env["FAKE_SETTLE_AFTER"] = str(after)
+    start = time.monotonic()
+    r = run(os.path.join(work, name), "--sizes", sizes, "--rounds", rounds, "--settle", str(settle),
+            "--job", "{}={} {}".format(name, sys.executable, settle_fake), env=env)
+    return r, time.monotonic() - start, os.path.join(work, name), state
+
+
+def rows_of(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+r, took, out, _ = settle_run("settles", 30, after=4)
+agg = rows_of(os.path.join(out, "settles.csv"))
+check(r.returncode == 0 and "every size settled after" in r.stdout and took < 10
+      and all(x["settled"] == "1" and x["samples"] == "7" for x in agg),
+      "--settle 30: samples that agree after 4 each settle with 7 (5 after the 2 rounds), and the run stops early, "
+      "in {:.1f} s ({})".format(took, [(x["m"], x["samples"], x["settled"]) for x in agg]))
+r, took, out, _ = settle_run("never", 4, sizes="100")
+agg = rows_of(os.path.join(out, "never.csv"))
+progress = [l for l in r.stdout.splitlines() if "settling:" in l]
+check(r.returncode == 0 and 3.8 <= took <= 5.5 and all(x["settled"] == "0" and int(x["samples"]) > interleave.MAX_SAMPLES
+                                                        for x in agg),
+      "--settle 4: samples that never agree are taken until the deadline, past the default run's cap of {}: "
+      "{:.1f} s, {} samples, settled 0".format(interleave.MAX_SAMPLES, took, [x["samples"] for x in agg]))
+check("still unsettled after" in r.stdout and "never: n = 100" in r.stdout and len(progress) == 1
+      and re.search(r"settling: 0 of 1 sizes settled, 0:0[0-4] left$", progress[0]),
+      "what does not settle is listed at the end; one progress line in a log: {}".format(progress))
+r, took, out, _ = settle_run("overrun", 0.05, rounds="3")
+check(r.returncode == 0 and "the 3 rounds took all of --settle 0.05" in r.stdout and took < 3,
+      "--settle shorter than the rounds: the rounds run whole, then no more samples, said so")
+
+# Ctrl-C, as a terminal sends it, to the scheduler and the sample it is running.
+state = os.path.join(work, "cut.state")
+os.makedirs(state)
+env = dict(os.environ, FAKE_STATE=state)
+cut = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "interleave.py"), "--out", os.path.join(work, "cut"),
+                        "--sizes", "100,200", "--rounds", "2", "--settle", "60",
+                        "--job", "cut={} {}".format(sys.executable, settle_fake)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=env,
+                       start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+for line in cut.stdout:
+    if "settling:" in line:
+        break
+time.sleep(1.0)
+start = time.monotonic()
+os.killpg(cut.pid, signal.SIGINT)
+try:
+    _, err = cut.communicate(timeout=20)
+except subprocess.TimeoutExpired:
+    cut.kill()
+    _, err = cut.communicate()
+stopped = time.monotonic() - start
+taken = sum(int(open(os.path.join(state, n)).read()) for n in os.listdir(state))
+kept = rows_of(os.path.join(work, "cut", "samples", "cut.csv"))
+agg = rows_of(os.path.join(work, "cut", "cut.csv"))
+check(cut.returncode == 130 and "interrupted" in err and "Traceback" not in err and "crashed" not in err and stopped < 5
+      and taken - 1 <= len(kept) <= taken and len(kept) > 4 and sum(int(x["samples"]) for x in agg) == len(kept),
+      "Ctrl-C during --settle: exit 130 within {:.1f} s, {} of the {} samples started kept, the aggregated CSV from all of them ({})".format(stopped, len(kept), taken, err.strip()[-120:]))
+
+# Ctrl-C between two samples of one size's group: the first of them is kept too, though the
+# group had not been written yet (in-process, the interrupt planted before the 4th sample).
+real_sample, calls = interleave.Scheduler.sample, [0]
+
+
+def interrupted_sample(self, job, size):
+    calls[0] += 1
+    if calls[0] == 4:
+        raise KeyboardInterrupt
+    real_sample(self, job, size)
+
+
+interleave.Scheduler.sample = interrupted_sample
+os.environ["FAKE_STATE"] = os.path.join(work, "group.state")
+os.makedirs(os.environ["FAKE_STATE"])
+try:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        rc = interleave.main(["--out", os.path.join(work, "group"), "--sizes", "100,200", "--settle", "60",
+                              "--job", "a={} {}".format(sys.executable, settle_fake),
+                              "--job", "b={} {}".format(sys.executable, settle_fake)])
+finally:
+    interleave.Scheduler.sample = real_sample
+    del os.environ["FAKE_STATE"]
+kept = sum(len(rows_of(os.path.join(work, "group", "samples", n + ".csv"))) for n in ("a", "b")
+           if os.path.exists(os.path.join(work, "group", "samples", n + ".csv")))
+check(rc == 130 and kept == 3, "Ctrl-C in the middle of a size's group: exit 130, all 3 samples taken kept "
+                               "(kept: {})".format(kept))
+
+for bad in ("0", "-1", "1e9", "nan"):
+    r = run(os.path.join(work, "usage"), "--settle", bad, "--job", "a=true")
+    check(r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "--settle" in r.stderr,
+          "interleave.py --settle {}: exit 2, one line ({})".format(bad, r.stderr.strip()))
+r = run(os.path.join(work, "usage"), "--settle", "5", "--budget", "5", "--job", "a=true")
+check(r.returncode == 2 and "--settle and --budget" in r.stderr, "--settle with --budget: exit 2")
+
+# run_all.sh refuses before it builds anything: a --settle that is not minutes from 1 to 1440,
+# and --docs --quick (a 4-size sweep would replace the tutorial's figures).
+for bad in (["--settle", "0"], ["--settle", "-1"], ["--settle", "abc"], ["--settle", "99999999999999999999"],
+            ["--settle", "1441"], ["--settle", "1.5"], ["--settle"], ["--docs", "--quick"],
+            ["--quick", "--docs", "--settle", "5"]):
+    r = subprocess.run([os.path.join(ROOT, "run_all.sh"), "--no-install", "--build", os.path.join(work, "nobuild")] + bad,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    check(r.returncode == 2 and r.stderr.strip().count("\n") == 0 and r.stderr.startswith("run_all.sh: ")
+          and not os.path.exists(os.path.join(work, "nobuild")),
+          "run_all.sh {}: exit 2, one line, nothing built ({})".format(" ".join(bad), r.stderr.strip()))
 
 shutil.rmtree(work, ignore_errors=True)
 print("{} passed, {} failed".format("all" if failures == 0 else "some", failures))

@@ -5,7 +5,7 @@ run_all.sh, make step-N, tools/grade.sh and tools/bench_vs_openblas.sh.
     tools/interleave.py --out DIR --job LABEL=COMMAND [--job ...] [--ref LABEL=COMMAND ...]
                         [--sizes LIST] [--rounds N] [--sample-time S] [--max-reps N]
                         [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
-                        [--timeout S] [--probe COMMAND]
+                        [--timeout S] [--probe COMMAND] [--settle S]
 
 A job is a harness executable with its fixed options (`step10_tuned=taskset -c 1
 build/bin/step10_tuned --threads 1`); a --ref job is a library that the others are compared
@@ -29,6 +29,13 @@ them, for pairs; a size stops when it is settled or has --max-samples. A slow le
 sample at n = 1500 (seconds) so never holds up a fast step's at that size. What stays
 unsettled is named at the end.
 
+With --settle S (the writer's mode of run_all.sh), the extra samples are not bounded by
+--budget but by a deadline S seconds after the first sample: the same rounds and the same
+worth() keep sampling what is unsettled (up to SETTLE_MAX_SAMPLES a size) until every size
+is settled, which ends the run early, or the next sample would end past the deadline. The
+rounds of --rounds always run whole. A progress line (sizes settled of sizes, time left)
+comes every PROGRESS_EVERY seconds, rewritten in place on a terminal.
+
 With --probe (a harness executable, such as build/bin/step10_tuned), every size's group
 first waits for quiet: the probe, a small product held in L2, runs on every CPU at once, and
 while one CPU's probe is more than 5 % below the second best it made this run, a spell is
@@ -46,7 +53,8 @@ whole files of what it measured.
 Exit status: 0 every job ran and verified; 1 a result failed verification or a job failed
 (named, with its own line); 2 usage error, ours or a job's (each job runs once at n = 8
 before the first sample, so OMP_NUM_THREADS=99 is found before anything is measured); 3 a
-file cannot be written (checked before the first sample). A job whose CPU lacks what it needs (exit 77) is left out with one line, and
+file cannot be written (checked before the first sample); 130 interrupted (SIGINT, Ctrl-C:
+the files are written with every sample taken). A job whose CPU lacks what it needs (exit 77) is left out with one line, and
 its old DIR files are removed.
 """
 import argparse
@@ -97,6 +105,11 @@ MAX_SAMPLES = 16
 # alone would rank the samples: cheapest first, n = 100 a ninth sample before n = 1500 (6x
 # the cost) a third, and step 10's ratio to OpenBLAS at n = 1500 from two pairs.
 WORTH_SHARE = 0.3
+# --settle: samples of one size at most (a host where a share of 0.05 of the samples misses
+# the spells needs 90 for needed_samples()), and how often the progress line comes, in
+# seconds, on a terminal (rewritten in place) and in a log.
+SETTLE_MAX_SAMPLES = 200
+PROGRESS_EVERY, PROGRESS_EVERY_LOG = 2.0, 30.0
 
 
 def worth(share, count, cost):
@@ -163,6 +176,8 @@ class Scheduler:
         self.clock, self.pause = time.monotonic, time.sleep
         self.deadline = None   # the extra samples' budget ends then: no wait past it
         self.started = self.clock()
+        self.settle_end = None   # --settle: the clock's time at which sampling ends
+        self.said_at = None      # when the progress line was last said
 
     def live(self):
         return [j for j in self.jobs if not j.failed and not j.skipped]
@@ -187,6 +202,8 @@ class Scheduler:
         except OSError as e:
             job.failed = "{} at n={} cannot run: {}".format(job.label, size, e.strerror)
             return
+        if done.returncode == -signal.SIGINT:
+            raise KeyboardInterrupt   # Ctrl-C reached the job first: the run ends, not the job
         job.wall.setdefault(size, []).append(time.monotonic() - start)
         said = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
         line = shown(said[-1]) if said else ""
@@ -441,7 +458,32 @@ class Scheduler:
                 self.run_group(size, plan[size])
                 self.deadline = None
                 spent_samples += len(plan[size])
+                self.progress()
+        self.progress(last=True)
         return spent_samples, self.clock() - start
+
+    def progress(self, last=False):
+        """--settle: 'settling: S of N sizes settled, M:SS left', at most every PROGRESS_EVERY
+        seconds, in place on a terminal (a line every PROGRESS_EVERY_LOG in a log); `last`
+        ends it."""
+        if self.settle_end is None:
+            return
+        tty = sys.stdout.isatty()
+        now = self.clock()
+        every = PROGRESS_EVERY if tty else PROGRESS_EVERY_LOG
+        if not last and self.said_at is not None and now - self.said_at < every:
+            return
+        if last and self.said_at is None:
+            return
+        self.said_at = now
+        total = sum(1 for job in self.live() for size in self.sizes if job.values(size))
+        left = max(0, int(self.settle_end - now))
+        line = "   settling: {} of {} sizes settled, {}:{:02d} left".format(
+            total - len(self.unsettled()), total, left // 60, left % 60)
+        if tty:
+            print("\r" + line + "\x1b[K", end="\n" if last else "", flush=True)
+        elif not last:
+            print(line, flush=True)
 
     def extra_plan(self, share, left):
         """{size: [jobs]} of one extra round: the unsettled (job, size) with the most worth a
@@ -472,12 +514,20 @@ class Scheduler:
         """One line per job with sizes left unsettled: how far apart the two best samples are,
         or, where they agree, how many samples a job this often disturbed needs."""
         still = self.unsettled()
+        took = ""
+        if self.settle_end is not None:
+            took = " after {:.0f} s of sampling (--settle {:g})".format(
+                self.clock() - (self.settle_end - self.args.settle), self.args.settle)
         if not still:
-            print("   every size settled: a second sample within {:.0f} % of the best".format(
-                100 * self.args.tolerance), flush=True)
+            print("   every size settled{}: a second sample within {:.0f} % of the best".format(
+                took, 100 * self.args.tolerance), flush=True)
             return
-        print("   unsettled (the budget ran out before a second sample within {:.0f} % of the best, among "
-              "enough samples, confirmed it):".format(100 * self.args.tolerance), flush=True)
+        if self.settle_end is not None:
+            print("   still unsettled{}, drawn as unsettled: no second sample within {:.0f} % of the best, among "
+                  "enough samples, confirmed it:".format(took, 100 * self.args.tolerance), flush=True)
+        else:
+            print("   unsettled (the budget ran out before a second sample within {:.0f} % of the best, among "
+                  "enough samples, confirmed it):".format(100 * self.args.tolerance), flush=True)
         for job in [j for j in self.jobs if any(t[1] is j for t in still)]:
             needed = stats.needed_samples(stats.quiet_share([job.values(s) for s in self.sizes], self.args.tolerance))
             parts = []
@@ -516,6 +566,28 @@ def _field(value):
     return '"' + value.replace('"', '""') + '"' if any(c in value for c in ',"\n') else value
 
 
+def sample_all(scheduler, args):
+    """The rounds, then the extra samples of what is unsettled (within --budget, or until
+    --settle's deadline), then the report."""
+    if args.settle is not None:
+        scheduler.settle_end = scheduler.clock() + args.settle
+    scheduler.base_rounds()
+    if args.settle is not None:
+        budget = max(0.0, scheduler.settle_end - scheduler.clock())
+        if budget == 0 and scheduler.unsettled():
+            print("   the {} rounds took all of --settle {:g}: no time left for more samples".format(
+                args.rounds, args.settle), flush=True)
+    else:
+        budget = args.budget if args.budget is not None else scheduler.extra_budget()
+    if scheduler.unsettled() and budget > 0:
+        waited, spells = scheduler.waited, scheduler.spells
+        count, spent = scheduler.extra_rounds(budget)
+        print("   more samples where they disagreed: {} in {:.0f} s ({} {:.0f} s){}".format(
+            count, spent, "time left" if args.settle is not None else "budget", budget,
+            scheduler.waits_said(waited, spells)), flush=True)
+    scheduler.report()
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog=PROG, description="Sample harness executables side by side, "
                                      "spread over the run (see the top of this file).")
@@ -531,8 +603,9 @@ def main(argv):
     parser.add_argument("--max-reps", type=int, default=20, help="at most this many timed calls a sample (20)")
     parser.add_argument("--tolerance", type=float, default=stats.TOLERANCE,
                         help="a second sample this close to the best settles a size (default 0.03)")
-    parser.add_argument("--max-samples", type=int, default=MAX_SAMPLES,
-                        help="samples of one size at most (default {})".format(MAX_SAMPLES))
+    parser.add_argument("--max-samples", type=int, default=None,
+                        help="samples of one size at most (default {}, {} with --settle)".format(
+                            MAX_SAMPLES, SETTLE_MAX_SAMPLES))
     parser.add_argument("--budget", type=float, default=None,
                         help="seconds for the samples of unsettled sizes (default: {:.0f} %% of the rounds' time)".format(
                             100 * EXTRA_SHARE))
@@ -543,6 +616,9 @@ def main(argv):
     parser.add_argument("--probe", default=None, metavar="COMMAND",
                         help="a harness executable run at n = {} on every CPU before each size's samples: "
                              "the samples wait while it finds a CPU in a spell (default: no probe)".format(PROBE_SIZE))
+    parser.add_argument("--settle", type=float, default=None, metavar="S",
+                        help="sample what is unsettled until every size settles or S seconds after the "
+                             "sampling began (instead of --budget)")
     args = parser.parse_args(argv)
 
     def usage(text):
@@ -556,6 +632,10 @@ def main(argv):
         return usage(e)
     if not jobs:
         return usage("no --job given")
+    if args.settle is not None and args.budget is not None:
+        return usage("--settle and --budget: give one (--settle S bounds the whole sampling)")
+    if args.max_samples is None:
+        args.max_samples = SETTLE_MAX_SAMPLES if args.settle is not None else MAX_SAMPLES
     labels = [j.label for j in jobs]
     if len(set(labels)) != len(labels):
         return usage("a label is given twice: {}".format(", ".join(sorted(set(l for l in labels if labels.count(l) > 1)))))
@@ -565,7 +645,8 @@ def main(argv):
             return usage("{} '{}': must be from {} to {}".format(name, value, lo, hi))
     for name, value, lo, hi in (("--sample-time", args.sample_time, 1e-6, 3600), ("--tolerance", args.tolerance, 0, 1),
                                 ("--budget", args.budget if args.budget is not None else 0, 0, 1e6),
-                                ("--timeout", args.timeout if args.timeout is not None else 1, 1e-3, 1e7)):
+                                ("--timeout", args.timeout if args.timeout is not None else 1, 1e-3, 1e7),
+                                ("--settle", args.settle if args.settle is not None else 1, 1e-3, 1e6)):
         if not (value == value and lo <= value <= hi):
             return usage("{} '{}': must be from {:g} to {:g}".format(name, value, lo, hi))
     if args.seed is None:
@@ -590,24 +671,29 @@ def main(argv):
         print("{}: {}".format(PROG, e), file=sys.stderr)
         return 3
 
-    print("   {} job{} x {} size{}, {} round{} and more samples where they disagree (seed {})".format(
+    print("   {} job{} x {} size{}, {} round{} and more samples where they disagree{} (seed {})".format(
         len(jobs), "s" if len(jobs) > 1 else "", len(sizes), "s" if len(sizes) > 1 else "", args.rounds,
-        "s" if args.rounds > 1 else "", args.seed), flush=True)
+        "s" if args.rounds > 1 else "",
+        ", until every size settles or for at most {:g} s in all".format(args.settle) if args.settle is not None else "",
+        args.seed), flush=True)
     try:
         problems = scheduler.preflight()
         if problems:
             print("{}: {}".format(PROG, problems[0]), file=sys.stderr)
             return 2
-        scheduler.base_rounds()
-        budget = args.budget if args.budget is not None else scheduler.extra_budget()
-        if scheduler.unsettled() and budget > 0:
-            waited, spells = scheduler.waited, scheduler.spells
-            count, spent = scheduler.extra_rounds(budget)
-            print("   more samples where they disagreed: {} in {:.0f} s (budget {:.0f} s){}".format(
-                count, spent, budget, scheduler.waits_said(waited, spells)), flush=True)
-        scheduler.report()
+        sample_all(scheduler, args)
     except KeyboardInterrupt:
-        print("{}: interrupted; the files hold the samples taken".format(PROG), file=sys.stderr)
+        # Every sample taken is kept: the group under way was not saved yet. A second Ctrl-C
+        # (the terminal's and run_all.sh's) must not cut the saving short.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            for job in jobs:
+                scheduler.save(job)
+        except output_file.OutputError as e:
+            print("{}: {}".format(PROG, e), file=sys.stderr)
+            return 3
+        print("{}{}: interrupted; the files hold the {} samples taken".format(
+            "\n" if sys.stdout.isatty() else "", PROG, sum(len(j.rows) for j in jobs)), file=sys.stderr)
         return 130
     except output_file.OutputError as e:
         print("{}: {}".format(PROG, e), file=sys.stderr)
