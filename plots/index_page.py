@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""results/index.html: the whole run on one static page (run_all.sh writes it last).
+
+    index_page.py [--results DIR] [--output PAGE]
+
+The page holds the machine (DIR/machine.txt and DIR/cpuinfo.txt, as run_all.sh wrote them),
+summary.md's tables (DIR/summary.md, rendered; its machine table folded into the machine's),
+the sizes no second sample confirmed (the CSVs' settled column), and every figure in the
+folder of PAGE (default DIR/index.html) in the order of the tutorial: bandwidth and peak,
+each step's figures by step number, the overlays, the staircase, the roofline, thread
+scaling, the block maps, concepts/*.png, then any other PNG. A step's figure links to its
+page, steps/NN_slug/README.md, found by the number in the figure's name; the other figures
+to the section of docs/reading-plots.md that names them. Every link is relative to PAGE's
+folder, so a page written into docs/figures/<cpu>/ (run_all.sh --docs) links from there.
+A figure older than DIR/machine.txt is from an earlier run: it is left out, and named. A step
+CSV without its figure is named too ("not drawn").
+
+No script and nothing from outside: the page opens from the file system. Standard library
+only (a run without matplotlib still gets its page). Prints the sizes left unsettled, if any,
+then the page's path. Exit 0; 2 DIR is not a folder or a file in it cannot be read (one
+line); 3 PAGE cannot be written (plots/output_file.py's rules, checked first).
+"""
+import argparse
+import csv
+import glob
+import html
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import output_file  # noqa: E402
+from harness_csv import InputError  # noqa: E402
+
+PROG = "index_page.py"
+# The tutorial's order after the steps' own figures: (heading, file-name pattern). A PNG that
+# no pattern takes goes under "Other figures" at the end, so no figure of the run is left out.
+GROUPS = [("Step by step", r"^step\d+_.*\.png$"),
+          ("Every step at once", r"^overlay.*\.png$"),
+          ("The staircase", r"^staircase.*\.png$"),
+          ("The roofline", r"^roofline.*\.png$"),
+          ("Thread scaling", r"^scaling.*\.png$"),
+          ("Block sizes", r"^blockmap_.*\.png$"),
+          ("Concepts", r"^concepts/.*\.png$")]
+FIRST = ("The machine's limits", r"^(bandwidth|peak).*\.png$")
+
+
+def read_text(path):
+    """A file of the run as text, or '' when there is none."""
+    if not os.path.isfile(path):
+        return ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError as e:
+        raise InputError("{}: cannot read ({})".format(path, e.strerror))
+
+
+def link(target, page_dir):
+    """`target` (a path) as a link from the page's folder."""
+    return os.path.relpath(target, page_dir).replace(os.sep, "/")
+
+
+def step_page(name):
+    """steps/NN_slug/README.md of a figure named stepNN_... or blockmap_stepNN_..., or None."""
+    match = re.match(r"^(?:blockmap_)?step(\d+)_", os.path.basename(name))
+    if not match:
+        return None
+    pages = sorted(glob.glob(os.path.join(ROOT, "steps", "{:02d}_*".format(int(match.group(1))), "README.md")))
+    return pages[0] if pages else None
+
+
+def anchor(heading):
+    """The anchor a Markdown renderer (GitHub's) gives a heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def reading_section(name):
+    """(docs/reading-plots.md, the anchor of its heading naming this figure or its kind), or
+    (None, None) when there is no such page."""
+    guide = os.path.join(ROOT, "docs", "reading-plots.md")
+    headings = [l.lstrip("#").strip() for l in read_text(guide).splitlines() if l.startswith("## ")]
+    if not headings:
+        return None, None
+    base = os.path.basename(name)
+    stem = re.split(r"[_.]", base)[0]
+    for wanted in (base, stem):
+        for h in headings:
+            if wanted in h:
+                return guide, anchor(h)
+    return guide, ""
+
+
+def figures(folder, since):
+    """([(heading, [relative PNG path])], [left-out old PNGs]) of the PNGs in `folder` and its
+    concepts/, in the tutorial's order; a PNG older than `since` (an mtime) is left out."""
+    found = sorted(os.path.relpath(p, folder).replace(os.sep, "/")
+                   for p in glob.glob(os.path.join(folder, "*.png")) + glob.glob(os.path.join(folder, "concepts", "*.png")))
+    old = [p for p in found if since is not None and os.path.getmtime(os.path.join(folder, p)) < since]
+    found = [p for p in found if p not in old]
+    groups, taken = [], set()
+    for heading, pattern in [FIRST] + GROUPS:
+        mine = [p for p in found if p not in taken and re.match(pattern, p)]
+        if heading == "Step by step":   # by step number, each step's one-thread figure first
+            mine.sort(key=lambda p: (int(re.match(r"^step(\d+)", p).group(1)), p))
+        taken.update(mine)
+        groups.append((heading, mine))
+    groups.append(("Other figures", [p for p in found if p not in taken]))
+    return [(h, ps) for h, ps in groups if ps], old
+
+
+def run_csvs(results):
+    """The step and library CSVs of the run (not samples/), sorted."""
+    return sorted(glob.glob(os.path.join(results, "step*.csv"))) + sorted(glob.glob(os.path.join(results, "ref_*.csv")))
+
+
+def unsettled(results):
+    """[(label, threads, [sizes], sizes measured)] of the sizes whose `settled` column is 0."""
+    out = []
+    for path in run_csvs(results):
+        try:
+            with open(path, newline="", encoding="utf-8", errors="replace") as f:
+                rows = list(csv.DictReader(f))
+        except (OSError, csv.Error) as e:
+            raise InputError("{}: cannot read ({})".format(path, e))
+        by_threads, measured = {}, {}
+        for row in rows:
+            threads = (row.get("threads") or "?").strip()
+            measured[threads] = measured.get(threads, 0) + 1
+            if (row.get("settled") or "").strip() == "0":
+                by_threads.setdefault(threads, []).append((row.get("m") or "?").strip())
+        label = os.path.splitext(os.path.basename(path))[0]
+        out += [(label, t, sizes, measured[t]) for t, sizes in sorted(by_threads.items())]
+    return out
+
+
+def inline(text):
+    """Markdown's `code`, **bold** and *emphasis* in one escaped line."""
+    text = html.escape(text, quote=False)
+    text = re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
+    text = re.sub(r"\*\*(\S[^*]*?)\*\*", r"<strong>\1</strong>", text)
+    return re.sub(r"(?<![\w*])\*(\S[^*]*?)\*(?![\w*])", r"<em>\1</em>", text)
+
+
+def cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def table(lines):
+    """A Markdown table (its lines) as HTML; the second line says each column's alignment."""
+    head, body = cells(lines[0]), [cells(l) for l in lines[2:]]
+    right = [c.endswith(":") for c in cells(lines[1])] if len(lines) > 1 else []
+    style = lambda i: ' class="num"' if i < len(right) and right[i] else ""
+    out = ['<div class="wide"><table>', "<tr>" + "".join("<th{}>{}</th>".format(style(i), inline(c))
+                                                          for i, c in enumerate(head)) + "</tr>"]
+    for row in body:
+        out.append("<tr>" + "".join("<td{}>{}</td>".format(style(i), inline(c)) for i, c in enumerate(row)) + "</tr>")
+    return out + ["</table></div>"]
+
+
+def blocks(text):
+    """Markdown as blocks: ('table', lines), ('list', items), ('heading', (level, text)), ('para', text)."""
+    out, para = [], []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if para and (not line.strip() or line.startswith(("|", "#", "- "))):
+            out.append(("para", " ".join(para)))
+            para = []
+        if line.startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append(lines[i])
+                i += 1
+            out.append(("table", rows))
+            continue
+        if line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            out.append(("heading", (level, line.lstrip("#").strip())))
+        elif line.startswith("- "):
+            if out and out[-1][0] == "list":
+                out[-1][1].append(line[2:])
+            else:
+                out.append(("list", [line[2:]]))
+        elif line.strip() and out and out[-1][0] == "list" and line.startswith(" ") and not para:
+            out[-1][1][-1] += " " + line.strip()
+        elif line.strip():
+            para.append(line.strip())
+        i += 1
+    if para:
+        out.append(("para", " ".join(para)))
+    return out
+
+
+def summary_parts(text):
+    """(machine rows [(label, value)], HTML lines) of summary.md: its machine table apart, its
+    title left out (the page has its own)."""
+    machine, out = [], []
+    for kind, value in blocks(text):
+        if kind == "table" and cells(value[0])[0].lower() == "machine":
+            machine = [tuple((cells(l) + ["", ""])[:2]) for l in value[2:]]
+        elif kind == "table":
+            out += table(value)
+        elif kind == "heading" and value[0] > 1:
+            out.append("<h3>{}</h3>".format(inline(value[1])))
+        elif kind == "list":
+            out += ["<ul>"] + ["<li>{}</li>".format(inline(item)) for item in value] + ["</ul>"]
+        elif kind == "para":
+            out.append("<p>{}</p>".format(inline(value)))
+    return machine, out
+
+
+def machine_part(results, extra_rows):
+    """The machine: machine.txt's lines, the rows of summary.md's machine table it lacks (the
+    peak, the sampling), and cpuinfo.txt whole, folded."""
+    rows = []
+    for line in read_text(os.path.join(results, "machine.txt")).splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            rows.append((key.strip(), value.strip()))
+    known = set(v for _, v in rows)
+    rows += [(k, v) for k, v in extra_rows if v and v not in known and v != "unknown"]
+    out = ["<h2>The machine</h2>"]
+    if rows:
+        out += ["<table>"] + ["<tr><th>{}</th><td>{}</td></tr>".format(html.escape(k), html.escape(v))
+                              for k, v in rows] + ["</table>"]
+    else:
+        out.append("<p>No machine.txt in this run.</p>")
+    cpuinfo = read_text(os.path.join(results, "cpuinfo.txt"))
+    if cpuinfo:
+        out += ["<details><summary>build/bin/cpuinfo: what this machine has and what each step runs</summary>",
+                "<pre>{}</pre></details>".format(html.escape(cpuinfo))]
+    return out, dict(rows)
+
+
+def figure_part(results, folder, page_dir):
+    """The figures' sections, the old PNGs left out and the step CSVs whose figure is missing."""
+    machine = os.path.join(results, "machine.txt")
+    groups, old = figures(folder, os.path.getmtime(machine) if os.path.isfile(machine) else None)
+    shown = set(p for _, ps in groups for p in ps)
+    out = []
+    for heading, pngs in groups:
+        out += ["<h2>{}</h2>".format(html.escape(heading)), '<div class="figures">']
+        for png in pngs:
+            page = step_page(png)
+            if page:
+                target, text = link(page, page_dir), "the step's page ({})".format(
+                    os.path.basename(os.path.dirname(page)))
+            else:
+                guide, where = reading_section(png) if not png.startswith("concepts/") else (None, None)
+                target = link(guide, page_dir) + ("#" + where if where else "") if guide else None
+                text = "how to read it (docs/reading-plots.md)"
+            caption = "<code>{}</code>".format(html.escape(png))
+            if target:
+                caption += ': <a href="{}">{}</a>'.format(html.escape(target), html.escape(text))
+            src = html.escape(png)
+            out.append('<figure><a href="{0}"><img src="{0}" alt="{0}"></a><figcaption>{1}</figcaption></figure>'.format(
+                src, caption))
+        out.append("</div>")
+    missing = [os.path.splitext(os.path.basename(p))[0] + ".png" for p in run_csvs(results)
+               if os.path.basename(p).startswith("step")]
+    missing = [p for p in missing if p not in shown]
+    notes = []
+    if missing:
+        notes.append("Not drawn in this run (a CSV without its figure): {}.".format(", ".join(missing)))
+    if old:
+        notes.append("Left out, older than this run's machine.txt (figures of an earlier run): {}.".format(", ".join(old)))
+    if not groups:
+        notes.append("No figures: this run drew none (matplotlib missing?).")
+    out += ['<p class="note">{}</p>'.format(html.escape(n)) for n in notes]
+    return out
+
+
+STYLE = """body { font-family: sans-serif; max-width: 1400px; margin: 1em auto; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
+.num { text-align: right; white-space: nowrap; }
+.wide { overflow-x: auto; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 1em; }
+figure { margin: 0; }
+figure img { width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.9em; }
+.note { color: #a40; }
+pre { font-size: 0.8em; overflow-x: auto; }"""
+
+
+def render(results, page_dir):
+    """The page's text, and the unsettled sizes as (label, threads, sizes)."""
+    extra, summary_html = summary_parts(read_text(os.path.join(results, "summary.md")))
+    machine_html, machine = machine_part(results, extra)
+    still = unsettled(results)
+    title = "SGEMM step by step: the run on {}{}".format(
+        machine.get("uarch") or machine.get("cpu") or "this machine",
+        ", " + machine["date"] if machine.get("date") else "")
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<title>{}</title>".format(html.escape(title)), "<style>", STYLE, "</style></head><body>",
+           "<h1>{}</h1>".format(html.escape(title))]
+    out += machine_html
+    out += ["<h2>Summary</h2>"] + (summary_html or ["<p>No summary.md in this run.</p>"])
+    if still:
+        out += ["<h3>Not settled</h3>", "<p>No second sample confirmed these sizes before the sampling ended: "
+                "their points are drawn as unsettled, and their numbers are uncertain by as much as "
+                "their samples disagree.</p>", "<ul>"]
+        out += ["<li><code>{}</code> ({} thread{}): n = {}</li>".format(
+            html.escape(label), html.escape(t), "" if t == "1" else "s", html.escape(", ".join(sizes)))
+            for label, t, sizes, _ in still]
+        out.append("</ul>")
+    out += figure_part(results, page_dir, page_dir)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n", still
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog=PROG, description="The whole run on one static page.")
+    parser.add_argument("--results", default=os.path.join(ROOT, "results"), help="the run's folder (results/)")
+    parser.add_argument("--output", help="the page (default RESULTS/index.html); its folder holds the figures")
+    args = parser.parse_args(argv)
+    page = os.path.abspath(args.output or os.path.join(args.results, "index.html"))
+    try:
+        if not os.path.isdir(args.results):
+            raise InputError("{}: no such folder".format(args.results))
+        output_file.check(page)
+        text, still = render(args.results, os.path.dirname(page))
+        output_file.write(page, text)
+    except InputError as e:
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 2
+    except output_file.OutputError as e:
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 3
+    if still:
+        print("   not settled (drawn as such, listed on the page): " + "; ".join(
+            "{}{} {}".format(label, "" if t == "1" else " ({} threads)".format(t),
+                             "every size" if len(sizes) == count else "n = " + ", ".join(sizes))
+            for label, t, sizes, count in still))
+    print("   the whole run on one page: {}".format(page))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
