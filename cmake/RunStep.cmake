@@ -53,8 +53,12 @@ if(PREV_EXE)
   list(APPEND jobs --job "${prev}='${PREV_EXE}'")
 endif()
 
+# GEMM_SAMPLER_ARGS in the environment: more options for the sampler, such as "--sizes 64,96
+# --rounds 1" (tests/test_pages.py, so that a page's `make step-N` takes seconds in the test).
+separate_arguments(sampler_args UNIX_COMMAND "$ENV{GEMM_SAMPLER_ARGS}")
 if(SAMPLER_PYTHON)
-  execute_process(COMMAND "${SAMPLER_PYTHON}" "${INTERLEAVE}" --out "${RESULTS}" ${jobs} RESULT_VARIABLE rc)
+  execute_process(COMMAND "${SAMPLER_PYTHON}" "${INTERLEAVE}" --out "${RESULTS}" ${jobs} ${sampler_args}
+                  RESULT_VARIABLE rc)
 else()
   message(STATUS "step${SLUG}: no python3 here: one sweep of the step alone, not sampled beside the step before it")
   execute_process(COMMAND "${EXE}" --csv "${RESULTS}/step${SLUG}.csv" RESULT_VARIABLE rc)
