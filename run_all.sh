@@ -13,10 +13,20 @@
 #   --rounds N                   samples of every size of every step and library, spread over
 #                                the run (tools/interleave.py), before the sizes whose samples
 #                                disagree get more; default 2, 5 with --docs
-#   --docs                       also copy the figures and summary.md to docs/figures/<cpu>/
-#                                (the tutorial's; <cpu>: the microarchitecture, e.g. zen4)
+#   --settle MINUTES             then keep sampling the sizes whose samples disagree until every
+#                                size settles or MINUTES (1 to 1440) have passed since the
+#                                sampling began, the rounds included; a progress line says how
+#                                many sizes settled and how long is left; 40 with --docs
+#   --docs                       the writer's mode: also copy the figures, summary.md and
+#                                index.html to docs/figures/<cpu>/ (the tutorial's; <cpu>: the
+#                                microarchitecture, e.g. zen4); the whole sweep, so not with
+#                                --steps or --quick
+# The run ends with results/index.html, the whole run on one page (its path is the last line).
+# Ctrl-C during the sampling keeps the samples taken: the figures and the page are drawn from
+# them (nothing copied to docs/), the run says it was cut short and exits 130.
 # Exit status: 0 done, 1 a run, the build or the set-up failed, 2 usage error, 3 results/ cannot be
-# written or another run_all.sh is writing it (both found before building).
+# written or another run_all.sh is writing it (both found before building), 130 cut short by
+# Ctrl-C during the sampling.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -26,7 +36,7 @@ prog=run_all.sh
 source "$root/tools/args.sh"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
-mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0 rounds=""
+mode=figures quick=0 steps_wanted="" threads="" install=1 build=build docs=0 rounds="" settle=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -35,6 +45,7 @@ while [ $# -gt 0 ]; do
     --steps) steps_wanted=$(value_of "$1" "${2-}") || exit 2; shift ;;
     --threads) threads=$(value_of "$1" "${2-}") || exit 2; shift ;;
     --rounds) rounds=$(value_of "$1" "${2-}") || exit 2; shift ;;
+    --settle) settle=$(value_of "$1" "${2-}") || exit 2; shift ;;
     --no-install) install=0 ;;
     --build) build=$(value_of "$1" "${2-}") || exit 2; shift ;;
     *) usage_error "unknown option '$1' (see --help)" ;;
@@ -47,6 +58,17 @@ done
 [ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=5 || rounds=2; }
 if [ "$docs" = 1 ] && [ -n "$steps_wanted" ]; then
   usage_error "--docs redraws the tutorial's whole figure set, so it runs every step: drop --steps"
+fi
+if [ "$docs" = 1 ] && [ "$quick" = 1 ]; then
+  usage_error "--docs redraws the tutorial's whole figure set from the whole sweep: drop --quick"
+fi
+if [ -n "$settle" ]; then
+  [[ $settle =~ ^[0-9]+$ ]] || usage_error "--settle '$settle': not a whole number of minutes"
+  [[ ${#settle} -le 4 ]] && (( 10#$settle >= 1 && 10#$settle <= 1440 )) ||
+    usage_error "--settle '$settle': minutes from 1 to 1440"
+  settle=$((10#$settle))
+elif [ "$docs" = 1 ]; then
+  settle=40
 fi
 if [ -n "$steps_wanted" ] && ! [[ "$steps_wanted" =~ ^[0-9]+(,[0-9]+)*$ ]]; then
   usage_error "--steps '$steps_wanted': not a list of step numbers such as 5,7"
@@ -66,6 +88,10 @@ fi
 
 say() { printf '\n== %s\n' "$*"; }
 jobs=$(usable_cpus)
+if [ -n "$settle" ] && [ "$mode" = figures ]; then
+  echo "run_all.sh: sampling until every size settles, for at most $settle min ($rounds rounds included$(
+    [ "$docs" = 1 ] && echo "; --settle M to change")); building, the meters, the scaling run and the figures come on top"
+fi
 
 # results/: writable, and written by one run at a time (two runs would remove each other's
 # scaling/ and rounds/ and empty each other's CSVs); both found out before building, exit 3.
@@ -232,16 +258,27 @@ for ref in ref_openblas ref_blis; do
 done
 sample_opts=(--rounds "$rounds")
 [ "$quick" = 1 ] && sample_opts+=(--sizes 64,128,256,384)
+[ -n "$settle" ] && sample_opts+=(--settle "$((settle * 60))")
 rm -rf "$results/rounds"   # the sweeps of older versions
-say "sampling every step and library side by side: $rounds rounds, more samples where they disagree"
-"${python:-python3}" tools/interleave.py --out "$results" "${sample_opts[@]}" "${jobs_args[@]}" || failed=1
+if [ -n "$settle" ]; then
+  say "sampling every step and library side by side: $rounds rounds, then the sizes that disagree until they settle (at most $settle min in all)"
+else
+  say "sampling every step and library side by side: $rounds rounds, more samples where they disagree"
+fi
+# Ctrl-C reaches the scheduler too, which writes every sample taken and exits 130: the run
+# then draws what it has and ends as cut short, without the measurements after the sampling.
+cut_short=0 sample_rc=0
+trap 'cut_short=1' INT
+"${python:-python3}" tools/interleave.py --out "$results" "${sample_opts[@]}" "${jobs_args[@]}" || sample_rc=$?
+trap - INT
+if [ "$sample_rc" = 130 ]; then cut_short=1; elif [ "$sample_rc" != 0 ]; then failed=1; fi
 skipped=" "
 for exe in "${selected[@]}"; do [ -f "$results/$exe.csv" ] || skipped+="$exe "; done
 
 # The peak once more, minutes later: a spell during the first measurement draws every
 # figure's line low (steps "above the peak"). peak.csv keeps the rows of both; the figures
 # and summary.md take the best of each ISA and thread count.
-if [ -x "$bin/peak" ] && [ -f "$results/peak.csv" ]; then
+if [ "$cut_short" = 0 ] && [ -x "$bin/peak" ] && [ -f "$results/peak.csv" ]; then
   say "measuring the peak again (the figures take the better of the two)"
   again="$results/.peak-again.csv"
   again_opts=(--seconds 0.1 --reps 2)
@@ -260,7 +297,7 @@ fi
 figure_size=1000
 [ "$quick" = 1 ] && figure_size=384
 rm -rf "$results/scaling"
-if [ "$mt_threads" -gt 1 ]; then
+if [ "$mt_threads" -gt 1 ] && [ "$cut_short" = 0 ]; then
   counts=() t=1
   while [ "$t" -lt "$mt_threads" ]; do counts+=("$t"); t=$((t * 2)); done
   counts+=("$mt_threads")
@@ -287,7 +324,7 @@ fi
 # false optimum.
 map_rounds=$(( docs == 1 ? 3 : 2 ))
 for exe in step06_blocking step08_avx512_14x32 step10_tuned; do
-  [[ " ${selected[*]} " == *" $exe "* && "$skipped" != *" $exe "* ]] || continue
+  [[ " ${selected[*]} " == *" $exe "* && "$skipped" != *" $exe "* && "$cut_short" = 0 ]] || continue
   say "block-size map of $exe (kc x mc at n = $figure_size, 1 thread, $map_rounds rounds)"
   "${python:-python3}" tools/block_map.py "$bin/$exe" --size "$figure_size" --rounds "$map_rounds" --threads 1 \
     --csv "$results/blockmap_$exe.csv" | tail -n 1 || failed=1
@@ -301,10 +338,13 @@ done
 # docs/figures/<microarchitecture>/ (one folder per machine).
 figure_opts=(--results "$results")
 [ -n "$steps_wanted" ] && figure_opts+=(--steps "$steps_wanted")
+# One folder per machine, named after its microarchitecture: "Zen 4" -> zen4. A run cut short
+# copies nothing there: the tutorial's figures stay those of one whole run.
+docs_dir="$root/docs/figures/$("$build/bin/cpuinfo" --uarch | tr 'A-Z' 'a-z' | sed -E 's/ ([0-9])/\1/g; s/[^a-z0-9]+/-/g; s/^-|-$//g')"
+docs_asked=$docs
+[ "$cut_short" = 0 ] || docs=0
 if [ -n "$python" ]; then
   say "figures"
-  # One folder per machine, named after its microarchitecture: "Zen 4" -> zen4.
-  docs_dir="$root/docs/figures/$("$build/bin/cpuinfo" --uarch | tr 'A-Z' 'a-z' | sed -E 's/ ([0-9])/\1/g; s/[^a-z0-9]+/-/g; s/^-|-$//g')"
   [ "$docs" = 1 ] && figure_opts+=(--docs "$docs_dir")
   "$python" plots/make_figures.py "${figure_opts[@]}" --at "$figure_size" || failed=1
   [ "$docs" = 1 ] && [ -f "$results/summary.md" ] && write_out "$docs_dir/summary.md" < "$results/summary.md"
@@ -312,10 +352,29 @@ else
   python3 plots/summary.py "${figure_opts[@]}" > /dev/null || failed=1   # standard library only
   [ "$docs" = 1 ] && echo "run_all.sh: --docs: no figures to copy (no matplotlib)" >&2
 fi
+
+# The concept pictures (results/concepts/*.png) are drawn here, before the page that shows
+# them; with --docs they are copied to $docs_dir/concepts/, where its page looks for them.
+
+# results/index.html: the machine, summary.md's tables and every figure on one static page
+# (plots/index_page.py, standard library only); with --docs one more in $docs_dir, whose links
+# are written for that folder. Its lines (the sizes left unsettled, its path) end the output.
+page_said=$("${python:-python3}" plots/index_page.py --results "$results") || failed=1
+if [ "$docs" = 1 ] && [ -n "$python" ]; then
+  "$python" plots/index_page.py --results "$results" --output "$docs_dir/index.html" > /dev/null || failed=1
+fi
 if [ -f "$results/summary.md" ]; then
   say "summary (results/summary.md)"
   cat "$results/summary.md"
 fi
 
-[ "$failed" = 0 ] || { echo "run_all.sh: some run failed verification or exited with an error (see above)" >&2; exit 1; }
+if [ "$cut_short" = 1 ]; then
+  printf '%s\n' "$page_said"
+  echo "run_all.sh: cut short by Ctrl-C during the sampling: the figures and the page show the samples taken," \
+       "without the peak's second measurement, the scaling run and the block maps$([ "$docs_asked" = 1 ] &&
+         echo ", nothing copied to docs/figures/"): $results/index.html" >&2
+  exit 130
+fi
+[ "$failed" = 0 ] || { printf '%s\n' "$page_said"; echo "run_all.sh: some run failed verification or exited with an error (see above)" >&2; exit 1; }
 say "done: results in results/"
+printf '%s\n' "$page_said"

@@ -305,9 +305,10 @@ def render(results, page_dir):
         out += ["<h3>Not settled</h3>", "<p>No second sample confirmed these sizes before the sampling ended: "
                 "their points are drawn as unsettled, and their numbers are uncertain by as much as "
                 "their samples disagree.</p>", "<ul>"]
-        out += ["<li><code>{}</code> ({} thread{}): n = {}</li>".format(
-            html.escape(label), html.escape(t), "" if t == "1" else "s", html.escape(", ".join(sizes)))
-            for label, t, sizes, _ in still]
+        out += ["<li><code>{}</code> ({} thread{}): {}</li>".format(
+            html.escape(label), html.escape(t), "" if t == "1" else "s",
+            "every size" if len(sizes) == count else "n = " + html.escape(", ".join(sizes)))
+            for label, t, sizes, count in still]
         out.append("</ul>")
     out += figure_part(results, page_dir, page_dir)
     out.append("</body></html>")
