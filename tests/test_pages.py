@@ -22,7 +22,8 @@ README.md, docs/**/*.md and steps/NN_slug/README.md (the lesson pages).
             tests' shared build (tests/lab_copy.sh: WORK/src, built in WORK/build; built here
             first if it is not there). Each page gets a fresh copy; its blocks run in order.
             `make step-N` samples two sizes once (GEMM_SAMPLER_ARGS, cmake/RunStep.cmake); a
-            `diff` that finds differences (exit 1) is not a failure.
+            `diff` that finds differences (exit 1) is not a failure, nor a block that exits 77
+            (a CPU that lacks what it needs); what a block leaves running is ended after it.
 
     test_pages.py ROOT [--part LIST] [--only TEXT]... [--list] [--work DIR] [--timeout S] [--keep]
                   [--except TEXT]...
@@ -46,6 +47,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -354,25 +356,36 @@ diff() { command diff "$@" || [ $? -eq 1 ]; }
 """
 
 
-def run(cmd, cwd, env, timeout=None):
-    """(exit status or None on timeout, output) of cmd in its own process group, stdin empty."""
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+def signal_group(pgid, signum):
     try:
-        out, _ = proc.communicate(timeout=timeout)
-        return proc.returncode, out.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run(cmd, cwd, env, timeout=None):
+    """(exit status, or None when it ran out of time, and the output) of cmd in a process
+    group of its own, stdin empty; what it left running in the background is ended after it."""
+    with tempfile.TemporaryFile() as out:   # not a pipe: a background child would hold it open
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            out, _ = proc.communicate(timeout=10)
+            rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = proc.communicate()
-        return None, out.decode("utf-8", "replace")
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
+            rc = None
+        except BaseException:                # Ctrl-C: end the block too
+            signal_group(proc.pid, signal.SIGKILL)
+            raise
+        signal_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
+        time.sleep(0.1)
+        signal_group(proc.pid, signal.SIGKILL)
+        out.seek(0)
+        return rc, out.read().decode("utf-8", "replace")
 
 
 def tail(out):
@@ -412,8 +425,8 @@ def check_commands(root, pages, work, timeout, keep, excepted, fail):
             return ran
         os.symlink(os.path.relpath(build, src), os.path.join(src, "build"))
         start = time.time()
-        first = not os.path.isfile(os.path.join(build, "CMakeCache.txt"))
-        if first:
+        rc, out = 0, ""
+        if not os.path.isfile(os.path.join(build, "CMakeCache.txt")):
             print("  configuring and building {} (once: the lab tests and later runs reuse it) ...".format(build), flush=True)
             rc, out = run([cmake, "-S", src, "-B", build, "-DGEMM_BUILD_TESTS=ON"], cwd=src, env=env)
         if rc == 0:
@@ -441,6 +454,9 @@ def check_commands(root, pages, work, timeout, keep, excepted, fail):
                 fail(where, "the ```sh block `{}` did not finish in {} s{}; the end of its output:{}".format(
                     first_line, timeout, after, tail(out)))
                 failed_before = True
+            elif rc == 77:   # the harness's "this CPU cannot run it" (docs/contracts.md, "Exit status")
+                print("  --  {} `{}` exited with 77 (this CPU lacks what it needs): skipped, not failed".format(
+                    where, first_line[:70]), flush=True)
             elif rc != 0:
                 fail(where, "the ```sh block `{}` exited with {} after {:.1f} s{}; the end of its output:{}".format(
                     first_line, rc, took, after, tail(out)))
