@@ -331,7 +331,8 @@ def check_links(root, pages, fail):
     for page in pages:
         prose = doc_links.prose(page.text)
         for n, line in enumerate(prose, 1):
-            targets = doc_links.LINK.findall(line) + HTML_LINK.findall(page.lines[n - 1] if n <= len(page.lines) else "")
+            raw = page.lines[n - 1] if n <= len(page.lines) and not page.in_fence[n - 1] else ""
+            targets = doc_links.LINK.findall(line) + HTML_LINK.findall(raw)
             for target in targets:
                 if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("//"):
                     continue
