@@ -27,6 +27,7 @@ import html
 import os
 import re
 import sys
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -59,8 +60,8 @@ def read_text(path):
 
 
 def link(target, page_dir):
-    """`target` (a path) as a link from the page's folder."""
-    return os.path.relpath(target, page_dir).replace(os.sep, "/")
+    """`target` (a path) as a URL relative to the page's folder (a '#' or space in a name quoted)."""
+    return urllib.parse.quote(os.path.relpath(target, page_dir).replace(os.sep, "/"))
 
 
 def step_page(name):
@@ -257,9 +258,9 @@ def figure_part(results, folder, page_dir):
             caption = "<code>{}</code>".format(html.escape(png))
             if target:
                 caption += ': <a href="{}">{}</a>'.format(html.escape(target), html.escape(text))
-            src = html.escape(png)
-            out.append('<figure><a href="{0}"><img src="{0}" alt="{0}"></a><figcaption>{1}</figcaption></figure>'.format(
-                src, caption))
+            src = html.escape(urllib.parse.quote(png))
+            out.append('<figure><a href="{0}"><img src="{0}" alt="{2}"></a><figcaption>{1}</figcaption></figure>'.format(
+                src, caption, html.escape(png)))
         out.append("</div>")
     missing = [os.path.splitext(os.path.basename(p))[0] + ".png" for p in run_csvs(results)
                if os.path.basename(p).startswith("step")]

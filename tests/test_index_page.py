@@ -47,7 +47,7 @@ HEADER = "step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,
 # Every figure the made-up run has, in the order the page must show them.
 FIGURES = ["bandwidth.png", "step01_baseline.png", "step05_simd_4x4.png", "step10_tuned.png", "step10_tuned_mt.png",
            "overlay.png", "overlay_log.png", "overlay_mt.png", "staircase.png", "roofline.png", "scaling.png",
-           "blockmap_step06_blocking.png", "concepts/tile.png", "ablation.png"]
+           "blockmap_step06_blocking.png", "concepts/tile.png", "ablation #2.png"]
 
 
 def make_run(results):
@@ -89,8 +89,9 @@ check(r.returncode == 0 and r.stdout.strip().splitlines()[-1] == "   the whole r
       "the page is written and its path is the last line ({})".format(r.stderr.strip()))
 check("step05_simd_4x4 n = 200" in r.stdout and "ref_openblas n = 200" in r.stdout,
       "the sizes left unsettled are listed: {}".format(r.stdout.strip().splitlines()[0]))
-shown = re.findall(r'<img src="([^"]+)"', text)
-check(shown == FIGURES, "every figure, in the tutorial's order: {}".format(shown))
+shown = [urllib.parse.unquote(html.unescape(s)) for s in re.findall(r'<img src="([^"]+)"', text)]
+check(shown == FIGURES and "ablation%20%232.png" in text,
+      "every figure, in the tutorial's order, a name with '#' quoted: {}".format(shown))
 check("<script" not in text.lower() and not re.search(r'(src|href)="[a-z]+:', text),
       "no script and nothing from outside the file system")
 check("stale.png" not in shown and "earlier run): stale.png" in text and "step07_packing.png" in text,
