@@ -112,10 +112,9 @@ def kernel_registers(root, isa, tile):
             "broadcasts": broadcasts, "fma": fma, "regs": ISA[isa]["regs"], "reg": ISA[isa]["reg"], "path": path}
 
 
-def run_tool(command, env=None):
+def run_tool(command):
     try:
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=env)
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     except OSError as e:
         raise InputError("{}: cannot run ({})".format(command[0], e.strerror))
     if done.returncode != 0:
@@ -147,8 +146,11 @@ def step_blocks(args, report, slug, kernel):
     exe = os.path.join(os.path.dirname(args.cpuinfo_bin), "step" + slug)
     csv = os.path.join(output_file.scratch_folder("concepts."), "blocks.csv")
     run_tool([exe, "--kernel", kernel, "--sizes", "16", "--reps", "1", "--threads", "1", "--csv", csv])
-    with open(csv) as f:
-        rows = f.read().splitlines()
+    try:
+        with open(csv) as f:
+            rows = f.read().splitlines()
+    except OSError as e:
+        raise InputError("{}: wrote no CSV ({})".format(exe, e.strerror))
     params = rows[1].split(",")[rows[0].split(",").index("params")] if len(rows) > 1 else ""
     found = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", params)}
     if not {"mc", "kc", "nc"} <= set(found):
@@ -185,21 +187,11 @@ def inputs(args):
 # ---- Shared drawing pieces ----------------------------------------------------------------------
 
 def new_figure(width, height):
-    plt = drawing.pyplot()
-    fig = plt.figure(figsize=(width, height), dpi=100)
-    return plt, fig
+    return drawing.pyplot().figure(figsize=(width, height), dpi=100)
 
 
 def caption(fig, inp, extra=""):
     fig.text(0.5, 0.012, inp["caption"] + extra, ha="center", va="bottom", fontsize=10, color="#444444")
-
-
-def cells(ax, x0, y0, rows, cols, colour="white", edge="#bbbbbb", width=0.5):
-    """A rows x cols grid of unit cells from (x0, y0) downwards (row 0 on top)."""
-    from matplotlib.patches import Rectangle
-    for r in range(rows):
-        for c in range(cols):
-            ax.add_patch(Rectangle((x0 + c, y0 - r - 1), 1, 1, facecolor=colour, edgecolor=edge, linewidth=width))
 
 
 def box(ax, x, y, w, h, colour, edge="black", alpha=1.0, width=1.0, **kw):
@@ -252,7 +244,7 @@ def draw_walk(inp):
     b_off = [p * n + j for p in range(n)]
     c_off = [i * n + j]
     la, lb, lc = lines_of(a_off), lines_of(b_off), lines_of(c_off)
-    plt, fig = new_figure(12, 6.6)
+    fig = new_figure(12, 6.6)
     ax = fig.add_axes([0.01, 0.25, 0.98, 0.64])
     gap = max(6, n // 4)
     for k, (name, offs) in enumerate((("A", a_off), ("B", b_off), ("C", c_off))):
@@ -303,9 +295,9 @@ def draw_register_grid(ax, k):
         over = idx >= k["regs"]
         box(ax, c * 4.2, -r * 1.35, 4, 1.15, FREE if role == "free" else MATRIX[role], alpha=0.85,
             edge="red" if over else "black", width=2.5 if over else 0.8)
-        ax.text(c * 4.2 + 0.12, -r * 1.35 + 0.95, "{}{}".format(k["reg"], idx), fontsize=8, va="top",
+        ax.text(c * 4.2 + 0.12, -r * 1.35 + 1.0, "{}{}".format(k["reg"], idx), fontsize=8.5, va="top",
                 color="white" if role != "free" else "#555555")
-        ax.text(c * 4.2 + 2, -r * 1.35 + 0.38, text, fontsize=9.5, ha="center", va="center",
+        ax.text(c * 4.2 + 2, -r * 1.35 + 0.38, text, fontsize=10.5, ha="center", va="center",
                 color="white" if role != "free" else "#555555")
     ax.text(cols * 2.1, 2.0, "the register file: {} {} registers of {} floats".format(k["regs"], k["reg"], k["lanes"]),
             ha="center", fontsize=12)
@@ -331,19 +323,19 @@ def draw_tile(ax, k):
         box(ax, x0 + j * lanes * s, top + 1.2, lanes * s, s, MATRIX["B"], alpha=0.85, width=1.2)
         lanes_grid(ax, x0 + j * lanes * s, top + 1.2, lanes, s)
         ax.text(x0 + (j + 0.5) * lanes * s, top + 1.2 + s + 0.1, "B(p, {}..{})".format(j * lanes, (j + 1) * lanes - 1),
-                ha="center", va="bottom", fontsize=9.5, color=MATRIX["B"])
+                ha="center", va="bottom", fontsize=10.5, color=MATRIX["B"])
     for i in range(mr):                         # column p of A, one float a row
         box(ax, xa, top - (i + 1) * s, s, s, MATRIX["A"], alpha=0.85, width=0.8)
-    ax.text(xa + s / 2, top - mr * s - 0.2, "A(0..{}, p)".format(mr - 1), ha="center", va="top", fontsize=9.5,
+    ax.text(xa + s / 2, top - mr * s - 0.2, "A(0..{}, p)".format(mr - 1), ha="center", va="top", fontsize=10.5,
             color=MATRIX["A"])
     row = min(mr - 1, 1)
     ax.annotate("", xy=(x0 - 0.1, top - (row + 0.5) * s), xytext=(xa + s + 0.05, top - (row + 0.5) * s),
                 arrowprops=dict(arrowstyle="->", color=MATRIX["A"], linewidth=2))
     ax.text((xa + s + x0) / 2, top - (row + 0.5) * s + 0.12, "broadcast\n\u00d7{}".format(lanes), ha="center",
-            va="bottom", fontsize=9, color=MATRIX["A"])
+            va="bottom", fontsize=10, color=MATRIX["A"])
     ax.text(x0, top - mr * s - 0.4, "the {} x {} tile of C: {} accumulators of {} floats,\n"
             "row i += A(i, p) \u00d7 B(p, ..), register by register".format(mr, nr, k["acc"], lanes),
-            ha="left", va="top", fontsize=10.5)
+            ha="left", va="top", fontsize=11.5)
     ax.text(x0 + nr * s / 2, top + 1.2 + s + 0.75, "row p of {}: {} load{}".format(
         "B" if k["isa"] == "sse" else "the B sliver", k["loads"], "s" * (k["loads"] != 1)), ha="center", va="bottom", fontsize=10.5)
     bare(ax, 0, x0 + 16.5, top - mr * s - 2.2, top + 1.2 + s + 1.7)
@@ -352,7 +344,7 @@ def draw_tile(ax, k):
 def draw_register_file(inp, isa):
     k = inp["registers"][isa]
     used = k["acc"] + k["loads"] + k["broadcasts"]
-    plt, fig = new_figure(12, 6.4 if k["regs"] > 16 else 5.4)
+    fig = new_figure(12, 6.4 if k["regs"] > 16 else 5.4)
     step = "Step 05 (SSE)" if isa == "sse" else "Step 08, {} kernel".format("AVX2" if isa == "avx2" else "AVX-512")
     fig.suptitle("{}: the {} x {} tile of C in {} registers".format(step, k["mr"], k["nr"], k["reg"]), fontsize=14,
                  y=0.975)
@@ -401,13 +393,13 @@ def loop_rows(inp):
     panel, ablock, sliver = b["kc"] * b["nc"] * FLOAT, b["mc"] * b["kc"] * FLOAT, b["kc"] * nr * FLOAT
     fn, fk, fm, fr = 0.45, 0.4, 0.32, 0.08
 
-    def where(nbytes, level):
+    def where(nbytes):
         lv = home(nbytes, c)
         return lv, "{}: in {} ({})".format(kib(nbytes), lv, kib(c[lv])) if lv != "DRAM" else \
             "{}: larger than L3 ({})".format(kib(nbytes), kib(c["L3"]))
-    lp, tp = where(panel, "L3")
-    la, ta = where(ablock, "L2")
-    ls, ts = where(sliver, "L1")
+    lp, tp = where(panel)
+    la, ta = where(ablock)
+    ls, ts = where(sliver)
     return [
         ("for jc in 0..n step nc = {}".format(b["nc"]), {"C": (0, 0, fn, 1, "DRAM"), "B": (0, 0, fn, 1, "DRAM")},
          "nc = {} columns of B and C at a time".format(b["nc"])),
@@ -430,7 +422,7 @@ def loop_rows(inp):
 def draw_five_loops(inp):
     b, c = inp["blocks"], inp["caches"]
     rows = loop_rows(inp)
-    plt, fig = new_figure(12, 13)
+    fig = new_figure(12, 13)
     fig.suptitle("Step 08's five loops: mc = {}, kc = {}, nc = {} ({} kernel)".format(b["mc"], b["kc"], b["nc"],
                  inp["kernel"]), fontsize=15, y=0.985)
     legend = fig.add_axes([0.02, 0.915, 0.96, 0.035])
@@ -484,7 +476,7 @@ def address_map(ax, rows, cols, offset, colour_of, row_name, col_name, w=1.7):
                         va="center", fontsize=10)
                 continue
             box(ax, c * w, -r - 1, w, 1, colour_of(i, j), edge="white", width=1.0)
-            ax.text((c + 0.5) * w, -r - 0.5, str(offset(i, j)), ha="center", va="center", fontsize=9,
+            ax.text((c + 0.5) * w, -r - 0.5, str(offset(i, j)), ha="center", va="center", fontsize=10,
                     color="white", zorder=4)
             where[offset(i, j)] = ((c + 0.5) * w, -r - 0.5)
     path = []
@@ -498,9 +490,9 @@ def address_map(ax, rows, cols, offset, colour_of, row_name, col_name, w=1.7):
                                                                     linewidth=2), zorder=3)
     for r, i in enumerate(rows):
         ax.text(-0.15, -r - 0.5, "" if i is None else "{} = {}".format(row_name, i), ha="right", va="center",
-                fontsize=9)
+                fontsize=10)
     for c, j in enumerate(cols):
-        ax.text((c + 0.5) * w, 0.15, "" if j is None else str(j), ha="center", va="bottom", fontsize=9)
+        ax.text((c + 0.5) * w, 0.15, "" if j is None else str(j), ha="center", va="bottom", fontsize=10)
     ax.text(len(cols) * w / 2, 0.9, col_name, ha="center", va="bottom", fontsize=9.5)
     return len(cols) * w
 
@@ -559,7 +551,7 @@ def draw_packing(inp):
     mr, nr = inp["tiles"][inp["kernel"]]
     kc, n, l1 = inp["blocks"]["kc"], inp["alias_n"], inp["caches"]["L1"]
     sets, ways = l1_geometry(l1)
-    plt, fig = new_figure(13, 8.6)
+    fig = new_figure(12.5, 10)
     fig.suptitle("Packing: the A block and the B panel copied in the order the micro-kernel reads them "
                  "(kc = {})".format(kc), fontsize=14, y=0.985)
     draw_packed_a(fig.add_axes([0.0, 0.5, 0.52, 0.39]), mr, kc)
@@ -705,7 +697,7 @@ def draw_threads(inp):
     team = int(max(1, min(min(inp["threads"], tiles), max(2.0 * n ** 3 / least, 1.0))))
     spans = row_blocks(n, team, blk["mc"], mr, per_thread)
     boxes, barriers = schedule(n, team, blk, tile, spans)
-    plt, fig = new_figure(13, 3.6 + 0.9 * team)
+    fig = new_figure(13, 3.6 + 0.9 * team)
     fig.suptitle("Step 09 on {} thread{} at n = {}: threads share the ic loop, {} blocks of up to {} rows "
                  "(kc = {}, nc = {})".format(team, "s" * (team != 1), n, len(spans), max(m for _, m in spans),
                                              blk["kc"], blk["nc"]), fontsize=13, y=0.975)
