@@ -91,7 +91,8 @@ def main():
             help_text = subprocess.run([step08, "--kernel", "avx2", "--help"], stdout=subprocess.PIPE,
                                        universal_newlines=True, env=env).stdout
             shown = {n: int(re.search(r"--{} N .*\(here: (\d+);".format(n), help_text).group(1)) for n in ("kc", "mc")}
-            r = run([step08, "--kernel", "avx2", "--size", "48", "--reps", "1", "--csv", out], env)
+            # n = 160: the grid's smaller kc and mc (a quarter and half of 256 and 252) fit in it
+            r = run([step08, "--kernel", "avx2", "--size", "160", "--reps", "1", "--csv", out], env)
             rows = read(out)
             marked = [(int(row["kc"]), int(row["mc"])) for row in rows if row["default"] == "1"]
             expect(r.returncode == 0 and marked == [(avx2["kc"], avx2["mc"])],

@@ -260,7 +260,7 @@ TEST_CASE("step 10's blocks keep the traffic beyond L2 bounded on every cache", 
 
 // The CSV's params column and the progress line name the block sizes of the variant that
 // ran, which differ per register tile: a forced --kernel avx2 shows the 6 x 16 tile's
-// (mc = 8 tiles of 6 rows in step 08), not those of the AVX-512 kernel the CPU would pick,
+// (kc from 16-float rows of the B sliver in step 08), not those of the AVX-512 kernel the CPU would pick,
 // and only the tunables that change that variant (step 10's AVX2 run has no AVX-512 kernel
 // switches, its AVX-512 run has them). GEMM_CACHES fixes the caches, so the expected values
 // are the same on every machine; GEMM_WISDOM=off keeps step 10 on its rules whatever a tuner
@@ -276,14 +276,14 @@ TEST_CASE("the CSV names the block sizes of the variant that ran", "[e2e]") {
 #if defined(__x86_64__)
     // Step 10's AVX2 kernel on Zen 3's caches: kc 416, the depth of least traffic beyond L2
     // (no depth keeps it within 0.025 bytes a FLOP there), and k up to 784 in one slice.
-    const Case cases[] = {{"08_avx512_14x32", "avx2", "mc=48 kc=1360 nc=1536"},
-                          {"08_avx512_14x32", "avx512", "mc=112 kc=576 nc=3616"},
-                          {"09_openmp", "avx2", "mc=48 kc=1360 nc=1536"},
+    const Case cases[] = {{"08_avx512_14x32", "avx2", "mc=252 kc=256 nc=8192"},
+                          {"08_avx512_14x32", "avx512", "mc=504 kc=128 nc=16384"},
+                          {"09_openmp", "avx2", "mc=252 kc=256 nc=8192"},
                           {"10_tuned", "avx2",
                            "mc=78 kc=416 nc=10080 one-slice=784 min-kflops=1500 no-direct=0 no-vector-pack=0 "
                            "no-even-k=0 old-blocks=0 no-copy-b=0 source=rules"}};
 #else
-    const Case cases[] = {{"08_avx512_14x32", "neon", "mc=64 kc=1024 nc=2040"}};
+    const Case cases[] = {{"08_avx512_14x32", "neon", "mc=192 kc=336 nc=6240"}};
 #endif
     for (const Case& c : cases) {
         INFO(c.step << " --kernel " << c.kernel);
@@ -312,6 +312,67 @@ TEST_CASE("the CSV names the block sizes of the variant that ran", "[e2e]") {
     }
 #endif
     CHECK(shell(bin + "/step08_avx512_14x32 --sizes 20", "GEMM_CACHES=32K") == 2);   // not three sizes
+    std::remove(csv.c_str());
+}
+
+// Step 08's block rule (steps/08_avx512_14x32/loop_nest.cpp, block_sizes), the analytical
+// model: kc puts the B sliver (kc x NR floats) in half of L1d, mc the A block (mc x kc) in half
+// of L2, nc the B panel (kc x nc) in a quarter of L3; kc a multiple of 16, mc of MR, nc of NR,
+// each at least one unit and at most 65536. The values are worked out here by hand, not by the
+// formula, for real and odd geometries. Step 09 builds the same code: it must agree.
+TEST_CASE("step 08's blocks follow the cache rule on every geometry", "[e2e]") {
+    const std::string bin = GEMM_TEST_BIN_DIR;
+    const std::string csv = scratch("rule08.csv");
+    struct Case {
+        const char* caches;
+        const char* kernel;
+        const char* options;
+        const char* params;
+    };
+#if defined(__x86_64__)
+    const Case cases[] = {
+        // Zen 3: kc = 16384 / 64 = 256; mc = 262144 / 1024 = 256 -> 252; nc = 8 MiB / 1024 = 8192
+        {"32K,512K,32M", "avx2", "", "mc=252 kc=256 nc=8192"},
+        // Zen 5: kc = 24576 / 128 = 192; mc = 524288 / 768 = 682.7 -> 672; nc = 8 MiB / 768 = 10922.7 -> 10912
+        {"48K,1M,32M", "avx512", "", "mc=672 kc=192 nc=10912"},
+        {"48K,1M,32M", "avx2", "", "mc=336 kc=384 nc=5456"},
+        // Zen 4: kc = 16384 / 128 = 128; mc = 524288 / 512 = 1024 -> 1022; nc = 16384
+        {"32K,1M,32M", "avx512", "", "mc=1022 kc=128 nc=16384"},
+        // Emerald Rapids: mc = 1 MiB / 768 = 1365.3 -> 1358; nc = 65 MiB / 768 = 88746.7, held to 65536
+        {"48K,2M,260M", "avx512", "", "mc=1358 kc=192 nc=65536"},
+        // odd sizes: kc = 16896 / 64 = 264 -> 256; mc = 153600 / 1024 = 150; nc = 1835008 / 1024 = 1792
+        {"33K,300K,7M", "avx2", "", "mc=150 kc=256 nc=1792"},
+        // kc = 20480 / 128 = 160; mc = 655360 / 640 = 1024 -> 1022; nc = 4718592 / 640 = 7372.8 -> 7360
+        {"40K,1280K,18M", "avx512", "", "mc=1022 kc=160 nc=7360"},
+        // tiny caches: every block at least one unit (kc 16, mc one tile, nc one sliver)
+        {"1K,1K,1K", "avx2", "", "mc=6 kc=16 nc=16"},
+        // huge ones: kc and nc held to 65536; mc = 8 GiB / 262144 = 32768 -> 32760
+        {"1G,16G,1024G", "avx512", "", "mc=32760 kc=65536 nc=65536"},
+        // a kc given: mc and nc follow it (262144 / 400 = 655.4 -> 654; 8 MiB / 400 = 20971.5 -> 20960)
+        {"32K,512K,32M", "avx2", "--kc 100", "mc=654 kc=100 nc=20960"},
+        // mc and nc given: rounded up to whole tiles and slivers, kc still from L1
+        {"32K,512K,32M", "avx2", "--mc 50 --nc 100", "mc=54 kc=256 nc=112"}};
+#else
+    const Case cases[] = {
+        // kc = 32768 / 48 = 682.7 -> 672; mc = 524288 / 2688 = 195 -> 192; nc = 8 MiB / 2688 = 3120.8 -> 3120
+        {"64K,1M,32M", "neon", "", "mc=192 kc=672 nc=3120"},
+        // kc = 16384 / 48 = 341.3 -> 336; mc = 262144 / 1344 = 195 -> 192; nc = 6241.5 -> 6240
+        {"32K,512K,32M", "neon", "", "mc=192 kc=336 nc=6240"},
+        {"1K,1K,1K", "neon", "", "mc=8 kc=16 nc=12"}};
+#endif
+    for (const char* step : {"08_avx512_14x32", "09_openmp"}) {
+        for (const Case& c : cases) {
+            INFO(step << " GEMM_CACHES=" << c.caches << " --kernel " << c.kernel << " " << c.options);
+            const int status = shell(bin + "/step" + step + " --kernel " + c.kernel + " " + c.options +
+                                         " --sizes 20 --reps 1 --csv " + csv,
+                                     "GEMM_CACHES=" + std::string(c.caches));
+            if (status == 77 || (status == 127 && std::string(step) == "09_openmp")) continue;   // no such variant or step here
+            REQUIRE(status == 0);
+            const auto lines = read_lines(csv);
+            REQUIRE(lines.size() == 2);
+            CHECK(field(lines[1], 14) == c.params);
+        }
+    }
     std::remove(csv.c_str());
 }
 
