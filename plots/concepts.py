@@ -430,7 +430,7 @@ def draw_five_loops(inp):
                                            for lv in ("L1", "L2", "L3")] + [("DRAM", "memory")]
     for k, (lv, text) in enumerate(spots):
         box(legend, k * 20, 0, 3, 1, LEVEL[lv], edge="none")
-        legend.text(k * 20 + 3.6, 0.5, text, va="center", fontsize=12)
+        legend.text(k * 20 + 3.6, 0.5, text, va="center", fontsize=13)
     legend.set_xlim(0, 100)
     legend.set_ylim(0, 1)
     legend.axis("off")
@@ -446,14 +446,14 @@ def draw_five_loops(inp):
             else:
                 box(ax, x + fx * size, y + fy * size, fw * size, fh * size, LEVEL[level], edge="black",
                     alpha=0.3 if level == "DRAM" else 0.85, width=1.0)
-        ax.text(0.2, size + 0.2, loop, family="monospace", fontsize=12.5, va="top")
-        ax.text(0.2, size - 1.4, note, fontsize=11.5, va="top")
+        ax.text(0.2, size + 0.2, loop, family="monospace", fontsize=14, va="top")
+        ax.text(0.2, size - 1.3, note, fontsize=13, va="top")
         ax.set_xlim(0, 34.5)
         ax.set_ylim(0, size + 1.0)
         ax.set_aspect("equal")
         ax.axis("off")
     fig.text(0.5, 0.045, "Each block coloured by the smallest cache that holds it; dashed: the part of C the loop "
-             "updates. Not to scale.", ha="center", fontsize=11)
+             "updates. Not to scale.", ha="center", fontsize=12)
     caption(fig, inp)
     return fig
 
@@ -651,8 +651,8 @@ def draw_timeline(ax, boxes, barriers, team, slivers, pixels):
             box(ax, start, y + 0.1, length, 0.8, MATRIX[kind], edge="white", width=0.6)
             text = "B \u00d7{}".format(label) if kind == "B" else label
             widest = max(len(part) for part in text.split("\n")) if text else 0
-            if text and length / end * pixels > 6.2 * widest + 6:
-                ax.text(start + length / 2, y + 0.5, text, ha="center", va="center", fontsize=8.5, color="white")
+            if text and length / end * pixels > 7 * widest + 6:
+                ax.text(start + length / 2, y + 0.5, text, ha="center", va="center", fontsize=9.5, color="white")
         done = [s + l for s, l, _, _ in boxes[t]]
         for bar in barriers:
             before = max([d for d in done if d <= bar + 1e-6] or [0])
@@ -663,14 +663,14 @@ def draw_timeline(ax, boxes, barriers, team, slivers, pixels):
         if k < 2:   # the first slice's two barriers named; the others are the same
             ax.text(bar, team + 0.05, "barrier: the panel\nof B is packed" if k == 0 else
                     "barrier: nobody reads\nthe panel any more", ha="left" if k == 0 else "right", va="bottom",
-                    fontsize=9)
+                    fontsize=10)
     ax.set_yticks([team - 1 - t + 0.5 for t in range(team)])
-    ax.set_yticklabels(["thread {}".format(t) for t in range(team)], fontsize=11)
+    ax.set_yticklabels(["thread {}".format(t) for t in range(team)], fontsize=12)
     ax.set_xticks([])
     ax.set_xlim(0, end * 1.01)
     ax.set_ylim(0, team + 0.55)
     ax.set_xlabel("time \u2192 (computing in proportion to its flops; packing drawn far wider than it takes)",
-                  fontsize=10)
+                  fontsize=11)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
@@ -682,7 +682,7 @@ def draw_c_blocks(ax, boxes, spans, n):
         box(ax, 0, n - ic - mb, n, mb, MATRIX["C"], edge="white", alpha=1.0 if t % 2 == 0 else 0.55, width=0.8)
         if len(spans) <= 40:
             ax.text(n / 2, n - ic - mb / 2, "b{}: rows {}-{}, thread {}".format(b, ic, ic + mb - 1, t),
-                    ha="center", va="center", fontsize=7.5 if len(spans) > 16 else 9, color="white")
+                    ha="center", va="center", fontsize=7.5 if len(spans) > 16 else 9.5, color="white")
     ax.set_xlim(0, n)
     ax.set_ylim(0, n)
     ax.set_title("C ({0} x {0}) in blocks of rows".format(n), fontsize=11)
@@ -697,22 +697,22 @@ def draw_threads(inp):
     team = int(max(1, min(min(inp["threads"], tiles), max(2.0 * n ** 3 / least, 1.0))))
     spans = row_blocks(n, team, blk["mc"], mr, per_thread)
     boxes, barriers = schedule(n, team, blk, tile, spans)
-    fig = new_figure(13, 3.6 + 0.9 * team)
+    fig = new_figure(13, 4.0 + 0.9 * team)
     fig.suptitle("Step 09 on {} thread{} at n = {}: threads share the ic loop, {} blocks of up to {} rows "
                  "(kc = {}, nc = {})".format(team, "s" * (team != 1), n, len(spans), max(m for _, m in spans),
                                              blk["kc"], blk["nc"]), fontsize=13, y=0.975)
     slivers = (min(n, blk["nc"]) + nr - 1) // nr
-    draw_timeline(fig.add_axes([0.08, 0.3, 0.66, 0.54]), boxes, barriers, team, slivers, 0.66 * 1300)
+    draw_timeline(fig.add_axes([0.08, 0.31, 0.66, 0.54]), boxes, barriers, team, slivers, 0.66 * 1300)
     draw_c_blocks(fig.add_axes([0.77, 0.12, 0.22, 0.72]), boxes, spans, n)
     handles = [("B", "pack B slivers (\u00d7N) into the shared panel"), ("A", "pack A: the thread's own block"),
                ("C", "compute block bN of C")]
     from matplotlib.patches import Rectangle
-    for x, (kind, text) in zip((0.08, 0.36, 0.57), handles):
-        fig.patches.append(Rectangle((x, 0.135), 0.015, 0.03, transform=fig.transFigure, facecolor=MATRIX[kind]))
-        fig.text(x + 0.02, 0.15, text, va="center", fontsize=10)
-    fig.text(0.08, 0.085, "Hatched: waiting at a barrier. Each slice of kc packs its {} B slivers, then the blocks go "
-             "to whichever thread is free (schedule(dynamic)), about {} a thread.".format(slivers, per_thread),
-             fontsize=10)
+    for x, (kind, text) in zip((0.08, 0.38, 0.6), handles):
+        fig.patches.append(Rectangle((x, 0.15), 0.015, 0.03, transform=fig.transFigure, facecolor=MATRIX[kind]))
+        fig.text(x + 0.02, 0.165, text, va="center", fontsize=11)
+    fig.text(0.08, 0.125, "Hatched: waiting at a barrier. Each slice of kc packs its {} B slivers, then the blocks go "
+             "to whichever thread is free\n(schedule(dynamic)), about {} a thread.".format(slivers, per_thread),
+             fontsize=11, va="top")
     caption(fig, inp)
     return fig
 

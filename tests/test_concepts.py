@@ -222,6 +222,9 @@ def command_line(tmp):
 def real_cpuinfo(tmp):
     """With the real cpuinfo under GEMM_CACHES, five_loops shows the blocks it reports."""
     from roofline_model import parse_cpuinfo
+    if not os.access(CPUINFO, os.X_OK):
+        check(False, "{}: not an executable (build the cpuinfo target)".format(CPUINFO))
+        return
     env = dict(os.environ, GEMM_CACHES="32K,512K,32M")
     text = subprocess.run([CPUINFO], stdout=subprocess.PIPE, universal_newlines=True, env=env).stdout
     blocks = parse_cpuinfo(text)[1]["08_avx512_14x32"]
