@@ -34,6 +34,7 @@ ROOT = os.path.dirname(HERE)
 DEFAULT_DATA = os.path.join(ROOT, "docs", "figures", "zen3", "reading-plots")   # a real Zen 3 run
 NAMES = ("step01_walk", "register_file_4x4", "register_file_6x16", "register_file_14x32",
          "five_loops", "packing", "threads", "reading_plots")
+BLOCKED = ("five_loops", "packing", "threads")   # drawn from step 08's blocks
 LINE = 64            # bytes in a cache line (x86-64 and the usual ARM cores)
 PAGE = 4096          # an L1 indexed by the page offset: sets x line = one page
 FLOAT = 4
@@ -172,16 +173,19 @@ def inputs(args):
     caches, _, variants, uarch, given = report
     tiles = step08_tiles(args.source)
     kernel = args.kernel or variants.get("08_avx512_14x32")
-    if kernel not in tiles:
-        raise InputError("--kernel '{}': step 08 has {} here".format(kernel, ", ".join(sorted(tiles))))
+    if args.kernel and kernel not in tiles:
+        raise InputError("--kernel '{}': step 08's tiles are {}".format(kernel, ", ".join(sorted(tiles))))
+    runs = kernel in tiles   # else this CPU runs no step 08 kernel: no pictures of its blocks
     note = args.drawn_for or ("caches given by GEMM_CACHES" if given else uarch)
-    return {"caches": caches, "kernel": kernel, "tiles": tiles, "threads": args.threads,
+    return {"caches": caches, "kernel": kernel if runs else None, "tiles": tiles, "threads": args.threads,
             "threads_n": args.threads_n, "alias_n": args.alias_n,
-            "blocks": step_blocks(args, report, "08_avx512_14x32", kernel),
-            "blocks09": step_blocks(args, report, "09_openmp", kernel),
+            "blocks": step_blocks(args, report, "08_avx512_14x32", kernel) if runs else None,
+            "blocks09": step_blocks(args, report, "09_openmp", kernel) if runs else None,
             "source": args.source, "data": args.data,
-            "caption": "Drawn for {}: L1d {}, L2 {}, L3 {}; step 08's {} kernel ({} x {}).".format(
-                note, kib(caches["L1"]), kib(caches["L2"]), kib(caches["L3"]), kernel, *tiles[kernel])}
+            "caption": "Drawn for {}: L1d {}, L2 {}, L3 {}; {}.".format(
+                note, kib(caches["L1"]), kib(caches["L2"]), kib(caches["L3"]),
+                "step 08's {} kernel ({} x {})".format(kernel, *tiles[kernel]) if runs else
+                "step 08 runs no kernel here")}
 
 
 # ---- Shared drawing pieces ----------------------------------------------------------------------
@@ -781,7 +785,13 @@ def grow(fig, inches):
 
 def draw_reading_plots(inp):
     import plot_gflops
-    csvs, peak = reading_inputs(inp["data"])
+    try:
+        csvs, peak = reading_inputs(inp["data"])
+    except InputError as e:
+        if os.path.abspath(inp["data"]) == DEFAULT_DATA:
+            raise
+        print("concepts.py: reading_plots: {}: drawn from {} instead".format(e, os.path.relpath(DEFAULT_DATA, ROOT)))
+        csvs, peak = reading_inputs(DEFAULT_DATA)
     fig = plot_gflops.render(plot_gflops.parse(csvs + ["--peak", peak, "-o", "unused.png"]))
     ax = fig.axes[0]
     step, libs, peak_line, loose = named_lines(ax)
@@ -838,7 +848,10 @@ def figures(args):
                         "avx2": kernel_registers(args.source, "avx2", inp["tiles"]["avx2"]),
                         "avx512": kernel_registers(args.source, "avx512", inp["tiles"]["avx512"])}
     draw = drawers(inp)
-    return {name: draw[name]() for name in args.only}
+    wanted = [n for n in args.only if inp["kernel"] or n not in BLOCKED]
+    for name in sorted(set(args.only) - set(wanted)):
+        print("concepts.py: no {}.png: step 08 runs no kernel on this CPU".format(name))
+    return {name: draw[name]() for name in wanted}
 
 
 def names(text):

@@ -208,6 +208,19 @@ def command_line(tmp):
         path = os.path.join(out, name + ".png")
         with open(path, "rb") if os.path.exists(path) else open(os.devnull, "rb") as f:
             check(f.read(8) == b"\x89PNG\r\n\x1a\n", "concepts.py wrote no PNG at " + path)
+    # A CPU that runs no step 08 kernel: the pictures of its blocks left out and said so.
+    with open(report) as f:
+        old = f.read()
+    with open(os.path.join(tmp, "report-none.txt"), "w") as f:
+        f.write(re.sub(r"^(  0[89]_\w+\s+)avx2", r"\1unsupported", old, flags=re.M))
+    done = subprocess.run([sys.executable, script, "--out", os.path.join(tmp, "none"), "--cpuinfo-text",
+                           os.path.join(tmp, "report-none.txt"), "--only", "step01_walk,five_loops"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    check(done.returncode == 0 and "no five_loops.png" in done.stdout and
+          os.path.exists(os.path.join(tmp, "none", "step01_walk.png")) and
+          not os.path.exists(os.path.join(tmp, "none", "five_loops.png")),
+          "concepts.py on a CPU without a step 08 kernel: exit {}, {!r}".format(done.returncode, done.stdout +
+                                                                             done.stderr))
     for bad in (["--only", "nothing"], ["--cpuinfo-text", os.path.join(tmp, "missing.txt")], ["--walk-n", "0"],
                 ["--kernel", "avx2", "--cpuinfo-text", os.path.join(tmp, "report-avx512.txt")]):
         args = [sys.executable, script, "--out", out] + (["--cpuinfo-text", report] if "--cpuinfo-text" not in bad
