@@ -37,32 +37,39 @@ def load(path):
     return studies
 
 
-def main(argv):
+def parse(argv):
     parser = argparse.ArgumentParser(description="tools/ablation.sh's results as bar charts.")
     parser.add_argument("csv", help="ablation CSV (tools/ablation.sh)")
     parser.add_argument("--title", help="figure title")
     parser.add_argument("-o", "--output", required=True, help="PNG file to write")
-    args = parser.parse_args(argv)
-    try:
-        studies = load(args.csv)
-    except InputError as e:
-        print(f"plot_ablation.py: {e}", file=sys.stderr)
-        return 2
-    try:
-        output_file.check(args.output)
-    except OutputError as e:
-        print(f"plot_ablation.py: {e}", file=sys.stderr)
-        return 3
-    try:
-        import matplotlib
-    except ImportError:
-        print(f"plot_ablation.py: {sys.executable} cannot import matplotlib "
-              "(Debian/Ubuntu: apt-get install python3-matplotlib, and run /usr/bin/python3)",
-              file=sys.stderr)
-        return 3
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    return parser.parse_args(argv)
 
+
+def draw_panel(ax, study, title, configs, sizes, top):
+    """One study: a bar per configuration and size, its GFLOPS written beside it."""
+    height = 0.8 / len(sizes)
+    for k, n in enumerate(sizes):
+        ys = [i + (k - (len(sizes) - 1) / 2) * height for i in range(len(configs))]
+        values = [c["gflops"].get(n, 0) for c in configs]
+        bars = ax.barh(ys, values, height=height, label=f"n = {n}")
+        for bar, v in zip(bars, values):
+            ax.text(bar.get_width() + top * 0.01, bar.get_y() + bar.get_height() / 2, f"{v:.0f}",
+                    va="center", fontsize=7)
+    ax.set_yticks(range(len(configs)))
+    # Wrapped: a long name ("+ unpacked small matrices = step 10 (avx2)") widened every panel's
+    # margin until the bars held under half of the canvas (issue 49).
+    ax.set_yticklabels([drawing.wrapped(drawing.literal(c["config"]), 24) for c in configs])
+    ax.invert_yaxis()
+    ax.set_xlim(0, top * 1.12)
+    ax.set_xlabel("GFLOPS (best round, one thread)")
+    ax.set_title(title)
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def render(args, studies=None):
+    """The figure (tests call this to look inside it); studies: load(args.csv), when read."""
+    studies = studies or load(args.csv)
+    plt = drawing.pyplot()
     panels = [(s, t) for s, t in PANELS if s in studies]
     sizes = sorted({n for s, _ in panels for c in studies[s].values() for n in c["gflops"]})
     # A row of panels per kernel (off, added side by side), each row as tall as its longest study.
@@ -74,36 +81,31 @@ def main(argv):
     fig, axes = plt.subplots(len(grid), columns, dpi=130, squeeze=False, gridspec_kw={"height_ratios": heights},
                              figsize=(7 * columns, 1.2 + 0.42 * sum(heights) * max(1, len(sizes) / 2)))
     top = max(g for s, _ in panels for c in studies[s].values() for g in c["gflops"].values())
-    height = 0.8 / len(sizes)
-    placed = [(axes[r][c], p) for r, row in enumerate(grid) for c, p in enumerate(row)]
     for r, row in enumerate(grid):
         for c in range(len(row), columns):
-            axes[r][c].set_visible(False)
-    for ax, (study, title) in placed:
-        configs = [studies[study][o] for o in sorted(studies[study])]
-        for k, n in enumerate(sizes):
-            ys = [i + (k - (len(sizes) - 1) / 2) * height for i in range(len(configs))]
-            values = [c["gflops"].get(n, 0) for c in configs]
-            bars = ax.barh(ys, values, height=height, label=f"n = {n}")
-            for bar, v in zip(bars, values):
-                ax.text(bar.get_width() + top * 0.01, bar.get_y() + bar.get_height() / 2, f"{v:.0f}",
-                        va="center", fontsize=7)
-        ax.set_yticks(range(len(configs)))
-        ax.set_yticklabels([drawing.literal(c["config"]) for c in configs])
-        ax.invert_yaxis()
-        ax.set_xlim(0, top * 1.12)
-        ax.set_xlabel("GFLOPS (best round, one thread)")
-        ax.set_title(title)
-        ax.grid(True, axis="x", alpha=0.3)
+            axes[r][c].remove()   # not a hidden axes: it would count as plot area
+        for c, (study, title) in enumerate(row):
+            draw_panel(axes[r][c], study, title, [studies[study][o] for o in sorted(studies[study])], sizes, top)
+    if args.title:
+        fig.suptitle(drawing.wrapped(drawing.literal(args.title), 90), fontsize=13)
     # One legend for every panel, under them, where it hides no bar.
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(sizes), frameon=False)
-    if args.title:
-        fig.suptitle(drawing.literal(args.title), fontsize=13)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    legend = fig.legend(handles, labels, loc="lower center", ncol=len(sizes), frameon=False)
+    drawing.fit(fig, legend)
+    return fig
+
+
+def main(argv):
+    args = parse(argv)
     try:
-        drawing.save(fig, args.output)
-    except OutputError as e:
+        studies = load(args.csv)
+    except InputError as e:
+        print(f"plot_ablation.py: {e}", file=sys.stderr)
+        return 2
+    try:
+        output_file.check(args.output)
+        drawing.save(render(args, studies), args.output)
+    except (OutputError, drawing.NoMatplotlib) as e:
         print(f"plot_ablation.py: {e}", file=sys.stderr)
         return 3
     return 0

@@ -62,16 +62,62 @@ def curves(runs):
     return out
 
 
-def fewer_label(curve):
-    """The legend's reason for the sizes a curve ran on fewer threads than the rest of it."""
-    by_count = {}
-    for r in curve["fewer"]:
-        by_count.setdefault(r["threads"], []).append(str(r["m"]))
-    where = "; ".join("n = {} ran on {}".format(", ".join(sizes), drawing.threads_text([t]))
-                      for t, sizes in sorted(by_count.items()))
-    largest = max(r["m"] for r in curve["fewer"])
-    return "{} at {}: too small to share ({}{:.3g} MFLOP)".format(
-        drawing.literal(curve["step"]), where, "up to " if len(curve["fewer"]) > 1 else "", 2.0 * largest ** 3 / 1e6)
+# What a figure's markers mean, said once in its legend whatever the number of curves or sizes
+# (a legend line per curve listing every unsettled size was wider than the figure: issue 49).
+BAND_TEXT = {True: "band: from the best sample down to the median sample",
+             False: "band: from the best repetition down to the median"}
+UNSETTLED_TEXT = "hollow point: unsettled, its samples disagree (summary.md, spread.csv)"
+FEWER_TEXT = "ringed point: run on fewer threads (too small a product to share)"
+FAILED_TEXT = "FAILED verification"
+
+
+def draw_curve(ax, c):
+    """One curve: the best samples (a filled point where settled, hollow where its samples still
+    disagree: tools/interleave.py), the band down to the median, rings and crosses. Returns
+    (the sizes' best GFLOPS, their medians) and which markers it used."""
+    sizes = [r["m"] for r in c["rows"]]
+    best_values = [r["best"] for r in c["rows"]]
+    medians = [min(r["median"], r["best"]) for r in c["rows"]]
+    colour = drawing.series_colour(c["step"])
+    unsettled = [i for i, r in enumerate(c["rows"]) if r.get("samples") and not r.get("settled", True)]
+    filled = [i for i in range(len(sizes)) if i not in unsettled]
+    line, = ax.plot(sizes, best_values, marker=drawing.series_marker(c["step"]), markersize=4.5, linewidth=2,
+                    color=colour, linestyle="--" if c["minor"] else "-", label=c["label"], markevery=filled)
+    ax.fill_between(sizes, medians, best_values, color=colour, alpha=0.2, linewidth=0)
+    used = set()
+    if unsettled:
+        ax.plot([sizes[i] for i in unsettled], [best_values[i] for i in unsettled], linestyle="none",
+                marker=drawing.series_marker(c["step"]), markersize=6, markerfacecolor="white",
+                markeredgecolor=colour, markeredgewidth=1.5, zorder=line.get_zorder() + 1, label="_unsettled")
+        used.add("unsettled")
+    if c["fewer"]:
+        # Ringed: a point on fewer threads than the curve's is not comparable with its
+        # neighbours (step 09 at n = 100 on one thread, next to step 08).
+        ax.plot([r["m"] for r in c["fewer"]], [r["best"] for r in c["fewer"]], linestyle="none", marker="o",
+                markersize=11, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
+                zorder=line.get_zorder() - 0.5, label="_fewer")
+        used.add("fewer")
+    bad = [(r["m"], r["best"]) for r in c["rows"] if r["failed"]]
+    if bad:
+        ax.plot([x for x, _ in bad], [y for _, y in bad], linestyle="none", marker="X",
+                markersize=11, color="red", label="_failed")
+        used.add("failed")
+    return best_values, medians, used
+
+
+def explain(ax, used, sampled):
+    """The legend's closing entries, each once: the band, and the markers the curves used."""
+    from matplotlib.patches import Patch
+    entries = [(Patch(facecolor="grey", alpha=0.3, linewidth=0), BAND_TEXT[sampled])]
+    if "unsettled" in used:
+        entries.append((ax.plot([], [], linestyle="none", marker="o", markersize=6, markerfacecolor="white",
+                                markeredgecolor="black", markeredgewidth=1.5)[0], UNSETTLED_TEXT))
+    if "fewer" in used:
+        entries.append((ax.plot([], [], linestyle="none", marker="o", markersize=11, markerfacecolor="white",
+                                markeredgecolor="black", markeredgewidth=2)[0], FEWER_TEXT))
+    if "failed" in used:
+        entries.append((ax.plot([], [], linestyle="none", marker="X", markersize=11, color="red")[0], FAILED_TEXT))
+    return entries
 
 
 def default_what(runs):
@@ -105,6 +151,47 @@ def ceilings(peaks, threads, main, wanted_isa, peak_path):
     return (isa, value, note), best
 
 
+def draw_ceilings(ax, args, peaks, drawn, threads, own, best, top):
+    """The peak lines: the one the % axis reads against, the machine's best (or its name, when
+    it is far above), the other curves' own; returns the axis's new top."""
+    isa, value, note = own
+    label = "{} {} peak, {}: {:.1f} GFLOPS".format("estimated" if note else "measured", isa,
+                                                  drawing.threads_text([threads]), value)
+    ax.axhline(value, **drawing.ceiling_style(isa, threads > 1), label=label + (" ({})".format(note) if note else ""))
+    top = max(top, value)
+    if best[0] != isa:
+        if args.log or best[1] <= FAR_ABOVE * top:
+            ax.axhline(best[1], **drawing.ceiling_style(best[0], threads > 1),
+                       label="machine's best, {}: {:.1f} GFLOPS".format(best[0], best[1]))
+            top = max(top, best[1])
+        else:
+            ax.plot([], [], linestyle="none",
+                    label="machine's best, {}: {:.1f} GFLOPS (far above this axis)".format(*best))
+    # The other curves' own ceilings, when their ISA or thread count differs (step 05's
+    # figure: the scalar peak that bounds step 04; step 09's: step 08's one-thread peak,
+    # which is also the ceiling of its own points on one thread), each in its ISA's style.
+    others = {}
+    for c in drawn:
+        for count in sorted(set([c["threads"]] + [r["threads"] for r in c["fewer"]])):
+            if c["isa"] and (c["isa"], count) not in ((isa, threads), (best[0], threads)):
+                users = others.setdefault((c["isa"], count), [])
+                if c["step"] not in users:
+                    users.append(c["step"])
+    for (other_isa, other_threads), users in sorted(others.items()):
+        other, other_note = isa_peak(peaks, other_isa, other_threads)
+        if other and (args.log or other <= FAR_ABOVE * top):
+            whose = drawing.literal(users[0]) + "'s " if len(users) == 1 else ""
+            on = ", " + drawing.threads_text([other_threads]) if other_threads != threads else ""
+            ax.axhline(other, **drawing.ceiling_style(other_isa, other_threads > 1),
+                       label="{}{} peak{}: {:.1f}{}".format(whose, other_isa, on, other,
+                                                           " (estimated)" if other_note else ""))
+    right = ax.secondary_yaxis("right", functions=(lambda g: 100.0 * g / value, lambda p: p * value / 100.0))
+    right.set_ylabel("% of the {} peak".format(isa))
+    if args.log:
+        drawing.plain_numbers(right.yaxis)
+    return top
+
+
 def render(args):
     """The figure for parsed arguments (tests call this to look inside it)."""
     runs = [load_run(p) for p in args.csv]
@@ -118,86 +205,23 @@ def render(args):
     machine = load_machine(machine_file)
 
     plt = drawing.pyplot()
-    fig, ax = plt.subplots(figsize=(9, 5.5), dpi=130)
+    fig, ax = plt.subplots(figsize=(10, 6), dpi=130)
     if args.log:
         ax.set_yscale("log")   # before the secondary axis, which takes the scale it finds
         drawing.plain_numbers(ax.yaxis)
-    top = 0.0
-    low = float("inf")
+    top, low, used = 0.0, float("inf"), set()
     for c in drawn:
-        sizes = [r["m"] for r in c["rows"]]
-        best_values = [r["best"] for r in c["rows"]]
-        medians = [min(r["median"], r["best"]) for r in c["rows"]]
-        colour = drawing.series_colour(c["step"])
-        line, = ax.plot(sizes, best_values, marker=drawing.series_marker(c["step"]), markersize=4, linewidth=2,
-                        color=colour, linestyle="--" if c["minor"] else "-", label=c["label"])
-        ax.fill_between(sizes, medians, best_values, color=colour, alpha=0.2, linewidth=0)
-        if c["fewer"]:
-            # Ringed, and said why: a point on fewer threads than the curve's is not comparable
-            # with its neighbours (step 09 at n = 100 on one thread, next to step 08).
-            ax.plot([r["m"] for r in c["fewer"]], [r["best"] for r in c["fewer"]], linestyle="none", marker="o",
-                    markersize=10, markerfacecolor="white", markeredgecolor=colour, markeredgewidth=2,
-                    zorder=line.get_zorder() + 1, label=fewer_label(c))
-        unsettled = [r for r in c["rows"] if r.get("samples") and not r.get("settled", True)]
-        if unsettled:
-            # A size whose samples still disagree (tools/interleave.py): its point is uncertain.
-            ax.plot([r["m"] for r in unsettled], [r["best"] for r in unsettled], linestyle="none", marker="D",
-                    markersize=9, markerfacecolor="none", markeredgecolor="black", markeredgewidth=1,
-                    zorder=line.get_zorder() + 2,
-                    label="{}: unsettled, samples disagree (n = {})".format(
-                        c["label"], ", ".join(str(r["m"]) for r in unsettled)))
-        bad = [(r["m"], r["best"]) for r in c["rows"] if r["failed"]]
-        if bad:
-            ax.plot([x for x, _ in bad], [y for _, y in bad], linestyle="none", marker="X",
-                    markersize=11, color="red", label="{}: FAILED verification".format(c["label"]))
+        best_values, medians, markers = draw_curve(ax, c)
+        used |= markers
         top = max([top] + best_values)
         low = min([low] + [v for v in medians if v > 0])
-
     if own:
-        isa, value, note = own
-        label = "{} {} peak, {}: {:.1f} GFLOPS".format("estimated" if note else "measured", isa,
-                                                      drawing.threads_text([threads]), value)
-        ax.axhline(value, **drawing.ceiling_style(isa, threads > 1), label=label + (" ({})".format(note) if note else ""))
-        top = max(top, value)
-        if best[0] != isa:
-            if args.log or best[1] <= FAR_ABOVE * top:
-                ax.axhline(best[1], **drawing.ceiling_style(best[0], threads > 1),
-                           label="machine's best, {}: {:.1f} GFLOPS".format(best[0], best[1]))
-                top = max(top, best[1])
-            else:
-                ax.plot([], [], linestyle="none",
-                        label="machine's best, {}: {:.1f} GFLOPS (far above this axis)".format(*best))
-        # The other curves' own ceilings, when their ISA or thread count differs (step 05's
-        # figure: the scalar peak that bounds step 04; step 09's: step 08's one-thread peak,
-        # which is also the ceiling of its own points on one thread), each in its ISA's style.
-        others = {}
-        for c in drawn:
-            counts = [c["threads"]] + [r["threads"] for r in c["fewer"]]
-            for count in sorted(set(counts)):
-                if c["isa"] and (c["isa"], count) not in ((isa, threads), (best[0], threads)):
-                    users = others.setdefault((c["isa"], count), [])
-                    if c["step"] not in users:
-                        users.append(c["step"])
-        for (other_isa, other_threads), users in sorted(others.items()):
-            other, other_note = isa_peak(peaks, other_isa, other_threads)
-            if other and (args.log or other <= FAR_ABOVE * top):
-                whose = drawing.literal(users[0]) + "'s " if len(users) == 1 else ""
-                on = ", " + drawing.threads_text([other_threads]) if other_threads != threads else ""
-                ax.axhline(other, **drawing.ceiling_style(other_isa, other_threads > 1),
-                           label="{}{} peak{}: {:.1f}{}".format(whose, other_isa, on, other,
-                                                               " (estimated)" if other_note else ""))
-        right = ax.secondary_yaxis("right", functions=(lambda g: 100.0 * g / value,
-                                                       lambda p: p * value / 100.0))
-        right.set_ylabel("% of the {} peak".format(isa))
-        if args.log:
-            drawing.plain_numbers(right.yaxis)
+        top = draw_ceilings(ax, args, peaks, drawn, threads, own, best, top)
 
     what = args.title or default_what(runs)
-    ax.set_title(drawing.title(what, [c["threads"] for c in drawn], machine_name(runs, machine)))
+    ax.set_title(drawing.wrapped(drawing.title(what, [c["threads"] for c in drawn], machine_name(runs, machine)), 80))
     ax.set_xlabel("matrix size (m = n = k)")
-    sampled = any(r.get("samples") for c in drawn for r in c["rows"])
-    ax.set_ylabel("GFLOPS (line: best sample; band: down to the median sample)" if sampled
-                  else "GFLOPS (line: best; band: down to the median)")
+    ax.set_ylabel("GFLOPS")
     if args.log:
         ax.set_ylim(low / 1.5 if low < float("inf") else 0.1, top * 1.6)
     else:
@@ -205,16 +229,10 @@ def render(args):
     ax.set_xlim(left=0)
     ax.grid(True, which="both" if args.log else "major", alpha=0.3)
     handles, texts = ax.get_legend_handles_labels()
-    if len(handles) > 5:
-        # Many curves: a legend inside would hide some of them, so it goes below the axes, in
-        # as many columns as the longest label leaves room for (a library's names its kernels).
-        longest = max(len(t) for t in texts)
-        columns = 3 if longest <= 30 else 2 if longest <= 48 else 1
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=columns, frameon=False)
-        fig.set_size_inches(9, 5.5 + 0.3 * ((len(handles) + columns - 1) // columns))
-    else:
-        ax.legend(loc="best")
-    fig.tight_layout()
+    sampled = any(r.get("samples") for c in drawn for r in c["rows"])
+    extra = explain(ax, used, sampled)
+    legend = drawing.legend_below(fig, ax, handles + [h for h, _ in extra], texts + [t for _, t in extra])
+    drawing.fit(fig, legend)
     return fig
 
 

@@ -80,10 +80,12 @@ def bound_colour(p):
 
 def caption(p):
     """The line under the figure for one point: its numbers, and what bounds it, in words."""
-    ceiling = ", {} peak {:.3g}".format(p["kernel"], p["ceiling"]) if p["ceiling"] else ""
+    ceiling = ", {} {:.3g}".format(p["kernel"], p["ceiling"]) if p["ceiling"] else ""
     what = "the {} peak".format(p["kernel"]) if p["bound"] == "compute" else p["level"]
-    return "{:02d} {:<14}{:>6.1f} GFLOPS {:>6.3g} flop/B vs {:<4} {} roof {:.3g}{}: bound by {} ({:.0f}%)".format(
-        p["number"], p["step"].split("_", 1)[1], p["gflops"], p["intensity"], p["level"], p["level"], p["roof"],
+    # As short as it can be while saying it all: a caption wider than its panel widened the
+    # canvas's margins until the axes held under half of it (issue 49).
+    return "{:02d} {:<13}{:>6.1f} GFLOPS {:>6.3g} flop/B vs {:<4} roof {:.3g}{}: bound by {} ({:.0f}%)".format(
+        p["number"], p["step"].split("_", 1)[1][:13], p["gflops"], p["intensity"], p["level"], p["roof"],
         ceiling, what, 100 * p["gflops"] / p["limit"])
 
 
@@ -97,12 +99,12 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     top = max(v for _, v, _ in roofs)
     for isa, value, note in roofs:
         ax.plot([lo, hi], [value, value], **drawing.ceiling_style(isa, threads > 1))
-        # Two roofs within 15 % of each other (avx 97 and avx2 102 on Zen 3) would print their
-        # labels over each other: the upper one's label goes above its line, the lower one's below.
+        # Inside the axes at their right end, above the line (outside, the labels took a tenth
+        # of the canvas's width: issue 49). Two roofs within 15 % of each other (avx 97 and
+        # avx2 102 on Zen 3) would print their labels over each other: the lower one's goes below.
         above = any(value < v <= value * 1.15 for _, v, _ in roofs)
-        below = any(value / 1.15 <= v < value for _, v, _ in roofs)
-        ax.text(hi, value, " {} {:.0f}{}".format(isa, value, "*" if note else ""),
-                va="top" if above else "bottom" if below else "center", ha="left", fontsize=9)
+        ax.text(hi, value, "{} {:.0f}{} ".format(isa, value, "*" if note else ""),
+                va="top" if above else "bottom", ha="right", fontsize=9)
     for level in model.LEVELS:
         if level not in bandwidth:
             continue
@@ -151,8 +153,10 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     notes += ["* " + note for _, _, note in roofs if note]
     if skipped:
         notes.append("no model for: " + ", ".join(skipped))
-    ax.text(0.0, -0.12, drawing.literal("\n".join(notes)), transform=ax.transAxes, va="top", ha="left", fontsize=8,
-            family="monospace")
+    # A fixed distance below the axes (in points, not a share of their height, which fit()
+    # changes), under the tick labels and the axis's label.
+    ax.annotate(drawing.literal("\n".join(notes)), (0.0, 0.0), xycoords="axes fraction", xytext=(0, -44),
+                textcoords="offset points", va="top", ha="left", fontsize=7.5, family="monospace")
     return len(notes)
 
 
@@ -179,13 +183,13 @@ def render(args):
     plt = drawing.pyplot()
     lines = max(len(p[2]) + 2 for p in panels)
     fig, axes = plt.subplots(1, len(panels), figsize=(8.5 * len(panels), 6.5 + 0.16 * lines), dpi=110,
-                             squeeze=False, gridspec_kw={"width_ratios": [1 if len(p[2]) > 2 else 0.75 for p in panels]})
+                             squeeze=False)   # equal widths: a panel is as wide as its caption
     for ax, (threads, bandwidth, pts, skipped) in zip(axes[0], panels):
         draw_panel(ax, threads, peaks, bandwidth, pts, skipped)
         ax.set_title(drawing.threads_text([threads]))
     fig.suptitle(drawing.title("Roofline, steps at n \u2248 {}".format(args.at), [p[0] for p in panels],
                                machine_name(runs, machine)))
-    fig.tight_layout()
+    drawing.fit(fig)   # the axes keep their share of the canvas (issue 49)
     return fig
 
 

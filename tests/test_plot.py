@@ -118,7 +118,11 @@ def main():
                "plot_gflops.py: step 04's scalar ceiling is not drawn: {}".format(labels))
         right = ax.child_axes   # the secondary (%) axis
         expect(right and "sse" in right[0].get_ylabel(), "plot_gflops.py: the % axis should read against SSE")
-        expect(any("FAILED" in l for l in labels), "plot_gflops.py: step 05's failed size is not marked")
+        fig.canvas.draw()
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        expect(any(l == "FAILED verification" for l in legend) and any(l.get_marker() == "X" and
+                                                                       list(l.get_xdata()) == [300] for l in ax.lines),
+               "plot_gflops.py: step 05's failed size is not marked: {}".format(legend))
         # Best and median: a band under each curve (one PolyCollection per curve).
         expect(len(ax.collections) >= 2, "plot_gflops.py: no best-to-median band")
 
@@ -142,6 +146,24 @@ def main():
         expect(len(curves) == 2 and any("1 thread" in c.get_label() for c in curves)
                and any("2 threads" in c.get_label() for c in curves),
                "plot_gflops.py: mixed thread counts should be one curve each: {}".format([c.get_label() for c in curves]))
+
+        # Issue 49: an unsettled size (tools/interleave.py's settled column) is a hollow point,
+        # a settled one filled; the legend says once what hollow means, whatever the curves.
+        sampled = HEADER.rstrip("\n") + ",samples,settled\n"
+        unsettled = [write("u{}.csv".format(i), sampled + "".join(
+            "{s},{n},{n},{n},1,{g},{g},0.1,1e-7,1,sse,3,x,4,{ok}\n".format(s=step, n=n, g=10 + i, ok=0 if n == 200 else 1)
+            for n in (100, 200, 300))) for i, step in enumerate(("05_simd_4x4", "06_blocking"))]
+        fig = plot_gflops.render(plot_gflops.parse(unsettled + ["-o", out]))
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        said = [t.get_text() for t in ax.get_legend().get_texts()]
+        hollow = [l for l in ax.lines if l.get_label() == "_unsettled"]
+        curve = [l for l in ax.lines if l.get_label() == "05_simd_4x4"]
+        expect(len(hollow) == 2 and all(list(l.get_xdata()) == [200] and l.get_markerfacecolor() == "white"
+                                        for l in hollow) and curve and list(curve[0].get_markevery() or []) == [0, 2]
+               and sum("unsettled" in t for t in said) == 1 and not any("200" in t for t in said),
+               "plot_gflops.py: n = 200 unsettled: hollow, once in the legend: {} {}".format(
+                   [(l.get_label(), list(l.get_xdata())) for l in ax.lines], said))
 
         # --log: a log axis; an unverified CSV plots and says so.
         fig = plot_gflops.render(plot_gflops.parse([s04, s05, s08, "--log", "--peak", peak, "-o", out]))
@@ -473,12 +495,16 @@ def main():
         # its own ceiling (the one-thread peak) drawn beside it.
         alone = plot_gflops.render(plot_gflops.parse([s09, "--peak", peak, "-o", out])).axes[0]
         curve = drawn(alone, "09_openmp (2 threads)")
-        rings = [l for l in alone.lines if "ran on 1 thread" in l.get_label()]
+        rings = [l for l in alone.lines if l.get_label() == "_fewer"]
+        said = [t.get_text() for t in alone.get_legend().get_texts()]
         expect(len(curve) == 1 and list(curve[0].get_xdata()) == [100, 1000],
                "step 09: n = 100 (1 thread) belongs to its curve: {}".format([l.get_label() for l in alone.lines]))
+        # Issue 49: the legend says once what a ring means, naming no size.
         expect(len(rings) == 1 and list(rings[0].get_xdata()) == [100] and list(rings[0].get_ydata()) == [50.0]
-               and "too small to share" in rings[0].get_label() and rings[0].get_markerfacecolor() == "white",
-               "step 09: n = 100 on one thread should be ringed and said why: {}".format([l.get_label() for l in alone.lines]))
+               and rings[0].get_markerfacecolor() == "white"
+               and sum("fewer threads" in t and "100" not in t for t in said) == 1,
+               "step 09: n = 100 on one thread should be ringed and said why: {} {}".format(
+                   [l.get_label() for l in alone.lines], said))
         expect(any("avx512 peak, 1 thread" in l.get_label() and list(l.get_ydata()) == [160.0, 160.0]
                    for l in alone.lines), "step 09: no one-thread ceiling beside its one-thread point")
 
