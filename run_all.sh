@@ -353,8 +353,18 @@ else
   [ "$docs" = 1 ] && echo "run_all.sh: --docs: no figures to copy (no matplotlib)" >&2
 fi
 
-# The concept pictures (results/concepts/*.png) are drawn here, before the page that shows
-# them; with --docs they are copied to $docs_dir/concepts/, where its page looks for them.
+# The concept pictures (results/concepts/*.png: plots/concepts.py) from this machine's caches,
+# tiles and blocks, before the page that shows them; with --docs drawn into $docs_dir/concepts/
+# too, where its page looks for them.
+if [ -n "$python" ]; then
+  say "concept pictures"
+  concept_dirs=("$results/concepts")
+  [ "$docs" = 1 ] && concept_dirs+=("$docs_dir/concepts")
+  for dir in "${concept_dirs[@]}"; do
+    "$python" plots/concepts.py --out "$dir" --cpuinfo-bin "$bin/cpuinfo" --data "$results" \
+      --threads "$mt_threads" > /dev/null || failed=1
+  done
+fi
 
 # results/index.html: the machine, summary.md's tables and every figure on one static page
 # (plots/index_page.py, standard library only); with --docs one more in $docs_dir, whose links
