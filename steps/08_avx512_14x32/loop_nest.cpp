@@ -11,7 +11,7 @@
 //
 // Step 07's loops were the two inner ones and the kc loop; the jc loop is new, and the tile
 // grows from 4 x 4 to MR x NR: AVX-512 14 x 32, AVX2 6 x 16 or NEON 8 x 12, whichever the
-// CPU has (README: "Which kernel runs on your machine"). The loops and the packing are the
+// CPU has (README: "The code"). The loops and the packing are the
 // same for all three.
 #include "loop_nest.hpp"
 #include "packing.hpp"
@@ -98,7 +98,7 @@ void set_nc(int v) { nc_set = v; }
 
 }  // namespace
 
-// Block sizes (README: "The prediction"), the analytical model of BLIS: each block is sized
+// Block sizes (README: "Block sizes by hand"), the analytical model of BLIS: each block is sized
 // for the cache it is reused from, innermost first, and leaves room for what streams past it.
 // - kc: the B sliver (kc x NR) is read again by every A sliver of the block, so it should stay
 //   in L1. It gets half of L1; the A sliver (MR/NR of its size) and the lines of C pass

@@ -27,7 +27,7 @@ void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, lon
     for (int p = 0; p < kc; ++p) {
         const __m256 b0 = _mm256_load_ps(b);
         const __m256 b1 = _mm256_load_ps(b + 8);
-#pragma GCC unroll 6
+        #pragma GCC unroll 6
         for (int i = 0; i < MR; ++i) {
             const __m256 ai = _mm256_broadcast_ss(a + i);
             c0[i] = _mm256_fmadd_ps(ai, b0, c0[i]);

@@ -42,7 +42,7 @@ void microkernel_avx512_14x32(int kc, const float* a, const float* b, float* c, 
     for (int p = 0; p < kc; ++p) {
         const __m512 b0 = _mm512_load_ps(b);
         const __m512 b1 = _mm512_load_ps(b + 16);
-#pragma GCC unroll 14
+        #pragma GCC unroll 14
         for (int i = 0; i < MR; ++i) {
             const __m512 ai = _mm512_set1_ps(a[i]);
             c0[i] = _mm512_fmadd_ps(ai, b0, c0[i]);
