@@ -467,3 +467,40 @@ TEST_CASE("wisdom: this machine's lines read back as this machine - cpuinfo --id
         CHECK(slurp(out).find("source=rules (GEMM_WISDOM is off") != std::string::npos);
     }
 }
+
+TEST_CASE("wisdom: a block at the cap, from --NAME or the file, runs at most 65536 - rounded down to the tile", "[wisdom]") {
+    const gemm::Step* step = tuned_step();
+    if (step == nullptr) return;
+    const gemm::StepDef& def = *step->def;
+    const std::string kernel = best_kernel();
+    const gemm::Param* mc = step->find_param("mc");
+    const gemm::Param* kc = step->find_param("kc");
+    const gemm::Param* nc = step->find_param("nc");
+    const gemm::Param* one_slice = step->find_param("one-slice");
+    const int mr = kernel == "avx512" ? 14 : kernel == "avx2" ? 6 : 8;
+    const int nr = kernel == "avx512" ? 32 : kernel == "avx2" ? 16 : 12;
+    const int cap = gemm::cpu::kMaxBlock;
+    // --mc 65536 as the command line sets it: 65536 rounded up to 14 rows would be 65538.
+    for (const gemm::Param* p : {mc, kc, nc, one_slice}) p->set(cap);
+    CHECK(mc->get() == cap / mr * mr);
+    CHECK(nc->get() == cap / nr * nr);
+    CHECK(kc->get() == cap);
+    CHECK(one_slice->get() == cap);
+    step->find_param("old-blocks")->set(1);   // step 07's rules round alike
+    CHECK(mc->get() == cap / mr * mr);
+    CHECK(nc->get() == cap / nr * nr);
+    for (const gemm::Param& p : def.params) p.set(0);
+    // The same from a wisdom file.
+    const std::string file = scratch("cap.txt");
+    write(file, head(kernel) + "threads 1 mc=65536 nc=65536 kc=65536\n");
+    const char* before = std::getenv("GEMM_WISDOM");
+    const std::string saved = before != nullptr ? before : "";
+    ::setenv("GEMM_WISDOM", file.c_str(), 1);
+    def.tuned_params(kernel, 1);
+    CHECK(mc->get() == cap / mr * mr);
+    CHECK(nc->get() == cap / nr * nr);
+    CHECK(kc->get() == cap);
+    for (const gemm::Param& p : def.params) p.set(0);
+    if (before != nullptr) ::setenv("GEMM_WISDOM", saved.c_str(), 1);
+    else ::unsetenv("GEMM_WISDOM");
+}

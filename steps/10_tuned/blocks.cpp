@@ -23,8 +23,8 @@ Blocks block_sizes(int mr, int nr, double flops) {
     Blocks b{};
     if (ablation.old_blocks) {   // step 07's rules: the B sliver in half of L1, the A block in half of L2
         b.kc = user_kc > 0 ? user_kc : round_down_at_least(l1 / 2 / (4L * nr), 16);
-        b.mc = user_mc > 0 ? round_up(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
-        b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
+        b.mc = user_mc > 0 ? asked_block(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
+        b.nc = user_nc > 0 ? asked_block(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
         b.one_slice = b.kc;
         return b;
     }
@@ -72,6 +72,9 @@ Blocks block_sizes(int mr, int nr, double flops) {
     // NC: the packed B panel (kc x nc), reused by every A block, takes half of L3.
     b.nc = user_nc > 0 ? round_up(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
     // <<< rule
+    // A block asked for, rounded up to the tile as above, held to the cap (asked_block).
+    if (user_mc > 0) b.mc = asked_block(user_mc, mr);
+    if (user_nc > 0) b.nc = asked_block(user_nc, nr);
     // One slice of k where it fits: every slice pays a pass of C through L3 and a packing of
     // B, so a k up to the depth at which the A block (mc rows) and two B slivers fill two
     // thirds of L2 is not cut (the serial nest on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).

@@ -53,6 +53,13 @@ struct Blocks {
 };
 
 inline int round_up(int x, int to) { return (x + to - 1) / to * to; }
+// A block asked for (--mc, --nc, the wisdom file; at most kMaxBlock) rounded up to the tile, as
+// the step runs it, but held to gemm::cpu::kMaxBlock rounded down to the tile: the cap is the
+// cap of what runs (65536 rounded up to 14 rows would be 65538).
+inline int asked_block(int asked, int unit) {
+    const int top = gemm::cpu::kMaxBlock / unit * unit, up = round_up(asked, unit);
+    return up < top ? up : top;
+}
 // A cache rule's block, computed in 64 bits: a multiple of `to` from one `to` up to
 // gemm::cpu::kMaxBlock (a 1 TiB L3 made nc overflow an int: 0, which divided by zero).
 inline int round_down_at_least(long long x, int to) { return gemm::cpu::block_size(x, to); }
