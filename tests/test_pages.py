@@ -19,8 +19,9 @@ README.md, docs/**/*.md and steps/NN_slug/README.md (the lesson pages).
   commands  every ```sh block, lines marked `# not run by the tests: REASON` (and the lines
             they continue) left out, runs as one bash script under `set -e`, within --timeout
             seconds, from the root of a scratch copy of the checkout whose build/ is the lab
-            tests' shared build (tests/lab_copy.sh: WORK/src, built in WORK/build; built here
-            first if it is not there). Each page gets a fresh copy; its blocks run in order.
+            tests' shared build (tests/lab_copy.sh: WORK/src, built in WORK/build; brought up to
+            date, or built, once before the first page). Each page gets a fresh copy; its
+            blocks run in order.
             `make step-N` samples two sizes once (GEMM_SAMPLER_ARGS, cmake/RunStep.cmake); a
             `diff` that finds differences (exit 1) is not a failure, nor a block that exits 77
             (a CPU that lacks what it needs); what a block leaves running is ended after it.
@@ -416,26 +417,28 @@ def check_commands(root, pages, work, timeout, keep, excepted, fail):
                GEMM_PAGES_CMAKE=cmake, GEMM_PAGES_BUILD=build,
                GEMM_SAMPLER_ARGS="--sizes 64,96 --rounds 1 --budget 0")
     jobs = str(max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
-    ran = 0
+    ran, built = 0, False
     for page, blocks in runnable:
         # A fresh copy for every page, by the lab tests' own copy (the same path, so their build serves).
+        start = time.time()
         rc, out = run(["bash", "-c", 'fail() { echo "$*"; exit 1; }; . "$1"; lab_copy "$2" "$3"', "lab_copy",
                        os.path.join(HERE, "lab_copy.sh"), root, work], cwd=work, env=env)
         if rc != 0:
             fail(page.rel, "cannot make the scratch copy in {}:{}".format(src, tail(out)))
             return ran
         os.symlink(os.path.relpath(build, src), os.path.join(src, "build"))
-        start = time.time()
-        rc, out = 0, ""
-        if not os.path.isfile(os.path.join(build, "CMakeCache.txt")):
-            print("  configuring and building {} (once: the lab tests and later runs reuse it) ...".format(build), flush=True)
-            rc, out = run([cmake, "-S", src, "-B", build, "-DGEMM_BUILD_TESTS=ON"], cwd=src, env=env)
-        if rc == 0:
-            rc, out = run([cmake, "--build", build, "-j", jobs], cwd=src, env=env)
-        if rc != 0:
-            fail(page.rel, "the scratch build in {} failed:{}".format(build, tail(out)))
-            return ran
-        print("  {}: scratch copy and build ready in {:.1f} s".format(page.rel, time.time() - start), flush=True)
+        if not built:   # once, from the first copy: later pages' own build commands bring it up to date
+            if not os.path.isfile(os.path.join(build, "CMakeCache.txt")):
+                print("  configuring and building {} (once: the lab tests and later runs reuse it) ...".format(build),
+                      flush=True)
+                rc, out = run([cmake, "-S", src, "-B", build, "-DGEMM_BUILD_TESTS=ON"], cwd=src, env=env)
+            if rc == 0:
+                rc, out = run([cmake, "--build", build, "-j", jobs], cwd=src, env=env)
+            if rc != 0:
+                fail(page.rel, "the scratch build in {} failed:{}".format(build, tail(out)))
+                return ran
+            built = True
+            print("  the scratch copy and its build ready in {:.1f} s".format(time.time() - start), flush=True)
         failed_before = False
         for b, (kept, skipped) in blocks:
             if not any(t.strip() and not t.strip().startswith("#") for t in kept):
