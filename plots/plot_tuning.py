@@ -91,7 +91,7 @@ def load(path):
              "ratio": number(path, line, row, "ratio", positive=True, maximum=MAX_RATIO) if judged else None,
              "ratio_to_rules": number(path, line, row, "ratio_to_rules", positive=True, maximum=MAX_RATIO)
              if judged else None,
-             "noise": number(path, line, row, "noise", minimum=0, maximum=1)}
+             "noise": number(path, line, row, "noise", minimum=0, maximum=MAX_RATIO)}
         search = {"setting": setting,
                   "threads": number(path, line, row, "thread_count", int, minimum=1, maximum=MAX_THREADS),
                   "rules": {"mc": block(path, line, row, "rules_mc"), "kc": block(path, line, row, "rules_kc"),

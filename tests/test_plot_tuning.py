@@ -146,6 +146,17 @@ with tempfile.TemporaryDirectory() as d:
     r = run([tex, "-o", out])
     check(r.returncode == 0 and not r.stderr, "a CPU named $\\frac{{$: drawn ({})".format(r.stderr.strip()))
 
+    # The tuner's own record on a machine whose noise is above 1 (samples e^N(0, 0.6) off) is drawn.
+    def wild(params, size, round_):
+        rng = random.Random(hashlib.sha256(repr((sorted(params.items()), size, round_)).encode()).digest())
+        return 100.0 * math.exp(rng.gauss(0, 0.6))
+    wild_csv = search_record(d, "wild", tune.Synthetic(wild, RULES, identity=IDENTITY), ["--threads", "1", "--no-ref"])
+    with open(wild_csv, newline="") as f:
+        noise = max(float(row["noise"]) for row in csv.DictReader(f))
+    r = run([wild_csv, "-o", out])
+    check(noise > 1 and r.returncode == 0 and not r.stderr,
+          "the tuner's record with a noise of {:.2f}: drawn ({})".format(noise, r.stderr.strip()))
+
     # ---- malformed records: exit 2, one line naming the file -------------------------------------
     header, *lines = text.splitlines(keepends=True)
     first = lines[0].rstrip("\n").split(",")

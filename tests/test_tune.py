@@ -11,12 +11,14 @@ import contextlib
 import csv
 import hashlib
 import io
+import json
 import math
 import os
 import random
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -477,6 +479,13 @@ with open(target, "w") as f:
 status, out, err = run(["-o", target, "--seed", "1", "--threads", "1"], machine(1, flat=True)[0])
 check(status == 0 and wisdom(target) == {"1": {}, "all": {"mc": 448}},
       "--threads 1 writes its line and keeps the file's threads all line")
+with open(target) as f:
+    text = f.read().replace("threads all mc=448\n", "threads all mc=4x8\n")
+with open(target, "w") as f:
+    f.write(text)
+status, out, err = run(["-o", target, "--seed", "1", "--threads", "1"], machine(1, flat=True)[0])
+check(status == 0 and wisdom(target) == {"1": {}} and "not kept" in err,
+      "... but not a damaged one (mc=4x8), which step 10 would refuse the whole file for")
 status, out, err = run(["-o", "/proc/no/such/wisdom.txt"], machine(1)[0])
 check(status == 3 and err.count("\n") == 1, "a folder that cannot be made: exit 3, one line")
 status, out, err = run(["-o", work], machine(1)[0])
@@ -496,6 +505,227 @@ for bad in (["--budget", "x"], ["--budget", "0"], ["--budget", "nan"], ["--threa
 r = subprocess.run(TOOL + ["--bogus", "--help"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                    universal_newlines=True)
 check(r.returncode == 0 and "wisdom" in r.stdout and not r.stderr, "--help wins over a bad option: exit 0")
+
+# ---- hostile inputs: damaged states, FIFOs, wild noise, names, a second tuner, SIGTERM -----------
+
+def child(argv, timeout=20, code=""):
+    """tune.main on a flat made-up machine in a child process, so that a hang is a failure of
+    `timeout` seconds, not a hung test: (exit status or "hung", standard error)."""
+    script = ("import sys; sys.path.insert(0, {!r}); import tune, test_machine\n{}\n"
+              "sys.exit(tune.main(sys.argv[1:], machine=tune.Synthetic(lambda p, n, r: 100.0, test_machine.RULES, "
+              "identity=test_machine.IDENTITY)))".format(os.path.join(ROOT, "tools"), code))
+    try:
+        r = subprocess.run([sys.executable, "-c", script] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=timeout, cwd=work)
+    except subprocess.TimeoutExpired:
+        return "hung", ""
+    return r.returncode, r.stderr
+
+
+def stat_is_fifo(path):
+    return os.path.lexists(path) and stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+with open(os.path.join(work, "test_machine.py"), "w") as f:
+    f.write("RULES = {!r}\nIDENTITY = {!r}\n".format(RULES, IDENTITY))
+for where in (".state", ".search.csv"):
+    path = fresh(os.path.join(work, "fifo.txt"))
+    fifo = path + ".state" if where == ".state" else path[:-4] + where
+    os.mkfifo(fifo)
+    status, err = child(["-o", path, "--threads", "1", "--budget", "20", "--seed", "1"])
+    check(status == 3 and err.count("\n") == 1 and "FIFO" in err and stat_is_fifo(fifo) and not os.path.exists(path),
+          "a FIFO at the {} path: exit 3 and one line before any run, not a hang ({}: {})".format(
+              where, status, err.strip()))
+    os.unlink(fifo)
+
+# The noise rule cannot tell candidates apart on a machine this noisy: samples a factor of
+# e^N(0, 0.6) off, mc x2 2.5 times faster. Nothing is adopted above MAX_NOISE, and the noise,
+# above 1 here, is recorded as measured and drawn (tests/test_plot_tuning.py draws one).
+
+
+def wild(params, size, round_):
+    rng = random.Random(hashlib.sha256(repr((sorted(params.items()), size, round_)).encode()).digest())
+    return 100.0 * (2.5 if params.get("mc", 0) > RULES["mc"] else 1) * math.exp(rng.gauss(0, 0.6))
+
+
+MAX_NOISE = getattr(tune, "MAX_NOISE", 0.25)
+path = fresh(os.path.join(work, "wild.txt"))
+status, out, err = run(["-o", path, "--seed", "5", "--threads", "1", "--no-ref"],
+                       tune.Synthetic(wild, RULES, identity=IDENTITY))
+_, rows = record_of(path)
+noises = [float(r["noise"]) for r in rows]
+check(status == 0 and wisdom(path) == {"1": {}} and max(noises) > MAX_NOISE and
+      not any(r["adopted"] == "1" for r in rows) and "too noisy" in out,
+      "noise up to {:.2f} (samples e^N(0, 0.6) off): no candidate adopted above a noise of {}, mc x2's 2.5 times "
+      "included; the report says why".format(max(noises), MAX_NOISE))
+
+# A damaged state of tune.py: exit 3, one line, no traceback, the file left as it was.
+path = fresh(os.path.join(work, "damaged.txt"))
+status, out, err = run(["-o", path, "--seed", "11", "--threads", "1", "--budget", "25"], machine(11)[0])
+with open(path + ".state") as f:
+    good = json.load(f)
+group = next(iter(good["groups"]["1"].values()))
+job = next(iter(group))
+
+
+def damaged(change):
+    state = json.loads(json.dumps(good))
+    change(state, state["groups"]["1"][next(iter(good["groups"]["1"]))][job])
+    return json.dumps(state)
+
+
+def setter(*keys, value):
+    def change(state, record):
+        target = state if keys[0] in ("seed", "groups") else record
+        for k in keys[:-1]:
+            target = target[k]
+        if value is KeyError:
+            del target[keys[-1]]
+        else:
+            target[keys[-1]] = value
+    return change
+
+
+cases = {"a group that is a list": setter("groups", "1", value=[]), "a string": setter("groups", "1", value="x"),
+         "null": setter("groups", "1", value=None), "a seed 'abc'": setter("seed", value="abc"),
+         "a row without gflops_best": setter("row", "gflops_best", value=KeyError),
+         "a wall time 'x'": setter("wall", value="x"), "a negative wall time": setter("wall", value=-100.0),
+         "GFLOPS nan": setter("row", "gflops_best", value="nan"), "GFLOPS -5": setter("row", "gflops_best", value="-5")}
+texts_of = {name: damaged(change) for name, change in cases.items()}
+texts_of["100,000 nested brackets"] = '{"tool": "' + tune.STATE_TOOL + '", "groups": ' + "[" * 100000 + "]" * 100000 + "}"
+bad = []
+for name, text in texts_of.items():
+    with open(path + ".state", "w") as f:
+        f.write(text)
+    try:
+        status, out, err = run(["-o", path, "--seed", "11", "--threads", "1", "--budget", "25"], machine(11)[0])
+    except Exception as e:   # a traceback
+        status, out, err = "a traceback", "", repr(e)
+    with open(path + ".state") as f:
+        kept = f.read() == text
+    if not (status == 3 and err.count("\n") == 1 and "damaged state" in err and kept):
+        bad.append("{}: exit {} {}".format(name, status, err.strip().splitlines()[-1:]))
+check(not bad, "a damaged state (a group a list, a string, null; seed 'abc'; a row without gflops_best; a wall "
+               "time 'x' or negative; GFLOPS nan or -5; 100,000 nested brackets): exit 3, one line, the file "
+               "kept ({})".format(bad))
+with open(path + ".state", "w") as f:
+    f.write(texts_of["GFLOPS nan"])
+status, out, err = run(["-o", path, "--seed", "11", "--threads", "1", "--budget", "25", "--fresh"], machine(11)[0])
+check(status == 0 and wisdom(path) is not None, "--fresh measures afresh over a damaged state")
+
+# Names: an empty -o, a folder under a file, and a legal 254-character name whose side files
+# would be longer than a name may be.
+for argv, status_wanted, said in ((["-o", ""], 2, "empty"), (["-o", "/etc/passwd/x.txt"], 3, "/etc/passwd is not a folder")):
+    status, out, err = run(argv + ["--seed", "1"], machine(1)[0])
+    check(status == status_wanted and err.count("\n") == 1 and said in err and "File exists" not in err,
+          "-o {!r}: exit {}, one line ({})".format(argv[1], status_wanted, err.strip()))
+path = fresh(os.path.join(work, "w" * 250 + ".txt"))
+status, out, err = run(["-o", path, "--seed", "11", "--threads", "1", "--budget", "25"], machine(11)[0])
+side = [n for n in os.listdir(work) if n.startswith("w" * 200)]
+check(status == 0 and wisdom(path) is not None and len(side) == 3 and any(n.endswith(".state") for n in side) and
+      any(n.endswith(".search.csv") for n in side),
+      "a 254-character -o: written, its state and search record beside it under names cut to fit ({})".format(
+          [n[240:] for n in side]))
+status, out, err = run(["-o", path, "--seed", "11", "--threads", "1", "--budget", "25"], machine(11)[0])
+check(status == 0 and "resuming from" in err, "... and the same command finds its state again")
+
+# A stand-in build: cpuinfo --identity and a step10_tuned (sh) that writes a harness row of 100
+# GFLOPS, on as many threads as OMP_THREAD_LIMIT lets it (as the harness reports them); a
+# sample (not the probe's n = 16) writes its pid to $STANDIN_MARK and, with STANDIN_HANG, waits.
+standin = os.path.join(work, "standin")
+os.makedirs(os.path.join(standin, "bin"))
+with open(os.path.join(standin, "bin", "cpuinfo"), "w") as f:
+    f.write('#!/bin/sh\n[ "$1" = --identity ] || exit 2\necho "{}"\necho "{}"\n'.format(*IDENTITY))
+with open(os.path.join(standin, "bin", "step10_tuned"), "w") as f:
+    f.write(r'''#!/bin/sh
+size= csv= threads=1 mc=112 kc=1056 nc=2048
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-verify) ;;
+    --sizes) size=$2; shift ;; --csv) csv=$2; shift ;; --threads) threads=$2; shift ;;
+    --mc) mc=$2; shift ;; --kc) kc=$2; shift ;; --nc) nc=$2; shift ;;
+    --*) shift ;;
+  esac
+  shift
+done
+[ -n "$OMP_THREAD_LIMIT" ] && [ "$OMP_THREAD_LIMIT" -lt "$threads" ] && threads=$OMP_THREAD_LIMIT
+if [ "$size" != 16 ] && [ -n "$STANDIN_MARK" ]; then
+  echo $$ > "$STANDIN_MARK.new" && mv "$STANDIN_MARK.new" "$STANDIN_MARK"
+  [ -n "$STANDIN_HANG" ] && exec sleep 60
+fi
+printf 'step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,kernel,reps,params\n' > "$csv"
+printf '10_tuned,%s,%s,%s,%s,100,100,0.001,1e-7,1,avx512,1,mc=%s kc=%s nc=%s\n' "$size" "$size" "$size" \
+  "$threads" "$mc" "$kc" "$nc" >> "$csv"
+''')
+for name in ("cpuinfo", "step10_tuned"):
+    os.chmod(os.path.join(standin, "bin", name), 0o755)
+STANDIN = TOOL + ["--build", standin, "--sizes", "96", "--no-ref", "--seed", "1"]
+
+
+def alive(pid):
+    try:
+        with open("/proc/{}/stat".format(pid)) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+# SIGTERM while a sample runs: the sample ends with the tuner, which ends by SIGTERM, its files
+# whole; and a second tuner on the same output meanwhile is refused (exit 3, one line).
+mark = os.path.join(work, "sample.pid")
+path = fresh(os.path.join(work, "term.txt"))
+env = dict(os.environ, STANDIN_MARK=mark, STANDIN_HANG="1")
+first = subprocess.Popen(STANDIN + ["-o", path, "--threads", "1", "--budget", "60"], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+for _ in range(200):
+    if os.path.exists(mark) or first.poll() is not None:
+        break
+    subprocess.run(["sleep", "0.05"])
+sample = int(open(mark).read()) if os.path.exists(mark) else None
+second = subprocess.run(STANDIN + ["-o", path, "--threads", "1", "--budget", "5"], stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+check(second.returncode == 3 and second.stderr.count("\n") == 1 and "another tune.py" in second.stderr,
+      "a second tuner on the same output while the first samples: exit 3, one line ({})".format(second.stderr.strip()))
+first.send_signal(signal.SIGTERM)
+try:
+    first.communicate(timeout=20)
+except subprocess.TimeoutExpired:
+    first.kill()
+    first.communicate()
+for _ in range(40):
+    if sample is None or not alive(sample):
+        break
+    subprocess.run(["sleep", "0.05"])
+leftovers = [n for n in os.listdir(work) if n.startswith(".term.") and n != ".term.txt.lock"]   # the lock stays
+check(sample is not None and first.returncode == -signal.SIGTERM and not alive(sample) and not leftovers,
+      "SIGTERM during a sample: the tuner ends by it (exit {}), the sample's process too, no temporary file "
+      "left ({})".format(first.returncode, leftovers))
+if sample is not None and alive(sample):
+    os.kill(sample, signal.SIGKILL)
+if os.path.exists(path + ".state"):
+    with open(path + ".state") as f:
+        check(isinstance(json.load(f), dict), "... and the state it kept is whole")
+
+# OMP_THREAD_LIMIT=1: step 10 runs on one thread whatever --threads says. "threads all" is not
+# tuned on it (nor labelled so): --threads all refused, --threads both tunes the one-thread line.
+if len(os.sched_getaffinity(0)) >= 2:
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    path = fresh(os.path.join(work, "limit.txt"))
+    r = subprocess.run(STANDIN + ["-o", path, "--threads", "all", "--budget", "2"], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    check(r.returncode == 2 and r.stderr.count("\n") == 1 and "1 thread" in r.stderr and not os.path.exists(path),
+          "OMP_THREAD_LIMIT=1 --threads all: exit 2, one line ({})".format(r.stderr.strip()))
+    r = subprocess.run(STANDIN + ["-o", path, "--threads", "both", "--budget", "2"], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    lines = open(path).read().splitlines() if os.path.isfile(path) else []
+    _, rows = record_of(path) if os.path.isfile(path[:-4] + ".search.csv") else (None, [])
+    check(r.returncode == 0 and [l for l in lines if l.startswith("threads")] == ["threads 1"] and
+          "threads all is not tuned" in r.stderr and all(row["thread_count"] == "1" for row in rows) and
+          "threads all (" not in r.stdout,
+          "OMP_THREAD_LIMIT=1 --threads both: only the threads 1 line, said why ({})".format(
+              [l for l in r.stderr.splitlines() if "threads all" in l]))
+else:
+    print("skip  OMP_THREAD_LIMIT=1 on one CPU: all is one thread anyway")
 
 # ---- the real step 10, for a few seconds -------------------------------------------------------
 

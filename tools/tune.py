@@ -74,7 +74,8 @@ that slows one sample of a pair. A candidate replaces the incumbent only when (t
     the median of all its ratios, every size and round   > 1 + noise / 2  (most pairs agree)
     its lowest per-size median ratio                      > 1 - noise      (slower nowhere)
 
-and among several the highest mean wins. Where every candidate runs alike, the mean of 4
+and among several the highest mean wins; above a noise of MAX_NOISE (0.25) none is adopted:
+the machine is too noisy to judge. Where every candidate runs alike, the mean of 4
 medians of 3 ratios strays from 1 by a third of the ratios' standard deviation, so the noise
 (1.6 of them) is some five standard deviations of the objective; a pair spoilt at one or two
 sizes cannot carry the median of all pairs: the rules are kept.
@@ -96,8 +97,12 @@ group of samples: the same command again replays them instead of measuring (the 
 deterministic given its samples and its seed, which the state keeps) and measures on from
 where it stopped. Only a group that a Ctrl-C broke (the run it stopped was in it) is measured
 again, whole, so that its pairs stay back to back. A state of other arguments, another CPU,
-cache sizes or executable is not used; --fresh ignores it. It is removed once both searches
-have ended and their final rounds have run.
+cache sizes or executable is not used; --fresh ignores it. One of ours that is damaged (a
+field not as written here) is refused, exit 3, unless --fresh. It is removed once both
+searches have ended and their final rounds have run. One tuner at a time writes PATH: it
+holds an flock on .NAME.lock beside it (take_lock). A side file's name too long for its
+folder is cut and ended by a hash (side_path). SIGTERM kills the run under way and ends the
+tuner by that signal, its files whole.
 
 The wisdom file (default BUILD/wisdom/step10_tuned.txt, -o PATH; its folder made if
 needed):
@@ -117,7 +122,9 @@ depth was kept (step 10 turns one slice off when kc alone is given). A thread co
 tuned in this run keeps its line from the file there, when that is a wisdom file of the
 same cpu, caches and kernel. Every candidate runs with GEMM_WISDOM=off in its environment,
 one-thread runs pinned to the last CPU (taskset), all-core runs on every CPU this process
-may use with OMP_PROC_BIND=close OMP_PLACES=cores, as tools/bench_vs_openblas.sh does.
+may use with OMP_PROC_BIND=close OMP_PLACES=cores, as tools/bench_vs_openblas.sh does, on as
+many threads as the step's first run reports (OMP_THREAD_LIMIT); where that is one, the
+threads all line is not tuned (--threads all: exit 2).
 
 Exit status: 0 the wisdom file written (also when the budget ended the search: the report
 says so); 1 a run of step 10 failed or gave a wrong result (named; the file is written from
@@ -145,13 +152,18 @@ counted as machine.sample_seconds of the budget.
 """
 import argparse
 import csv
+import errno
+import fcntl
+import hashlib
 import io
 import json
+import math
 import os
 import random
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -160,6 +172,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
+from harness_csv import InputError, open_regular  # noqa: E402  (a file read only when it is a regular one)
 import samples as stats  # noqa: E402  (plots/samples.py: paired ratios)
 import interleave  # noqa: E402  (tools/interleave.py: the scheduler that takes the samples)
 
@@ -184,6 +197,9 @@ SWITCHES = ("no-copy-b", "no-prefetch", "no-even-k", "no-vector-pack")
 CHOICES = {"fold": (1, 2)}
 SWITCH_ORDER = SWITCHES + tuple(CHOICES)
 MIN_NOISE = 0.005
+# Above this noise no candidate is adopted: the block sizes' real gains are a few per cent, and a
+# machine whose paired ratios stray by a quarter cannot show them (a busy host: 0.85-1.4).
+MAX_NOISE = 0.25
 NOISE_SCALE = 2.3                # median distance from the median -> median range of 3 (Gaussian: 0.69 and 1.59 sd)
 FINAL_SHARE = 0.12               # of each thread count's share of the budget: the final rounds
 MAX_BLOCK = 65536                # the largest --NAME N the step takes
@@ -224,12 +240,35 @@ class Interrupted(Exception):
     pass
 
 
+class Terminated(BaseException):
+    """SIGTERM: raised where the tuner is (a sample's subprocess.run kills its run on the way
+    out), caught by main(), which then ends the tuner by the signal."""
+
+
 def shown(text, limit=300):
     return interleave.shown(str(text), limit)
 
 
 def median(values):
     return stats.median(list(values))
+
+
+def run_alone(command, timeout):
+    """(exit status, standard error) of a run in a process group of its own, stdout dropped:
+    the whole group is killed when it outlives `timeout` (subprocess.TimeoutExpired) or the
+    tuner is stopped meanwhile (SIGTERM, a second Ctrl-C), so that nothing of it lives on."""
+    with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          start_new_session=True) as child:
+        try:
+            _, said = child.communicate(timeout=timeout)
+        except BaseException:
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            child.wait()
+            raise
+        return child.returncode, said
 
 
 # ---- the machines: the real one (the executables) and a made-up one (tests) -------------------
@@ -279,7 +318,7 @@ class Real:
         """The cpu and caches lines of cpuinfo --identity, verbatim."""
         try:
             done = subprocess.run([self.cpuinfo, "--identity"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, timeout=60)
+                                  stderr=subprocess.PIPE, timeout=60, start_new_session=True)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise Failure(2, "{} --identity: {}".format(self.cpuinfo, getattr(e, "strerror", None) or e))
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -327,19 +366,17 @@ class Real:
         if os.path.exists(path):
             os.unlink(path)
         try:
-            done = subprocess.run(command + ["--sizes", str(PROBE_SIZE), "--reps", "1", "--warmup", "0",
-                                             "--no-verify", "--csv", path],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  timeout=120)
+            status, said = run_alone(command + ["--sizes", str(PROBE_SIZE), "--reps", "1", "--warmup", "0",
+                                                "--no-verify", "--csv", path], 120)
         except subprocess.TimeoutExpired:
             raise Failure(1, "{}: its run at n = {} did not finish in 120 s".format(what, PROBE_SIZE))
         except OSError as e:
             raise Failure(2, "{}: cannot run: {}".format(what, e.strerror))
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        line = shown(said[-1]) if said else "exit {}".format(done.returncode)
-        if done.returncode in (2, 77):
-            raise Failure(done.returncode, line)   # the program's own line, which names it
-        if done.returncode != 0 or not os.path.isfile(path):
+        said = said.decode("utf-8", "replace").strip().splitlines()
+        line = shown(said[-1]) if said else "exit {}".format(status)
+        if status in (2, 77):
+            raise Failure(status, line)   # the program's own line, which names it
+        if status != 0 or not os.path.isfile(path):
             raise Failure(1, "{}: its run at n = {} failed ({})".format(what, PROBE_SIZE, line))
         _, rows = stats.read_samples(path)
         if len(rows) != 1:
@@ -347,7 +384,8 @@ class Real:
         return rows[0]
 
     def probe(self, threads):
-        """(kernel, {tunable: value} the rules give, {tunable: unit it is rounded to})."""
+        """(kernel, {tunable: value} the rules give, {tunable: unit it is rounded to}, the threads
+        it ran on: its CSV's, fewer than asked under OMP_THREAD_LIMIT)."""
         row = self.run_probe(self.command(threads, {}), "step10_tuned")
         rules = tunables(row.get("params"))
         if not all(name in rules for name in BLOCKS):
@@ -361,7 +399,8 @@ class Real:
         units["kc"] = max(16, units["kc"])
         if "one-slice" in units:
             units["one-slice"] = max(16, units["one-slice"])
-        return row.get("kernel", "").strip(), rules, units
+        ran = row.get("threads", "").strip()
+        return row.get("kernel", "").strip(), rules, units, int(ran) if ran.isdigit() and int(ran) >= 1 else threads
 
     def probe_library(self, threads):
         """The library's kernel column, or None when this CPU cannot run it (exit 77)."""
@@ -389,11 +428,12 @@ class Synthetic:
     """A made-up machine for tests: measure(params, size, round) -> GFLOPS, where params is
     {"threads": T, and the options the candidate sets} (for the library: {"threads": T,
     "library": True}, asked only when `library` is true); each sample counts as
-    `sample_seconds` of the budget."""
+    `sample_seconds` of the budget; `thread_limit` caps the threads a run takes, as
+    OMP_THREAD_LIMIT does."""
     synthetic = True
 
     def __init__(self, measure, rules, units=None, kernel="avx512", identity=None, ncpu=2, library=True,
-                 sample_seconds=0.25, switches=SWITCHES, rules_all=None):
+                 sample_seconds=0.25, switches=SWITCHES, rules_all=None, thread_limit=None):
         self.measure = measure
         self.rules = dict(rules)
         self.rules_all = dict(rules_all or rules)
@@ -404,6 +444,7 @@ class Synthetic:
         self.with_library = library
         self.sample_seconds = self.default_cost = sample_seconds
         self.switches = tuple(switches)
+        self.thread_limit = thread_limit
         self.clock = 0.0
 
     def close(self):
@@ -432,7 +473,7 @@ class Synthetic:
         for name in self.switches:
             rules.setdefault(name, 0)
         units = {name: self.units.get(name, 1) for name in rules if name in OPTION_ORDER}
-        return self.kernel, rules, units
+        return self.kernel, rules, units, min(threads, self.thread_limit or threads)
 
     def probe_library(self, threads):
         return "synthetic library" if self.with_library else None
@@ -560,7 +601,8 @@ class Search:
     def __init__(self, tuner, setting, threads, index):
         self.tuner, self.setting, self.threads = tuner, setting, threads
         self.sizes = list(tuner.sizes)
-        self.kernel, self.rules, self.units = tuner.machine.probe(threads)
+        self.kernel, self.rules, self.units, ran = tuner.machine.probe(threads)
+        threads = self.threads = min(threads, ran)   # what the samples run on (OMP_THREAD_LIMIT)
         # one-slice is a coordinate where the rules take some k deeper than kc in one slice.
         self.coords = [c for c in SEARCH_ORDER if c in BLOCKS or
                        (c == "one-slice" and self.rules.get("one-slice", 0) > self.rules["kc"])]
@@ -813,7 +855,7 @@ class Search:
             medians = [median(v) for v in ratios.values()]
             mean = sum(medians) / len(medians)
             pooled = median(v for values in ratios.values() for v in values)
-            if mean > 1 + noise and pooled > 1 + noise / 2 and min(medians) > 1 - noise:
+            if noise <= MAX_NOISE and mean > 1 + noise and pooled > 1 + noise / 2 and min(medians) > 1 - noise:
                 if best is None or mean > best[1]:
                     best = (point, mean)
         self.batches += 1
@@ -964,11 +1006,11 @@ class Tuner:
     def save_search(self):
         """The search record, rewritten whole: every row of every thread count so far."""
         if self.search_path:
-            output_file.write(self.search_path, search_csv(self.searches, self.identity))
+            write_whole(self.search_path, search_csv(self.searches, self.identity))
 
     def save_state(self):
         if self.state_path:
-            output_file.write(self.state_path, json.dumps(self.state, sort_keys=True, separators=(",", ":")) + "\n")
+            write_whole(self.state_path, json.dumps(self.state, sort_keys=True, separators=(",", ":")) + "\n")
 
     def progress(self, search):
         now = self.now()
@@ -1019,14 +1061,12 @@ def search_csv(searches, identity):
 
 def search_paths(out):
     """(STEM.search.csv, STEM.tuning.png) beside the wisdom file PATH (STEM: PATH without its
-    .txt), both checked; a file at the CSV's path that is not a search record is not replaced."""
+    .txt; side_path()), both checked; a file at the CSV's path that is not a search record is
+    not replaced."""
     stem = out[:-4] if out.endswith(".txt") else out
-    paths = (stem + ".search.csv", stem + ".tuning.png")
-    for path in paths:
-        try:
-            output_file.check(path)
-        except output_file.OutputError as e:
-            raise Failure(3, str(e))
+    paths = (side_path(stem, ".search.csv"), side_path(stem, ".tuning.png"))
+    for path, what in zip(paths, ("the search record", "the figure")):
+        writable(path, what)
     target = os.path.realpath(paths[0])
     if os.path.isfile(target):
         try:
@@ -1050,7 +1090,11 @@ def draw_search(tuner):
     try:
         if importlib.util.find_spec("matplotlib") is not None:
             import plot_tuning
-            status = plot_tuning.main(argv)
+            held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})   # its file whole
+            try:
+                status = plot_tuning.main(argv)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
         else:
             python = "/usr/bin/python3"
             if os.access(python, os.X_OK) and os.path.realpath(python) != os.path.realpath(sys.executable) and \
@@ -1086,9 +1130,9 @@ def per_size_text(ratios):
 def read_wisdom(path):
     """The lines of an existing wisdom file, or None when there is none or it is not one."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open_regular(path) as f:
             text = f.read(1 << 20)
-    except OSError:
+    except (InputError, OSError, UnicodeDecodeError):
         return None
     lines = text.splitlines()
     return lines if lines and lines[0] == HEADER else None
@@ -1114,6 +1158,8 @@ def parse_args(argv):
     parser.add_argument("--fresh", action="store_true", help="ignore the state of an earlier run")
     parser.add_argument("--no-ref", action="store_true", help="leave the library out of the final rounds")
     args = parser.parse_args(argv)
+    if args.output == "":
+        raise Failure(2, "-o '': an empty name (give a file, or no -o for the default)")
     text = args.budget
     try:
         args.budget = float(text)
@@ -1141,14 +1187,101 @@ def parse_args(argv):
     return args
 
 
-def prepare_output(path):
-    """Makes the folder, refuses a file that is not a wisdom file, checks that the file and
-    the state beside it can be written. Returns the state's path (None for a device)."""
+def write_whole(path, text):
+    """output_file.write with SIGINT and SIGTERM held until it is done: a signal cannot leave
+    its temporary file behind or the file half replaced."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        output_file.write(path, text)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def side_path(path, suffix):
+    """PATH + suffix, the name of a file beside PATH (its state, its search record); when that
+    name is longer than the folder takes (NAME_MAX), the name cut and ended by a hash of the
+    whole, so that every name legal for PATH has its side files, always the same ones."""
+    folder, name = os.path.split(path)
+    try:
+        limit = os.pathconf(folder or ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    whole = os.fsencode(name + suffix)
+    if len(whole) <= limit:
+        return path + suffix
+    tag = "~" + hashlib.sha256(whole).hexdigest()[:12] + suffix
+    return os.path.join(folder, os.fsdecode(os.fsencode(name)[:max(1, limit - len(os.fsencode(tag)))]) + tag)
+
+
+def kind_of(path):
+    """'a folder', 'a FIFO', 'a device' ... when something other than a regular file is at path
+    (its links followed), else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
+        "a socket" if stat.S_ISSOCK(mode) else "a device"
+
+
+def writable(path, what):
+    """Checks that a side file (`what`: the state, the search record) can be written there: a
+    regular file or nothing (a FIFO would hang its reading or its writing)."""
+    kind = kind_of(path)
+    if kind:
+        raise Failure(3, "cannot write {}: it is {}, not {} of tune.py; remove it or give -o".format(path, kind, what))
+    try:
+        output_file.check(path)
+    except output_file.OutputError as e:
+        raise Failure(3, str(e))
+
+
+def make_folder(path):
+    """Makes the folder of PATH; the reason it cannot (an ancestor that is a file, not 'File exists')."""
     folder = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as e:
-        raise Failure(3, "cannot write {}: {}".format(path, e.strerror))
+        reason = e.strerror
+        above = folder
+        while not os.path.lexists(above) and os.path.dirname(above) != above:
+            above = os.path.dirname(above)
+        if os.path.exists(above) and not os.path.isdir(above):
+            reason = "{} is not a folder".format(above)
+        raise Failure(3, "cannot write {}: {}".format(path, reason))
+
+
+def take_lock(path, target):
+    """An exclusive flock(2) on .NAME.lock beside the wisdom file's target, as run_all.sh holds
+    results/.run_all.lock: the kernel lets it go however the tuner ends (a kill included), so no
+    stale lock is left; the empty file stays. Its descriptor; a second tuner is refused."""
+    lock = side_path(os.path.join(os.path.dirname(target), "." + os.path.basename(target)), ".lock")
+    try:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    except OSError as e:
+        raise Failure(3, "cannot write {}: its lock {}: {}".format(path, lock, e.strerror))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise Failure(3, "cannot write {}: its lock {} is no regular file; remove it".format(path, lock))
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        os.close(fd)
+        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise Failure(3, "another tune.py is writing {} (it holds {}): wait for it to end".format(path, lock))
+        raise Failure(3, "cannot write {}: its lock {}: {}".format(path, lock, e.strerror))
+    except Failure:
+        os.close(fd)
+        raise
+    return fd
+
+
+def prepare_output(path, fresh, locks):
+    """Makes the folder, refuses a file that is not a wisdom file, takes the lock (its
+    descriptor joins `locks`), checks that the file and the state beside it can be written and
+    reads that state. Returns (the state's path, the state or None); (None, None) for a device."""
+    make_folder(path)
     try:
         output_file.check(path)
     except output_file.OutputError as e:
@@ -1158,30 +1291,129 @@ def prepare_output(path):
         raise Failure(3, "cannot write {}: it is not a wisdom file of tune.py (its first line is not '{}'); "
                          "remove it or give -o".format(path, HEADER[:40] + "..."))
     if os.path.exists(target) and not os.path.isfile(target):
-        return None   # a device or FIFO: written through, no state beside it
-    state = path + ".state"
-    try:
-        output_file.check(state)
-    except output_file.OutputError as e:
-        raise Failure(3, str(e))
-    if os.path.exists(state):
-        if load_state(state) is None:
-            raise Failure(3, "cannot write {}: it is not a state file of tune.py; remove it".format(state))
-    return state
+        return None, None   # a device or FIFO: written through, no state beside it
+    locks.append(take_lock(path, target))
+    state_path = side_path(path, ".state")
+    writable(state_path, "a state file")
+    if not os.path.exists(state_path):
+        return state_path, None
+    state, problem = read_state(state_path)
+    if state is None and problem is None:
+        raise Failure(3, "cannot write {}: it is not a state file of tune.py; remove it".format(state_path))
+    if problem and not fresh:
+        raise Failure(3, "cannot use {}: a damaged state of tune.py ({}); remove it or give --fresh".format(
+            state_path, problem))
+    return state_path, state
 
 
-def load_state(path):
+MAX_STATE_BYTES = 1 << 28
+
+
+def read_state(path):
+    """(the state, None); (None, None) when the file is no state of tune.py; (None, what is
+    damaged) when it is one that cannot be replayed: checked whole before any of it is used."""
     try:
-        with open(path, encoding="utf-8") as f:
-            state = json.load(f)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(state, dict) or state.get("tool") != STATE_TOOL or not isinstance(state.get("groups"), dict):
-        return None
-    return state
+        with open_regular(path) as f:
+            text = f.read(MAX_STATE_BYTES + 1)
+    except (InputError, OSError, UnicodeDecodeError):
+        return None, None
+    ours = STATE_TOOL in text[:MAX_STATE_BYTES]
+    if len(text) > MAX_STATE_BYTES:
+        return None, "larger than {} bytes".format(MAX_STATE_BYTES) if ours else None
+    try:
+        state = json.loads(text)
+    except RecursionError:
+        return None, "nested too deep" if ours else None
+    except ValueError as e:
+        return None, "not JSON: {}".format(shown(e, 80)) if ours else None
+    if not isinstance(state, dict) or state.get("tool") != STATE_TOOL:
+        return None, None
+    problem = state_problem(state)
+    return (None, problem) if problem else (state, None)
+
+
+def state_problem(state):
+    """What in a state of tune.py cannot be replayed, or "": its seed, and every group of every
+    thread count a {job: {"wall": seconds, ["row": {column: text}], ["failed": text]}}, each row
+    one sample as interleave.py takes it (a whole m and threads, GFLOPS above 0 and finite)."""
+    seed = state.get("seed")
+    if type(seed) is not int or not 0 <= seed <= 999999999:
+        return "its seed is not a whole number from 0 to 999999999"
+    groups = state.get("groups")
+    if not isinstance(groups, dict):
+        return "its groups are not a table"
+    for setting, table in groups.items():
+        if setting not in ("1", "all") or not isinstance(table, dict):
+            return "its groups of threads '{}' are not a table".format(shown(setting, 20))
+        for key, group in table.items():
+            if not isinstance(group, dict):
+                return "group {} is not a table".format(shown(key, 60))
+            for job, record in group.items():
+                problem = sample_problem(record)
+                if problem:
+                    return "group {}, {}: {}".format(shown(key, 60), shown(job, 60), problem)
+    return ""
+
+
+def sample_problem(record):
+    if not isinstance(record, dict):
+        return "not a table"
+    wall = record.get("wall")
+    if type(wall) not in (int, float) or not (math.isfinite(wall) and 0 <= wall <= 1e6):
+        return "its wall time is not a number of seconds from 0"
+    if not isinstance(record.get("failed", ""), str):
+        return "its failure is not a text"
+    if "row" not in record:
+        return "" if record.get("failed") else "neither a row nor a failure"
+    row = record["row"]
+    if not isinstance(row, dict) or not all(isinstance(v, str) for v in row.values()):
+        return "its row is not a table of texts"
+    for column in ("m", "threads", "gflops_best", "gflops_median", "verified", "max_rel_err"):
+        if column not in row:
+            return "its row has no {}".format(column)
+    if not (re.match(r"^[0-9]{1,9}$", row["m"]) and re.match(r"^[0-9]{1,6}$", row["threads"]) and
+            int(row["threads"]) >= 1):
+        return "its row's m or threads is not a whole number"
+    for column, positive in (("gflops_best", True), ("gflops_median", False)):
+        try:
+            value = float(row[column])
+        except ValueError:
+            value = float("nan")
+        if not (math.isfinite(value) and (value > 0 if positive else value >= 0) and value < 1e9):
+            return "its row's {} '{}' is not a GFLOPS above 0".format(column, shown(row[column], 20))
+    return ""
 
 
 def main(argv, machine=None):
+    """The tuner (see the top of this file); its exit status. On SIGTERM it ends by that signal,
+    the run under way killed with it, every file whole and the lock let go."""
+    held = {"locks": [], "sigterm": None}
+    try:
+        return tune(argv, machine, held)
+    except Terminated:
+        pass
+    finally:
+        for fd in held["locks"]:
+            os.close(fd)
+        if held["sigterm"] is not None:
+            signal.signal(signal.SIGTERM, held["sigterm"])
+    os.kill(os.getpid(), signal.SIGTERM)   # output_file's handler (the scratch removed) or the default
+    return 128 + signal.SIGTERM
+
+
+def on_sigterm(*_):
+    raise Terminated()
+
+
+def catch_sigterm(held):
+    """SIGTERM raises Terminated from here on (after each scratch folder's made: output_file
+    installs its own handler with the first)."""
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    if held["sigterm"] is None:
+        held["sigterm"] = previous
+
+
+def tune(argv, machine, held):
     try:
         for word in argv:
             if word == "--":
@@ -1196,6 +1428,7 @@ def main(argv, machine=None):
     own_machine = machine is None
     if own_machine:
         machine = Real(args.build, args.kernel)
+    catch_sigterm(held)
     previous = None
     searches = []
     tuner = None
@@ -1203,7 +1436,7 @@ def main(argv, machine=None):
         machine.check()
         out = args.output or os.path.join(machine.build if not machine.synthetic else ".", "wisdom",
                                           "step10_tuned.txt")
-        state_path = prepare_output(out)
+        state_path, old = prepare_output(out, args.fresh, held["locks"])
         record_paths = search_paths(out) if state_path else (None, None)
         identity = machine.identity()
         settings = [("1", 1), ("all", machine.ncpu())]
@@ -1220,7 +1453,7 @@ def main(argv, machine=None):
         fingerprint = {"identity": identity, "kernel": args.kernel, "sizes": args.sizes, "rounds": args.rounds,
                        "threads": [s[0] for s in settings], "cpus": machine.ncpu(), "library": tuner.use_library,
                        "machine": machine.fingerprint()}
-        old = load_state(state_path) if state_path and not args.fresh and os.path.exists(state_path) else None
+        old = None if args.fresh else old
         if old is not None and (old.get("fingerprint") != fingerprint or
                                 (args.seed is not None and old.get("seed") != args.seed)):
             print("{}: {} is for other arguments, another CPU or another build: measuring afresh".format(
@@ -1236,6 +1469,8 @@ def main(argv, machine=None):
                 PROG, state_path, sum(len(g) for g in old["groups"].values())), file=sys.stderr)
         for index, (name, threads) in enumerate(settings):
             searches.append(Search(tuner, name, threads, index))
+        catch_sigterm(held)
+        single_threaded(args, machine, searches)
         kernels = sorted(set(s.kernel for s in searches))
         if len(kernels) != 1:
             raise Failure(1, "step 10 runs different kernels on one thread and on all: {}".format(", ".join(kernels)))
@@ -1273,6 +1508,10 @@ def main(argv, machine=None):
             tuner.end_progress()
         print("{}: {}".format(PROG, e), file=sys.stderr)
         return 3
+    except Terminated:
+        if tuner is not None:
+            tuner.end_progress()
+        raise
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
@@ -1293,7 +1532,11 @@ def main(argv, machine=None):
         for line in old_lines:
             words = line.split()
             if len(words) >= 2 and words[0] == "threads" and words[1] not in results:
-                kept[words[1]] = line
+                if re.match(r"^threads (1|all)( [a-z][a-z-]{0,31}=[0-9]{1,5})*$", line):
+                    kept[words[1]] = line
+                else:   # step 10 would refuse the whole file for it
+                    print("{}: the threads {} line of {} is not kept: not NAME=VALUE words".format(
+                        PROG, shown(words[1], 20), out), file=sys.stderr)
     for name in ("1", "all"):
         if name in results:
             lines.append(" ".join(["threads", name] + ["{}={}".format(k, v) for k, v in results[name].items()]))
@@ -1302,7 +1545,7 @@ def main(argv, machine=None):
     noise = max(s.noise() for s in searches)
     lines.append("noise {:.3f}".format(noise))
     try:
-        output_file.write(out, "\n".join(lines) + "\n")
+        write_whole(out, "\n".join(lines) + "\n")
         tuner.save_search()   # the winner and whether each search is complete, as written
         if tuner.state_path and all(s.complete() for s in searches):
             if os.path.exists(tuner.state_path):
@@ -1325,6 +1568,22 @@ def main(argv, machine=None):
     for f in failures:
         print("{}: {}".format(PROG, f), file=sys.stderr)
     return 1 if failures else 0
+
+
+def single_threaded(args, machine, searches):
+    """An all-CPU search whose runs take one thread (OMP_THREAD_LIMIT=1) would tune the
+    "threads all" line on one thread: --threads all is refused, --threads both leaves it out."""
+    lone = [s for s in searches if s.setting == "all" and s.threads == 1 and machine.ncpu() > 1]
+    if not lone:
+        return
+    why = "step 10 runs on 1 thread here{}".format(
+        " (OMP_THREAD_LIMIT={})".format(shown(os.environ["OMP_THREAD_LIMIT"], 20))
+        if not machine.synthetic and os.environ.get("OMP_THREAD_LIMIT") else "")
+    if args.threads == "all":
+        raise Failure(2, "--threads all: {}: nothing to tune on {} CPUs (give --threads 1)".format(why, machine.ncpu()))
+    print("{}: threads all is not tuned: {}".format(PROG, why), file=sys.stderr)
+    lone[0].measurer.close()
+    searches.remove(lone[0])
 
 
 def on_sigint(tuner):
@@ -1352,6 +1611,9 @@ def report(tuner, searches, identity, kernel, out, noise):
                 s.describe(s.incumbent), ratio_text(s.final.get("tuned/rules", {}))))
         elif s.candidates == 0 and not s.finished:
             print("  tuned  the rules: no candidate measured yet")
+        elif s.noise() > MAX_NOISE:
+            print("  tuned  the rules: too noisy to judge (the noise {:.3f} is above {}: tune when the machine is "
+                  "quiet)".format(s.noise(), MAX_NOISE))
         else:
             print("  tuned  the rules: no candidate beat them by more than the noise")
         if s.final is None:
