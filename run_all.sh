@@ -22,11 +22,13 @@
 #                                microarchitecture, e.g. zen4); the whole sweep, so not with
 #                                --steps or --quick
 # The run ends with results/index.html, the whole run on one page (its path is the last line).
-# Ctrl-C during the sampling keeps the samples taken: the figures and the page are drawn from
-# them (nothing copied to docs/), the run says it was cut short and exits 130.
+# Ctrl-C (or SIGTERM) at any stage ends the run at once, its stage named. From the first file
+# the run writes into results/ until its end, results/PARTIAL says the folder is being
+# replaced; a run cut short leaves it there, naming the stage (the samples taken are kept,
+# and the line says how to draw the figures from them); a run that ends removes it.
 # Exit status: 0 done, 1 a run, the build or the set-up failed, 2 usage error, 3 results/ cannot be
 # written or another run_all.sh is writing it (both found before building), 130 cut short by
-# Ctrl-C during the sampling.
+# Ctrl-C (SIGTERM: ended by SIGTERM).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -80,13 +82,46 @@ if [ -e "$build" ] && [ ! -d "$build" ]; then
 fi
 if [ -n "$steps_wanted" ]; then
   IFS=, read -r -a wanted_list <<< "$steps_wanted"
+  numbers=()
   for number in "${wanted_list[@]}"; do
-    compgen -G "$root/steps/$(printf '%02d' "$((10#$number))")_*/CMakeLists.txt" > /dev/null ||
-      usage_error "--steps $steps_wanted: there is no step $((10#$number)) (steps/NN_slug/)"
+    # Four digits at most, so that $((10#...)) cannot wrap; then as cpuinfo --steps says it (05 is 5).
+    [[ ${#number} -le 4 ]] && compgen -G "$root/steps/$(printf '%02d' "$((10#$number))")_*/CMakeLists.txt" > /dev/null ||
+      usage_error "--steps $steps_wanted: there is no step $number (steps/NN_slug/)"
+    numbers+=("$((10#$number))")
   done
+  steps_wanted=$(IFS=,; echo "${numbers[*]}")
 fi
 
 say() { printf '\n== %s\n' "$*"; }
+
+# Ctrl-C (SIGINT, which a terminal sends to every program of the run) or SIGTERM: the program
+# under way ends (the Python tools kill their children's process groups), then this trap
+# ends the run, within a second or two. From the first file written into results/ until the
+# run's end, results/PARTIAL says the folder is being replaced (mark_partial); a run cut
+# short leaves it, naming the stage, beside the files written so far and the older run's.
+stage="the set-up" marked=0 results="$root/results"
+mark_partial() {   # TEXT: results/PARTIAL, through the writer
+  printf 'results/ is not one whole run: %s.\nFiles older than machine.txt are an earlier run'"'"'s; run ./run_all.sh again for a whole set.\n' \
+    "$1" | write_out "$results/PARTIAL"
+  marked=1
+}
+interrupted() {   # SIGINT | SIGTERM
+  trap '' INT TERM   # a second Ctrl-C does not cut the mark short
+  if [ "$marked" = 1 ]; then
+    mark_partial "run_all.sh was cut short by $1 during $stage ($(date '+%Y-%m-%d %H:%M %Z')); nothing after it ran"
+  fi
+  echo "run_all.sh: cut short by $1 during $stage$([ "$marked" = 1 ] && echo "; results/PARTIAL says so")${after_cut:-}" >&2
+  [ "$1" = SIGINT ] && exit 130
+  trap - TERM
+  kill -TERM $$
+}
+trap 'interrupted SIGINT' INT
+trap 'interrupted SIGTERM' TERM
+# ran STATUS: after a program of the run failed; one that was interrupted (130) ends the run.
+ran() {
+  [ "$1" != 130 ] || interrupted SIGINT
+  failed=1
+}
 jobs=$(usable_cpus)
 if [ -n "$settle" ] && [ "$mode" = figures ]; then
   echo "run_all.sh: sampling until every size settles, for at most $settle min ($rounds rounds included$(
@@ -98,7 +133,6 @@ fi
 # The lock is flock(1) on results/.run_all.lock, held on descriptor 9 by this script and the
 # programs it runs: the kernel drops it when the last of them ends, however it ends (Ctrl-C,
 # a failure, a kill), so no stale lock is ever left; the empty file stays.
-results="$root/results"
 if [ "$mode" = figures ]; then
   writable_folder "$results"
   if command -v flock > /dev/null; then
@@ -129,6 +163,30 @@ if command -v dpkg-query >/dev/null && command -v apt-get >/dev/null; then
       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
     fi
   fi
+elif [ "$(uname -s)" = Darwin ]; then
+  # macOS: Homebrew's packages (never apt-get); Apple's compiler (xcode-select --install).
+  command -v c++ >/dev/null || { echo "run_all.sh: no compiler: run  xcode-select --install" >&2; exit 1; }
+  brew=$(command -v brew || true)
+  for b in /opt/homebrew/bin/brew /usr/local/bin/brew; do [ -n "$brew" ] || [ ! -x "$b" ] || brew=$b; done
+  if [ -z "$brew" ]; then
+    echo "run_all.sh: Homebrew not found (https://brew.sh); then: brew install cmake libomp openblas" >&2
+    command -v cmake >/dev/null || exit 1
+  else
+    missing=()
+    for p in cmake libomp openblas; do "$brew" list --formula "$p" >/dev/null 2>&1 || missing+=("$p"); done
+    if [ ${#missing[@]} -gt 0 ] && [ "$install" = 0 ]; then
+      echo "run_all.sh: missing: brew install ${missing[*]} (--no-install given, going on without them)"
+    elif [ ${#missing[@]} -gt 0 ]; then
+      say "brew install ${missing[*]}"
+      "$brew" install "${missing[@]}"
+    fi
+    PATH="$("$brew" --prefix)/bin:$PATH"
+    # libomp and openblas are keg-only: CMake is told where they are (OpenMP_ROOT, the prefix path).
+    mac_args=(-DOpenMP_ROOT="$("$brew" --prefix libomp)" -DCMAKE_PREFIX_PATH="$("$brew" --prefix openblas)")
+  fi
+  python3 -c "import matplotlib" 2>/dev/null ||
+    echo "run_all.sh: $(command -v python3 || echo python3) has no matplotlib: figures need it" \
+         "(python3 -m pip install matplotlib, in a venv if pip refuses)" >&2
 else
   for tool in cmake c++; do
     command -v "$tool" >/dev/null || { echo "run_all.sh: '$tool' not found; install a C++20 compiler and CMake >= 3.21" >&2; exit 1; }
@@ -147,9 +205,10 @@ configure_and_build() {   # folder, then extra cmake arguments
     { tail -n 40 "$dir/build.log"; echo "run_all.sh: build failed (log above, whole log: $dir/build.log)" >&2; exit 1; }
 }
 
+stage="the build"
 say "configuring and building in $build/ (Release)"
 mkdir -p "$build"
-configure_and_build "$build" -DCMAKE_BUILD_TYPE=Release
+configure_and_build "$build" -DCMAKE_BUILD_TYPE=Release ${mac_args[@]+"${mac_args[@]}"}
 
 if [ "$mode" = test ]; then
   say "test suite, Release build"
@@ -195,7 +254,11 @@ done < <("$bin/cpuinfo" --steps)
 [ ${#selected[@]} -gt 0 ] || { echo "run_all.sh: --steps $steps_wanted matches no built step" >&2; exit 2; }
 
 failed=0
+figure_size=1000   # the figures' one size (staircase, roofline, scaling, block maps)
+[ "$quick" = 1 ] && figure_size=384
 
+stage="the peak"
+mark_partial "run_all.sh has been replacing it since $(date '+%Y-%m-%d %H:%M %Z'); if that run has ended, it was cut short"
 # The machine, for summary.md: what the figures were measured on and built with.
 cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 {
@@ -213,7 +276,7 @@ if [ -x "$bin/peak" ]; then
   say "measuring the peak (1 thread$([ "$meter_threads" -gt 1 ] && echo " and $meter_threads threads"))"
   peak_opts=()
   [ "$quick" = 1 ] && peak_opts=(--seconds 0.05 --reps 1)
-  "$bin/peak" "${peak_opts[@]}" --threads "$meter_threads" --csv "$results/peak.csv" || failed=1
+  "$bin/peak" "${peak_opts[@]}" --threads "$meter_threads" --csv "$results/peak.csv" || ran $?
   "$bin/cpuinfo" | write_out "$results/cpuinfo.txt" && sed -n '/^Steps built/,$p' "$results/cpuinfo.txt"
 fi
 # The memory roofs of the roofline: bandwidth from L1 to DRAM (tools/bandwidth), at each
@@ -222,7 +285,7 @@ if [ -x "$bin/bandwidth" ]; then
   say "measuring the memory bandwidth, L1 to DRAM (1 thread$([ "$meter_threads" -gt 1 ] && echo " and $meter_threads threads"))"
   bandwidth_opts=(--sweep)
   [ "$quick" = 1 ] && bandwidth_opts=(--seconds 0.02)
-  "$bin/bandwidth" "${bandwidth_opts[@]}" --threads "$meter_threads" --csv "$results/bandwidth.csv" || failed=1
+  "$bin/bandwidth" "${bandwidth_opts[@]}" --threads "$meter_threads" --csv "$results/bandwidth.csv" || ran $?
 fi
 
 # One-thread runs are pinned to the last CPU, so the scheduler cannot move them between
@@ -265,28 +328,31 @@ if [ -n "$settle" ]; then
 else
   say "sampling every step and library side by side: $rounds rounds, more samples where they disagree"
 fi
-# Ctrl-C reaches the scheduler too, which writes every sample taken and exits 130: the run
-# then draws what it has and ends as cut short, without the measurements after the sampling.
-cut_short=0 sample_rc=0
-trap 'cut_short=1' INT
-"${python:-python3}" tools/interleave.py --out "$results" "${sample_opts[@]}" "${jobs_args[@]}" || sample_rc=$?
-trap - INT
-if [ "$sample_rc" = 130 ]; then cut_short=1; elif [ "$sample_rc" != 0 ]; then failed=1; fi
+# Ctrl-C reaches the scheduler too, which writes every sample taken and exits 130; the run
+# then ends, saying how to draw the figures from them (drawing takes longer than a Ctrl-C may).
+stage="the sampling"
+after_cut="; the samples taken are in results/ (draw them: ${python:-python3} plots/make_figures.py --results $(q "$results") --at $figure_size)"
+"${python:-python3}" tools/interleave.py --out "$results" "${sample_opts[@]}" "${jobs_args[@]}" || ran $?
+after_cut=""
 skipped=" "
 for exe in "${selected[@]}"; do [ -f "$results/$exe.csv" ] || skipped+="$exe "; done
 
 # The peak once more, minutes later: a spell during the first measurement draws every
 # figure's line low (steps "above the peak"). peak.csv keeps the rows of both; the figures
 # and summary.md take the best of each ISA and thread count.
-if [ "$cut_short" = 0 ] && [ -x "$bin/peak" ] && [ -f "$results/peak.csv" ]; then
+stage="the peak's second measurement"
+if [ -x "$bin/peak" ] && [ -f "$results/peak.csv" ]; then
   say "measuring the peak again (the figures take the better of the two)"
   again="$results/.peak-again.csv"
   again_opts=(--seconds 0.1 --reps 2)
   [ "$quick" = 1 ] && again_opts=(--seconds 0.05 --reps 1)
-  if "$bin/peak" "${again_opts[@]}" --threads "$meter_threads" --csv "$again" > /dev/null; then
+  again_rc=0
+  "$bin/peak" "${again_opts[@]}" --threads "$meter_threads" --csv "$again" > /dev/null || again_rc=$?
+  if [ "$again_rc" = 0 ]; then
     { cat "$results/peak.csv"; tail -n +2 "$again"; } | write_out "$results/peak.csv" || failed=1
   else
-    failed=1
+    rm -f "$again"
+    ran "$again_rc"
   fi
   rm -f "$again"
 fi
@@ -294,10 +360,9 @@ fi
 # Thread scaling (scaling.png): the parallel steps and the libraries at 1, 2, 4 .. threads and
 # at all of them, at the figures' one size (n = 1000; --quick: 384). Coarse on purpose: one
 # size, powers of two only, so that the default run stays short.
-figure_size=1000
-[ "$quick" = 1 ] && figure_size=384
+stage="the scaling run"
 rm -rf "$results/scaling"
-if [ "$mt_threads" -gt 1 ] && [ "$cut_short" = 0 ]; then
+if [ "$mt_threads" -gt 1 ]; then
   counts=() t=1
   while [ "$t" -lt "$mt_threads" ]; do counts+=("$t"); t=$((t * 2)); done
   counts+=("$mt_threads")
@@ -312,7 +377,7 @@ if [ "$mt_threads" -gt 1 ] && [ "$cut_short" = 0 ]; then
     for exe in "${scaled[@]}"; do
       for t in "${counts[@]}"; do
         "$bin/$exe" --sizes "$figure_size" --reps 5 --threads "$t" --csv "$results/scaling/$exe.t$t.csv" \
-          > /dev/null || failed=1
+          > /dev/null || ran $?
       done
     done
   fi
@@ -322,12 +387,13 @@ fi
 # mc at n = 1000, a coarse 4 x 4 grid around each step's own choice (tools/block_map.py
 # --fine: 7 x 7), each cell the best of 2 rounds (3 with --docs): one noisy spell makes no
 # false optimum.
+stage="the block maps"
 map_rounds=$(( docs == 1 ? 3 : 2 ))
 for exe in step06_blocking step08_avx512_14x32 step10_tuned; do
-  [[ " ${selected[*]} " == *" $exe "* && "$skipped" != *" $exe "* && "$cut_short" = 0 ]] || continue
+  [[ " ${selected[*]} " == *" $exe "* && "$skipped" != *" $exe "* ]] || continue
   say "block-size map of $exe (kc x mc at n = $figure_size, 1 thread, $map_rounds rounds)"
   "${python:-python3}" tools/block_map.py "$bin/$exe" --size "$figure_size" --rounds "$map_rounds" --threads 1 \
-    --csv "$results/blockmap_$exe.csv" | tail -n 1 || failed=1
+    --csv "$results/blockmap_$exe.csv" | tail -n 1 || ran $?
 done
 
 # --- 4. Figures and summary.md ----------------------------------------------------------------
@@ -338,38 +404,38 @@ done
 # docs/figures/<microarchitecture>/ (one folder per machine).
 figure_opts=(--results "$results")
 [ -n "$steps_wanted" ] && figure_opts+=(--steps "$steps_wanted")
-# One folder per machine, named after its microarchitecture: "Zen 4" -> zen4. A run cut short
-# copies nothing there: the tutorial's figures stay those of one whole run.
+# One folder per machine, named after its microarchitecture: "Zen 4" -> zen4.
 docs_dir="$root/docs/figures/$("$build/bin/cpuinfo" --uarch | tr 'A-Z' 'a-z' | sed -E 's/ ([0-9])/\1/g; s/[^a-z0-9]+/-/g; s/^-|-$//g')"
-docs_asked=$docs
-[ "$cut_short" = 0 ] || docs=0
+stage="the figures"
 if [ -n "$python" ]; then
   say "figures"
   [ "$docs" = 1 ] && figure_opts+=(--docs "$docs_dir")
-  "$python" plots/make_figures.py "${figure_opts[@]}" --at "$figure_size" || failed=1
+  "$python" plots/make_figures.py "${figure_opts[@]}" --at "$figure_size" || ran $?
   [ "$docs" = 1 ] && [ -f "$results/summary.md" ] && write_out "$docs_dir/summary.md" < "$results/summary.md"
 else
-  python3 plots/summary.py "${figure_opts[@]}" > /dev/null || failed=1   # standard library only
+  python3 plots/summary.py "${figure_opts[@]}" > /dev/null || ran $?   # standard library only
   [ "$docs" = 1 ] && echo "run_all.sh: --docs: no figures to copy (no matplotlib)" >&2
 fi
 
 # The concept pictures (results/concepts/*.png: plots/concepts.py) from this machine's caches,
 # tiles and blocks, before the page that shows them; with --docs drawn into $docs_dir/concepts/
 # too, where its page looks for them.
+stage="the concept pictures"
 if [ -n "$python" ]; then
   say "concept pictures"
   concept_dirs=("$results/concepts")
   [ "$docs" = 1 ] && concept_dirs+=("$docs_dir/concepts")
   for dir in "${concept_dirs[@]}"; do
     "$python" plots/concepts.py --out "$dir" --cpuinfo-bin "$bin/cpuinfo" --data "$results" \
-      --threads "$mt_threads" > /dev/null || failed=1
+      --threads "$mt_threads" > /dev/null || ran $?
   done
 fi
 
 # results/index.html: the machine, summary.md's tables and every figure on one static page
 # (plots/index_page.py, standard library only); with --docs one more in $docs_dir, whose links
 # are written for that folder. Its lines (the sizes left unsettled, its path) end the output.
-page_said=$("${python:-python3}" plots/index_page.py --results "$results") || failed=1
+stage="the page"
+page_said=$("${python:-python3}" plots/index_page.py --results "$results") || ran $?
 if [ "$docs" = 1 ] && [ -n "$python" ]; then
   "$python" plots/index_page.py --results "$results" --output "$docs_dir/index.html" > /dev/null || failed=1
 fi
@@ -378,13 +444,7 @@ if [ -f "$results/summary.md" ]; then
   cat "$results/summary.md"
 fi
 
-if [ "$cut_short" = 1 ]; then
-  printf '%s\n' "$page_said"
-  echo "run_all.sh: cut short by Ctrl-C during the sampling: the figures and the page show the samples taken," \
-       "without the peak's second measurement, the scaling run and the block maps$([ "$docs_asked" = 1 ] &&
-         echo ", nothing copied to docs/figures/"): $results/index.html" >&2
-  exit 130
-fi
+rm -f "$results/PARTIAL"   # every stage ran: results/ is this run's
 [ "$failed" = 0 ] || { printf '%s\n' "$page_said"; echo "run_all.sh: some run failed verification or exited with an error (see above)" >&2; exit 1; }
 say "done: results in results/"
 printf '%s\n' "$page_said"

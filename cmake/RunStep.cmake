@@ -66,9 +66,13 @@ endif()
 if(NOT EXISTS "${RESULTS}/step${SLUG}.csv" AND (rc EQUAL 0 OR rc EQUAL 77))
   message(STATUS "step${SLUG}: not supported on this CPU (exit 77); nothing to plot")
   return()
+elseif(rc EQUAL 2)   # short: the sampler's own line above says what
+  message(FATAL_ERROR "step${SLUG}: the sampler refused its command line (above)")
+elseif(rc EQUAL 130)
+  message(FATAL_ERROR "step${SLUG}: interrupted")
 elseif(NOT rc EQUAL 0)
-  message(FATAL_ERROR "step${SLUG}: sampling exited with ${rc} (1: a result failed verification or a run "
-                      "failed, named above; 2: a usage error, named above)")
+  message(FATAL_ERROR "step${SLUG}: sampling exited with ${rc} (a result failed verification or a run "
+                      "failed, named above)")
 endif()
 if(BOTH)
   draw("${RESULTS}/step${SLUG}.csv" "${SERIAL_PREV_CSV}" "${RESULTS}/step${SLUG}.png")

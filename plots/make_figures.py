@@ -23,15 +23,16 @@ from the CSVs or DIR/machine.txt. Every file is written by plots/output_file.py'
 matplotlib (through the plot_*.py scripts); exit 1 when a figure failed, 2 on a usage error or
 bad input, 3 when DIR or the --docs folder cannot take the files (checked before drawing).
 """
-import argparse
 import glob
 import io
 import os
+import signal
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cli  # noqa: E402  (plots/cli.py: one-line usage errors, the plot scripts in their own group)
 import output_file  # noqa: E402
 import summary  # noqa: E402  (plots/summary.py, next to this file)
 from harness_csv import MAX_SIZE, InputError, best_peak, load_bandwidth, load_peak, load_run, step_number  # noqa: E402
@@ -52,7 +53,7 @@ def paths_of(runs):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description="The figure set and summary.md from results/.")
+    parser = cli.Parser(prog="make_figures.py", description="The figure set and summary.md from results/.")
     parser.add_argument("--results", default=os.path.join(os.path.dirname(HERE), "results"))
     parser.add_argument("--steps", help="only these step numbers, e.g. 5,7")
     parser.add_argument("--at", type=int, default=1000,
@@ -108,9 +109,8 @@ def main(argv):
         """One plot script; the figure is counted as made or failed."""
         nonlocal failed
         target = path(out)
-        result = subprocess.run([sys.executable, script(name)] + list(inputs) + list(options) + machine +
-                                ["-o", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                universal_newlines=True)
+        result = cli.run([sys.executable, script(name)] + list(inputs) + list(options) + machine +
+                         ["-o", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         if result.returncode != 0:
             why = (result.stderr.strip().splitlines() or ["no message"])[-1]   # one line: a traceback's last
             print("make_figures.py: {}: {} exited {}: {}".format(target, name, result.returncode, why), file=sys.stderr)
@@ -220,4 +220,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # the plot script under way was killed with its group
+        sys.exit(cli.interrupted("make_figures.py", "; the figures drawn so far are whole, the others as they were"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)

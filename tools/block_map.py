@@ -33,16 +33,17 @@ Exit status: 0; 1 when some run failed or failed verification (its row says veri
 one the step found; 3 the CSV cannot be written, or the step ran out of memory; 77 the CPU
 lacks what the step (or its --kernel) needs.
 """
-import argparse
 import csv
 import io
 import os
 import re
+import signal
 import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
+import cli  # noqa: E402  (plots/cli.py: one-line usage errors, the step in its own group)
 from output_file import OutputError, check, scratch_folder, write  # noqa: E402  (plots/output_file.py)
 
 COARSE = (0.25, 0.5, 1.0, 2.0)
@@ -99,7 +100,7 @@ class Step:
         if os.path.exists(self.out):
             os.remove(self.out)
         reps = reps or self.reps
-        result = subprocess.run([self.exe, "--sizes", str(size), "--reps", str(reps)] +
+        result = cli.run([self.exe, "--sizes", str(size), "--reps", str(reps)] +
                                 (["--warmup", "0"] if size == PROBE_SIZE else []) + blocks + self.passed_on +
                                 ["--csv", self.out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 universal_newlines=True)
@@ -150,7 +151,7 @@ def resolve(step, name, values, own, slice_option):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description="A step's GFLOPS over a grid of kc x mc.")
+    parser = cli.Parser(prog="block_map.py", description="A step's GFLOPS over a grid of kc x mc.")
     parser.add_argument("exe", help="step executable with --kc and --mc")
     parser.add_argument("--size", type=int, default=1000, help="m = n = k (default 1000)")
     parser.add_argument("--kc", help="kc values, e.g. 128,256,512 (default: around the step's own)")
@@ -188,8 +189,13 @@ def main(argv):
             os.sched_setaffinity(0, {cpu})   # the runs inherit it
         passed_on = (["--threads", str(args.threads)] if args.threads is not None else []) + \
                     (["--kernel", args.kernel] if args.kernel else [])
-        step = Step(args.exe, args.reps, passed_on, scratch_folder("block_map."))
-        rows, failed = measure(step, args, kc_list, mc_list)
+        workdir = scratch_folder("block_map.")
+        cli.on_sigterm()   # after the scratch folder's handler: the running step is killed first
+        step = Step(args.exe, args.reps, passed_on, workdir)
+        try:
+            rows, failed = measure(step, args, kc_list, mc_list)
+        except cli.Terminated:
+            cli.end_by(signal.SIGTERM, [workdir])
         text = io.StringIO()
         writer = csv.DictWriter(text, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
@@ -264,4 +270,7 @@ def measure(step, args, kc_list, mc_list):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # the run under way was killed with its group; no CSV written
+        sys.exit(cli.interrupted("block_map.py", "; no CSV written"))

@@ -54,7 +54,11 @@ Exit status: 0 every job ran and verified; 1 a result failed verification or a j
 (named, with its own line); 2 usage error, ours or a job's (each job runs once at n = 8
 before the first sample, so OMP_NUM_THREADS=99 is found before anything is measured); 3 a
 file cannot be written (checked before the first sample); 130 interrupted (SIGINT, Ctrl-C:
-the files are written with every sample taken). A job whose CPU lacks what it needs (exit 77) is left out with one line, and
+the files are written with every sample taken). SIGTERM keeps the samples the same way, then
+ends the scheduler by SIGTERM. Each sample runs in its own process group, killed whole on
+Ctrl-C, SIGTERM or --timeout (default: TIMEOUT_BASE plus the product's time at TIMEOUT_RATE),
+so no job, nor anything a job started, outlives it. A job may not give the options the
+scheduler adds (OURS below): a usage error. A job whose CPU lacks what it needs (exit 77) is left out with one line, and
 its old DIR files are removed.
 """
 import argparse
@@ -70,6 +74,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
+import cli  # noqa: E402  (plots/cli.py: one-line usage errors, children in their own group)
 import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
 import samples as stats  # noqa: E402  (plots/samples.py: what is drawn from the samples)
 
@@ -110,6 +115,16 @@ WORTH_SHARE = 0.3
 # seconds, on a terminal (rewritten in place) and in a log.
 SETTLE_MAX_SAMPLES = 200
 PROGRESS_EVERY, PROGRESS_EVERY_LOG = 2.0, 30.0
+# The options every sample gets from the scheduler: a job that gives one itself is a usage error.
+OURS = ("--sizes", "--warmup", "--reps", "--time-limit", "--csv", "--no-verify")
+# Without --timeout, a sample still running after TIMEOUT_BASE seconds plus the time of its
+# product at TIMEOUT_RATE GFLOPS (a tenth of the naive step's speed) has hung.
+TIMEOUT_BASE, TIMEOUT_RATE = 120.0, 0.1
+
+
+def sample_timeout(size):
+    """The seconds a sample at `size` may take when --timeout is not given."""
+    return TIMEOUT_BASE + 2.0 * size ** 3 / (TIMEOUT_RATE * 1e9)
 
 
 def worth(share, count, cost):
@@ -147,6 +162,10 @@ def parse_job(text, ref):
     words = shlex.split(command)
     if not words:
         raise ValueError("'{}': no command".format(shown(text, 60)))
+    given = [w.partition("=")[0] for w in words[1:] if w.partition("=")[0] in OURS]
+    if given:
+        raise ValueError("{}: {} is the scheduler's to give (it passes {} to every sample)".format(
+            label, given[0], " ".join(OURS)))
     return Job(label, words, ref)
 
 
@@ -192,18 +211,19 @@ class Scheduler:
             command.append("--no-verify")
         self.seq += 1
         start = time.monotonic()
+        timeout = self.args.timeout if self.args.timeout is not None else sample_timeout(size)
         try:
-            done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, timeout=self.args.timeout)
+            done = cli.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=timeout)
         except subprocess.TimeoutExpired:
-            job.failed = "{} at n={} did not finish in {:g} s (--timeout {:g})".format(
-                job.label, size, self.args.timeout, self.args.timeout)
+            job.failed = "{} at n={} did not finish in {:g} s (--timeout {:g}{})".format(
+                job.label, size, timeout, timeout, "" if self.args.timeout is not None else ", the default")
             return
         except OSError as e:
             job.failed = "{} at n={} cannot run: {}".format(job.label, size, e.strerror)
             return
         if done.returncode == -signal.SIGINT:
-            raise KeyboardInterrupt   # Ctrl-C reached the job first: the run ends, not the job
+            raise KeyboardInterrupt   # a SIGINT meant for the run: it ends, not the job
         job.wall.setdefault(size, []).append(time.monotonic() - start)
         said = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
         line = shown(said[-1]) if said else ""
@@ -275,11 +295,21 @@ class Scheduler:
             pin = (lambda c=cpu: os.sched_setaffinity(0, {c})) if cpu is not None else None
             try:
                 running.append((cpu, path, subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                            stderr=subprocess.PIPE, preexec_fn=pin)))
+                                                            stderr=subprocess.PIPE, preexec_fn=pin,
+                                                            start_new_session=True)))
             except OSError as e:
                 return self.probe_failed("cannot run {}: {}".format(self.probe[0], e.strerror), running)
             except subprocess.SubprocessError as e:   # the pinning failed in the child
                 return self.probe_failed("cannot run {} on CPU {}: {}".format(self.probe[0], cpu, e), running)
+        try:
+            return self.probe_read(running)
+        finally:   # Ctrl-C or SIGTERM while they run: no probe is left behind
+            for _, _, process in running:
+                if process.returncode is None:
+                    cli.kill_group(process)
+
+    def probe_read(self, running):
+        """probe_values() of the probes `running`, once each has ended."""
         values = {}
         for cpu, path, process in running:
             _, err = process.communicate()
@@ -297,8 +327,7 @@ class Scheduler:
 
     def probe_failed(self, why, running):
         for _, _, process in running:
-            process.kill()
-            process.wait()
+            cli.kill_group(process)
         print("   the probe {}: sampling without waiting for quiet".format(why), flush=True)
         self.probe = None
         return None
@@ -376,8 +405,8 @@ class Scheduler:
         for job in self.jobs:
             command = job.command + ["--sizes", "8", "--warmup", "0", "--reps", "1", "--no-verify"]
             try:
-                done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                      stderr=subprocess.PIPE, timeout=self.args.timeout)
+                done = cli.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               timeout=self.args.timeout if self.args.timeout is not None else sample_timeout(8))
             except subprocess.TimeoutExpired:
                 continue   # the samples will say so
             except OSError as e:
@@ -589,7 +618,7 @@ def sample_all(scheduler, args):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(prog=PROG, description="Sample harness executables side by side, "
+    parser = cli.Parser(prog=PROG, description="Sample harness executables side by side, "
                                      "spread over the run (see the top of this file).")
     parser.add_argument("--out", required=True, help="folder of LABEL.csv and samples/LABEL.csv")
     parser.add_argument("--job", action="append", default=[], metavar="LABEL=COMMAND", help="a job to sample")
@@ -612,7 +641,8 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=None, help="the order's random seed (default: new each run)")
     parser.add_argument("--no-verify", action="store_true", help="pass --no-verify to every sample")
     parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds one sample may take; a job still running then has failed")
+                        help="seconds one sample may take; a job still running then has failed (default: "
+                             "{:.0f} s plus its product's time at {:g} GFLOPS)".format(TIMEOUT_BASE, TIMEOUT_RATE))
     parser.add_argument("--probe", default=None, metavar="COMMAND",
                         help="a harness executable run at n = {} on every CPU before each size's samples: "
                              "the samples wait while it finds a CPU in a spell (default: no probe)".format(PROBE_SIZE))
@@ -632,6 +662,8 @@ def main(argv):
         return usage(e)
     if not jobs:
         return usage("no --job given")
+    if not args.out:
+        return usage("--out '': an empty folder name")
     if args.settle is not None and args.budget is not None:
         return usage("--settle and --budget: give one (--settle S bounds the whole sampling)")
     if args.max_samples is None:
@@ -663,6 +695,7 @@ def main(argv):
         print("{}: cannot write {}: {}".format(PROG, out, e.strerror), file=sys.stderr)
         return 3
     scheduler = Scheduler(args, jobs, sizes, out)
+    cli.on_sigterm()   # after the scratch folder, whose handler would leave the sample running
     try:
         for job in jobs:
             for path in scheduler.paths(job):
@@ -682,18 +715,23 @@ def main(argv):
             print("{}: {}".format(PROG, problems[0]), file=sys.stderr)
             return 2
         sample_all(scheduler, args)
-    except KeyboardInterrupt:
-        # Every sample taken is kept: the group under way was not saved yet. A second Ctrl-C
-        # (the terminal's and run_all.sh's) must not cut the saving short.
+    except (KeyboardInterrupt, cli.Terminated) as e:
+        # The sample under way is killed with its group (cli.run); every sample taken is
+        # kept, the group under way's too. A second signal must not cut the saving short.
+        signum = signal.SIGTERM if isinstance(e, cli.Terminated) else signal.SIGINT
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         try:
             for job in jobs:
                 scheduler.save(job)
         except output_file.OutputError as e:
             print("{}: {}".format(PROG, e), file=sys.stderr)
             return 3
-        print("{}{}: interrupted; the files hold the {} samples taken".format(
-            "\n" if sys.stdout.isatty() else "", PROG, sum(len(j.rows) for j in jobs)), file=sys.stderr)
+        print("{}{}: {}; the files hold the {} samples taken".format(
+            "\n" if sys.stdout.isatty() else "", PROG, "interrupted" if signum == signal.SIGINT else "terminated",
+            sum(len(j.rows) for j in jobs)), file=sys.stderr)
+        if signum == signal.SIGTERM:
+            cli.end_by(signum, [scheduler.tmp])
         return 130
     except output_file.OutputError as e:
         print("{}: {}".format(PROG, e), file=sys.stderr)
