@@ -23,13 +23,13 @@ only; Python 3.7 or later. Malformed input (a GFLOPS that is negative or not fin
 that is not above 0 ...): exit 2 with one line naming the file and the problem; OUT.md cannot
 be written: exit 3 (it is written by plots/output_file.py's rules).
 """
-import argparse
 import datetime
 import glob
 import os
 import re
 import sys
 
+import cli  # plots/cli.py: one-line usage errors
 import output_file
 import samples as sampling
 from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
@@ -289,7 +289,7 @@ def parse_steps(text):
 
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
-    parser = argparse.ArgumentParser(description="results/summary.md from the CSVs in results/.")
+    parser = cli.Parser(prog="summary.py", description="results/summary.md from the CSVs in results/.")
     parser.add_argument("--results", default=os.path.join(os.path.dirname(here), "results"),
                         help="folder of the CSVs (default: results/ at the checkout's root)")
     parser.add_argument("-o", "--output", help="Markdown file to write (default: RESULTS/summary.md)")
@@ -335,4 +335,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # summary.md is written whole at the end, or not at all
+        sys.exit(cli.interrupted("summary.py"))
