@@ -14,17 +14,22 @@ at the run's thread count. x OpenBLAS: the median, over the rounds, of the ratio
 samples taken back to back at that size and thread count (DIR/samples/, written by
 tools/interleave.py), with the range of those ratios; without samples, the ratio of the two
 bests. Rows run with --no-verify are noted as unverified, not as failed. A closing Spread
-paragraph names every size whose numbers are uncertain: a size no second sample confirmed
-within tolerance (the CSV's settled column: unsettled), one whose median sample is more than
-10 % (SPREAD) below its best, one the scaling run (DIR/scaling/) measured on as many threads
-with a result that far off, and one timed while other programs held the CPUs for 5 % (BUSY)
-or more of the time (the cpu_wait column). Standard library
-only; Python 3.7 or later. Malformed input (a GFLOPS that is negative or not finite, a peak
-that is not above 0 ...): exit 2 with one line naming the file and the problem; OUT.md cannot
-be written: exit 3 (it is written by plots/output_file.py's rules).
+table has a row per curve (as the figures draw them): its sizes settled of sizes measured (the
+CSV's settled column), the worst spread of a size's samples and where, samples a size, and the
+share of its samples a spell disturbed (plots/samples.py's definitions); a line names a curve's
+sizes timed while other programs held the CPUs for 5 % (BUSY) or more of the time (cpu_wait),
+sizes the scaling run (DIR/scaling/) measured on as many threads more than 10 % (SPREAD) off,
+and bests above the measured peak; one short paragraph says what that means. The per-size
+detail goes to spread.csv beside OUT.md (docs/contracts.md, "Results and targets"). The tables
+are written without spaces around their "|" (wc -w counted each padded one as a word). Standard
+library only; Python 3.7 or later. Malformed input (a GFLOPS that is negative or not finite, a peak
+that is not above 0 ...): exit 2 with one line naming the file and the problem; OUT.md or
+spread.csv cannot be written: exit 3 (both are written by plots/output_file.py's rules).
 """
+import csv
 import datetime
 import glob
+import io
 import os
 import re
 import sys
@@ -33,7 +38,7 @@ import cli  # plots/cli.py: one-line usage errors
 import output_file
 import samples as sampling
 from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
-                         nearest, split_by_threads)
+                         nearest, split_as_run, split_by_threads)
 from output_file import OutputError
 
 SIZES = (500, 1000, 1500)
@@ -110,89 +115,156 @@ def paired(results, runs):
     return out
 
 
-def spread_notes(results, runs, peak=None):
-    """A sentence per step and thread count whose numbers are uncertain: a size no second
-    sample confirmed (unsettled: tools/interleave.py gave it more samples and they still
-    disagree), a size whose median sample is more than SPREAD below its best, a size the
-    scaling run (results/scaling/) measured too, on as many threads, with another result
-    (issue 28: step 09 at n = 1000, 118.6 GFLOPS in the sweep and 186.3 in the scaling run),
-    a size timed while other programs held the CPUs (cpu_wait), and a size whose best is above
-    the measured fp32 peak at its thread count (the CPU ran faster then than while the peak
-    was measured: a host that runs it faster for a while, up to 209 GFLOPS against 173-181 on
-    the Emerald Rapids of issue 33, or a peak measured in a spell, 289.5 on two threads there
-    against 340-358 in other runs)."""
-    def apart(a, b):
-        return 1.0 - min(a, b) / max(a, b) if max(a, b) > 0 else 0.0
+def curves_of(runs):
+    """The curves the figures draw (harness_csv.split_as_run) of the CSVs behind `runs`: one
+    per CSV and thread count, a size run on fewer threads kept in its CSV's curve."""
+    out = []
+    for path in dict.fromkeys(r["path"] for r in runs):
+        whole = next(r for r in runs if r["path"] == path)
+        for part in split_as_run(load_run(path)):
+            part["twin"] = whole["mixed"] and any(r["path"] != path and (r["step"], r["threads"]) ==
+                                                  (part["step"], part["threads"]) for r in runs)
+            out.append(part)
+    return out
 
-    def far(x):   # as the sentence shows it: 10.04 % is "10 %", not more than 10 %
-        return round(100 * x) > round(100 * SPREAD)
 
-    def pct(x):
-        return "{:.0f} %".format(100 * x)
+def size_detail(row, values, scaling, ceiling):
+    """One size of a curve: what spread.csv says of it (values: its samples' GFLOPS)."""
+    return {"n": row["m"], "ran_threads": row["threads"], "samples": row["samples"],
+            "settled": None if row["samples"] is None else row["settled"], "best": row["best"],
+            "median": row["median"], "worst": min(values) if values else None,
+            "spread": sampling.spread(values) if len(values) > 1 else None,
+            "gap": sampling.gap(values) if len(values) > 1 else None, "cpu_wait": row["cpu_wait"],
+            "scaling": scaling, "above_peak": bool(ceiling and row["best"] > ceiling[1])}
 
+
+def spread_detail(results, runs, peak=None):
+    """Per curve, its sizes (size_detail) and the share of its samples a spell disturbed: the
+    scheduler's own measures (plots/samples.py: settled, spread, gap, quiet_share), the scaling
+    run's result at the same size and thread count (issue 28: step 09 at n = 1000, 118.6 GFLOPS
+    in the sweep and 186.3 in the scaling run), and whether the best is above the measured peak
+    (a host that ran the CPU faster for a while, or a peak measured in a spell: issue 33)."""
     scaling = [load_run(p) for p in sorted(glob.glob(os.path.join(results, "scaling", "*.csv")))]
-    notes = []
-    for run in runs:
-        said = []
+    out = []
+    for curve in curves_of(runs):
         values = {}
-        for r in load_samples(results, run):
-            if int(r["threads"]) == run["threads"]:
-                values.setdefault(int(r["m"]), []).append(float(r["gflops_best"]))
-        ceiling = best_peak(peak or {}, run["threads"])
-        above = [r for r in run["rows"] if ceiling and r["best"] > ceiling[1]]
-        if above:
-            said.append("above the measured peak ({} GFLOPS) at n = {}: the CPU ran faster then than while the "
-                        "peak was measured (a host that sped it up, or a peak measured in a spell): the curve "
-                        "is high there, or the peak low".format(
-                            fmt(ceiling[1]), ", ".join("{} ({})".format(r["m"], fmt(r["best"])) for r in above)))
-        unsettled = [r for r in run["rows"] if r["samples"] is not None and not r["settled"]]
-        # Two kinds: no second sample near the best, or the best confirmed but the job's samples
-        # came near their best so rarely that a spell could have slowed all of this size's alike
-        # (tools/interleave.py wanted more: samples.needed_samples).
-        confirmed = [r for r in unsettled if len(values.get(r["m"], [])) >= 2
-                     and sampling.gap(values[r["m"]]) <= sampling.TOLERANCE]
-        unconfirmed = [r for r in unsettled if r not in confirmed]
-        if unconfirmed:
-            said.append("unsettled at n = {} (no second sample within {} of the best)".format(", ".join(
-                "{} ({})".format(r["m"], "one sample" if r["samples"] == 1 else "{} samples, {} apart".format(
-                    r["samples"], pct(sampling.spread(values.get(r["m"], [])))))
-                for r in unconfirmed), pct(sampling.TOLERANCE)))
-        if confirmed:
-            share = sampling.quiet_share(list(values.values()))
-            spreads = sorted(sampling.spread(values[r["m"]]) for r in confirmed)
-            apart_text = pct(spreads[0]) if pct(spreads[0]) == pct(spreads[-1]) else "{:.0f}-{}".format(
-                100 * spreads[0], pct(spreads[-1]))
-            said.append("unsettled, too few samples, at n = {} (samples {} apart): each best was confirmed by a "
-                        "second sample, but only {} of this run's samples came within {} of their size's best, "
-                        "so it takes {} for one of them to have missed the spells".format(
-                            ", ".join("{} ({})".format(r["m"], r["samples"]) for r in confirmed), apart_text,
-                            pct(share), pct(sampling.TOLERANCE), sampling.needed_samples(share)))
-        wide = [(r["m"], apart(r["best"], r["median"])) for r in run["rows"] if far(apart(r["best"], r["median"]))]
-        busy = [(r["m"], r["cpu_wait"]) for r in run["rows"] if r["cpu_wait"] is not None and r["cpu_wait"] >= BUSY]
-        if busy:
-            said.append("other programs held its CPUs for {} or more of the timed calls at n = {}".format(
-                pct(BUSY), ", ".join("{} ({})".format(m, pct(x)) for m, x in busy)))
-        if wide:
-            said.append("the median {} more than {} below the best at n = {}".format(
-                "sample is" if any(r["samples"] for r in run["rows"]) else "of the repetitions is",
-                pct(SPREAD), ", ".join("{} ({})".format(m, pct(x)) for m, x in wide)))
-        for other in scaling:
-            if other["step"] != run["step"]:
-                continue
-            theirs = {r["m"]: r["best"] for r in other["rows"] if r["threads"] == run["threads"]}
-            for m, (best, _) in sorted(best_by_size(run).items()):
-                if m in theirs and far(apart(best, theirs[m])):
-                    said.append("at n = {} this sweep measured {} GFLOPS and the scaling run ({}) {}: {} apart".format(
-                        m, fmt(best), os.path.basename(other["path"]), fmt(theirs[m]), pct(apart(best, theirs[m]))))
-        if said:
-            # Step 10's all-core CSV runs its smallest sizes on one thread: that run is named by
-            # its file, or it would read as a second sentence about the one-thread CSV.
-            twin = run["mixed"] and sum(1 for other in runs
-                                        if (other["step"], other["threads"]) == (run["step"], run["threads"])) > 1
-            notes.append("- **{}** ({} thread{}{}): {}.".format(
-                run["step"], run["threads"], "s" if run["threads"] > 1 else "",
-                ", in " + os.path.basename(run["path"]) if twin else "", "; ".join(said)))
-    return notes
+        for r in load_samples(results, curve):
+            values.setdefault((int(r["m"]), int(r["threads"])), []).append(float(r["gflops_best"]))
+        sizes = []
+        for row in curve["rows"]:
+            theirs = [o["best"] for other in scaling if other["step"] == curve["step"]
+                      for o in other["rows"] if (o["m"], o["threads"]) == (row["m"], row["threads"])]
+            sizes.append(size_detail(row, values.get((row["m"], row["threads"]), []), max(theirs, default=None),
+                                     best_peak(peak or {}, row["threads"])))
+        quiet = sampling.quiet_share(list(values.values())) if values else None
+        out.append({"step": curve["step"], "threads": curve["threads"], "path": curve["path"],
+                    "twin": curve["twin"], "sizes": sizes,
+                    "disturbed": None if quiet is None else 1.0 - quiet,
+                    "needed": None if quiet is None else sampling.needed_samples(quiet)})
+    return out
+
+
+def apart(a, b):
+    return 1.0 - min(a, b) / max(a, b) if max(a, b) > 0 else 0.0
+
+
+def pct(x):
+    return "{:.0f} %".format(100 * x)
+
+
+def flags(curve):
+    """What else makes a curve's numbers uncertain, in a few words each: sizes timed while other
+    programs held the CPUs (cpu_wait), a scaling run that measured otherwise, bests above the peak."""
+    said = []
+    busy = [d["n"] for d in curve["sizes"] if d["cpu_wait"] is not None and d["cpu_wait"] >= BUSY]
+    if busy:
+        said.append("CPUs busy at n = " + ", ".join(map(str, busy)))
+    for d in curve["sizes"]:
+        if d["scaling"] is not None and round(100 * apart(d["best"], d["scaling"])) > round(100 * SPREAD):
+            said.append("scaling run {} off at n = {}".format(pct(apart(d["best"], d["scaling"])), d["n"]))
+    above = [d["n"] for d in curve["sizes"] if d["above_peak"]]
+    if above:
+        said.append("above the peak at n = " + ", ".join(map(str, above)))
+    return "; ".join(said)
+
+
+def curve_name(curve):
+    """A curve as the spread table and its notes name it: the file too, for a CSV's second run
+    on as many threads (step 10's all-core CSV runs its smallest sizes on one thread)."""
+    return curve["step"] + (" ({})".format(os.path.basename(curve["path"])) if curve["twin"] else "")
+
+
+def spread_row(curve):
+    """One curve's row: sizes settled of sizes measured, the worst spread of a size's samples
+    and where, samples a size, the share of its samples a spell disturbed."""
+    sizes = curve["sizes"]
+    known = [d for d in sizes if d["settled"] is not None]
+    spreads = [d for d in sizes if d["spread"] is not None]
+    worst = max(spreads, key=lambda d: d["spread"]) if spreads else None
+    counts = sorted(d["samples"] for d in known)
+    return table_row([
+        curve_name(curve), curve["threads"],
+        "{}/{}".format(sum(1 for d in known if d["settled"]), len(sizes)) if known else "-",
+        "{:.0f}% at {}".format(100 * worst["spread"], worst["n"]) if worst else "-",
+        ("{}-{}".format(counts[0], counts[-1]) if counts[0] != counts[-1] else str(counts[0])) if counts else "-",
+        "{:.0f}%".format(100 * curve["disturbed"]) if curve["disturbed"] is not None else "-"])
+
+
+def spread_table(detail):
+    """summary.md's spread: a row per curve, then a line per curve that flags() names."""
+    lines = [table_row(["curve", "threads", "settled", "worst spread, at n", "samples a size", "disturbed"]),
+             "|---|--:|--:|--:|--:|--:|"] + [spread_row(c) for c in detail]
+    notes = ["- **{}** ({}): {}.".format(curve_name(c), thread_count(c["threads"]), flags(c))
+             for c in detail if flags(c)]
+    return lines + ([""] + notes if notes else [])
+
+
+def thread_count(count):
+    return "{} thread{}".format(count, "" if count == 1 else "s")
+
+
+def spread_words(detail):
+    """What the spread table means for the reader's comparisons, in a few sentences."""
+    sizes = [d for c in detail for d in c["sizes"] if d["settled"] is not None]
+    if not sizes:
+        return "No samples (tools/interleave.py): settled and spread unknown."
+    settled = sum(1 for d in sizes if d["settled"])
+    if settled == len(sizes):
+        return ("Every size settled: a second sample confirmed each best within {}, so a difference larger "
+                "than that between two curves is the steps'.".format(pct(sampling.TOLERANCE)))
+    return ("{} of {} sizes settled. Two curves closer than their spread may be in either order; x OpenBLAS, "
+            "paired within rounds, is the steadier comparison. Per size: spread.csv.".format(settled, len(sizes)))
+
+
+SPREAD_COLUMNS = ["step", "threads", "csv", "n", "ran_threads", "samples", "settled", "gflops_best",
+                  "gflops_median", "gflops_worst", "spread", "gap", "cpu_wait", "scaling_gflops",
+                  "above_peak", "disturbed", "needed"]
+
+
+def spread_csv(detail):
+    """results/spread.csv: a row per curve and size (docs/contracts.md, "Results and targets")."""
+    def cell(value):
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "1" if value else "0"
+        return "{:.4f}".format(value) if isinstance(value, float) else str(value)
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(SPREAD_COLUMNS)
+    for c in detail:
+        for d in c["sizes"]:
+            writer.writerow([cell(v) for v in (
+                c["step"], c["threads"], os.path.basename(c["path"]), d["n"], d["ran_threads"], d["samples"],
+                d["settled"], d["best"], d["median"], d["worst"], d["spread"], d["gap"], d["cpu_wait"],
+                d["scaling"], d["above_peak"], c["disturbed"], c["needed"])])
+    return text.getvalue()
+
+
+def table_row(cells):
+    """A Markdown table row, its cells unpadded: `wc -w` counted each padded "|" as a word, a
+    third of summary.md's words on a busy run (issue 49 asks for one screen, 700 words)."""
+    return "|" + "|".join(str(c) for c in cells) + "|"
 
 
 def fmt(value, digits=1):
@@ -200,37 +272,37 @@ def fmt(value, digits=1):
 
 
 def render(runs, peak, machine, spread=None, pairs=None):
-    """summary.md's text; spread: spread_notes' sentences (None: not looked for); pairs:
+    """summary.md's text; spread: spread_detail()'s curves (None: not looked for); pairs:
     paired()'s ratios to OpenBLAS (a run without them shows the ratio of the bests)."""
     pairs = pairs or {}
     openblas = {r["threads"]: r for r in runs if r["step"] == "ref_openblas"}
     lines = ["# SGEMM: where each step stands", ""]
-    lines += ["| machine | |", "|---|---|"]
+    lines += [table_row(["machine", ""]), "|---|---|"]
     for key, label in (("cpu", "CPU"), ("uarch", "microarchitecture"), ("cores", "cores"),
                        ("compiler", "compiler"), ("flags", "flags"), ("date", "date")):
-        lines.append("| {} | {} |".format(label, machine.get(key) or "unknown"))
+        lines.append(table_row([label, machine.get(key) or "unknown"]))
     if machine.get("rounds"):
-        lines.append("| sampling | every size of every step and library in {} rounds or more, side by side "
-                     "(tools/interleave.py): the best sample is the curve |".format(machine["rounds"]))
+        lines.append(table_row(["sampling", "{} rounds or more of every size, interleaved (tools/interleave.py)".format(
+            machine["rounds"])]))
     if peak:
         counts = sorted(set(t for _, t in peak))
-        lines.append("| measured fp32 peak | {} |".format("; ".join(
+        lines.append(table_row(["measured fp32 peak", "; ".join(
             "{} thread{}: {} GFLOPS ({})".format(t, "s" if t > 1 else "", fmt(g), isa)
-            for t, (isa, g) in ((t, best_peak(peak, t)) for t in counts))))
+            for t, (isa, g) in ((t, best_peak(peak, t)) for t in counts))]))
     else:
-        lines.append("| measured fp32 peak | no peak.csv (run build/bin/peak --csv results/peak.csv) |")
+        lines.append(table_row(["measured fp32 peak", "no peak.csv (run build/bin/peak --csv results/peak.csv)"]))
     lines.append("")
-    lines.append("GFLOPS: the best sample at each size (the nearest size measured when that "
-                 "one was not: shown as @n); % of the measured fp32 peak at the run's thread "
-                 "count; x OpenBLAS: the median over the rounds of the ratio to ref_openblas "
-                 "sampled right before or after it at the same size and thread count (of the rounds "
-                 "in which both samples came within {:.0f} % of their size's best), with the range of those ratios in brackets (without samples: the ratio "
-                 "of the bests; also where no round had both near their bests).".format(100 * sampling.PAIR_NEAR))
+    lines.append("GFLOPS: the best sample at each size (@n: the nearest size measured, when that one was not); "
+                 "% of the measured fp32 peak at the run's thread count; x OpenBLAS: the median over the rounds "
+                 "of the ratio to ref_openblas sampled right before or after it at the same size and thread count "
+                 "(of the rounds in which both came within {:.0f} % of their size's best), the range of those "
+                 "ratios in brackets (without samples, or no such round: the ratio of the bests).".format(
+                     100 * sampling.PAIR_NEAR))
     lines.append("")
     header = ["step", "kernel", "threads"]
     for size in SIZES:
         header += ["GFLOPS n={}".format(size), "% peak", "x OpenBLAS"]
-    lines.append("| " + " | ".join(header) + " |")
+    lines.append(table_row(header))
     lines.append("|" + "|".join(["---"] * 3 + ["--:"] * (3 * len(SIZES))) + "|")
     notes = []
     for run in runs:
@@ -255,7 +327,7 @@ def render(runs, peak, machine, spread=None, pairs=None):
             else:
                 cells.append("-")
         if run["cells"]:
-            lines.append("| " + " | ".join(cells) + " |")
+            lines.append(table_row(cells))
         for sizes, what in ((run["failed"], "FAILED verification"),
                             (run["unverified"], "unverified (run with --no-verify)")):
             if sizes:
@@ -265,17 +337,10 @@ def render(runs, peak, machine, spread=None, pairs=None):
     if notes:
         lines += ["", "Verification:"] + notes
     if spread is not None:
-        lines += ["", "Spread: a size is *unsettled* when no second sample came within {:.0f} % of its best "
-                      "(it got more samples, and they still disagree: its figure is uncertain by as much "
-                      "as they are apart), or when its samples were fewer than a run disturbed this often "
-                      "needs for one of them to have missed the spells; a size also shows here when its median sample is more than "
-                      "{:.0f} % below the best, when the scaling run at the same size and thread count "
-                      "differs by more than that, when other programs held the CPUs for {:.0f} % or more "
-                      "of its timed calls (the CSV's cpu_wait), or when its best is above the measured peak. "
-                      "A difference smaller than these between two "
-                      "steps or sizes is noise.".format(100 * sampling.TOLERANCE, 100 * SPREAD, 100 * BUSY)]
-        lines += spread or ["- every step and library: every size settled, and within {:.0f} % everywhere.".format(
-            100 * SPREAD)]
+        lines += ["", "Spread (plots/samples.py): settled, a second sample within {} of the best; spread, "
+                      "(best - worst) / best; disturbed, the share of samples a spell slowed more than that."
+                  .format(pct(sampling.TOLERANCE)), ""]
+        lines += spread_table(spread) + ["", spread_words(spread)]
     return "\n".join(lines) + "\n"
 
 
@@ -309,7 +374,7 @@ def main(argv):
         peak_path = os.path.join(args.results, "peak.csv")
         peak = load_peak(peak_path) if os.path.exists(peak_path) else {}
         machine = load_machine(os.path.join(args.results, "machine.txt"))
-        spread = spread_notes(args.results, runs, peak)
+        spread = spread_detail(args.results, runs, peak)
         pairs = paired(args.results, runs)
     except InputError as e:
         print("summary.py: {}".format(e), file=sys.stderr)
@@ -326,7 +391,10 @@ def main(argv):
     output = args.output or os.path.join(args.results, "summary.md")
     text = render(runs, peak, machine, spread, pairs)
     try:
+        output_file.check(os.path.join(os.path.dirname(os.path.abspath(output)), "spread.csv"))
         output_file.write(output, text)
+        # The per-size detail beside it (issue 49: in prose it was 3,500 words).
+        output_file.write(os.path.join(os.path.dirname(os.path.abspath(output)), "spread.csv"), spread_csv(spread))
     except OutputError as e:
         print("summary.py: {}".format(e), file=sys.stderr)
         return 3
