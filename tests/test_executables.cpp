@@ -351,7 +351,10 @@ TEST_CASE("step 08's blocks follow the cache rule on every geometry", "[e2e]") {
         // a kc given: mc and nc follow it (262144 / 400 = 655.4 -> 654; 8 MiB / 400 = 20971.5 -> 20960)
         {"32K,512K,32M", "avx2", "--kc 100", "mc=654 kc=100 nc=20960"},
         // mc and nc given: rounded up to whole tiles and slivers, kc still from L1
-        {"32K,512K,32M", "avx2", "--mc 50 --nc 100", "mc=54 kc=256 nc=112"}};
+        {"32K,512K,32M", "avx2", "--mc 50 --nc 100", "mc=54 kc=256 nc=112"},
+        // given at the cap: rounded up to whole tiles would pass 65536 (65538, 65548), so rounded down
+        {"32K,512K,32M", "avx2", "--mc 65536 --nc 65536", "mc=65532 kc=256 nc=65536"},
+        {"32K,512K,32M", "avx512", "--mc 65535 --nc 65535", "mc=65534 kc=128 nc=65536"}};
 #else
     const Case cases[] = {
         // kc = 32768 / 48 = 682.7 -> 672; mc = 524288 / 2688 = 195 -> 192; nc = 8 MiB / 2688 = 3120.8 -> 3120

@@ -109,6 +109,7 @@ void set_nc(int v) { nc_set = v; }
 // - nc: the B panel (kc x nc) is read again by every A block, so it should stay in L3. But the
 //   L3 is shared by the chip's cores (8 around a Zen L3) and, on a cloud host, by other guests:
 //   the panel gets a quarter of it, in equal panels (panel_width).
+// --mc and --nc are rounded up to whole tiles and slivers, then held to 65536 like the rule's.
 // A shallow kc means a C tile every kc steps; the kernels ask for it when they start
 // (microkernel_avx512.cpp), so it is in L2 by the time they add to it.
 // >>> block-rule
@@ -119,8 +120,8 @@ Blocks block_sizes(const Tile& tile) {
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
     b.kc = kc_set > 0 ? kc_set : round_down_at_least(l1 / 2 / (4L * tile.nr), 16);
-    b.mc = mc_set > 0 ? round_up(mc_set, tile.mr) : round_down_at_least(l2 / 2 / (4L * b.kc), tile.mr);
-    b.nc = nc_set > 0 ? round_up(nc_set, tile.nr) : round_down_at_least(l3 / 4 / (4L * b.kc), tile.nr);
+    b.mc = round_down_at_least(mc_set > 0 ? round_up(mc_set, tile.mr) : l2 / 2 / (4L * b.kc), tile.mr);
+    b.nc = round_down_at_least(nc_set > 0 ? round_up(nc_set, tile.nr) : l3 / 4 / (4L * b.kc), tile.nr);
     return b;
 }
 // <<< block-rule
