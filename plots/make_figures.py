@@ -16,7 +16,7 @@ Makes, in DIR (default results/ at the checkout's root), each from the files it 
   bandwidth.png      bandwidth by working set (bandwidth.csv)
   scaling.png        steps 09 and 10 and the libraries at 1..N threads (scaling/*.csv, peak.csv)
   blockmap_<step>.png  GFLOPS over kc x mc (blockmap_<step>.csv, from tools/block_map.py)
-  summary.md         plots/summary.py's table
+  summary.md         plots/summary.py's tables (spread.csv beside it: the per-size spread)
 --docs DIR also copies the figures there (the tutorial's docs/figures/). A figure whose
 inputs are not there is left out, with a line saying so. Titles name the microarchitecture
 from the CSVs or DIR/machine.txt. Every file is written by plots/output_file.py's rules. Needs
