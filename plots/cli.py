@@ -1,7 +1,8 @@
 """The command-line rules the Python tools share (docs/contracts.md, "Exit status"):
 
   - Parser: argparse whose usage errors, its own type errors included, are one line on
-    stderr, "PROG: MESSAGE", and exit 2 (argparse's own prints the whole usage first).
+    stderr, "PROG: MESSAGE", and exit 2 (argparse's own prints the whole usage first); name,
+    the type of a path option, refuses an empty one.
   - run(): a child in its own process group, so that a timeout, Ctrl-C or SIGTERM ends the
     child and whatever it started (a job script's own children), never leaving one behind.
   - on_sigterm(): SIGTERM raised as Terminated, so that what a program does on Ctrl-C (stop
@@ -22,6 +23,14 @@ import sys
 class Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, "{}: {}\n".format(self.prog, message.replace("\n", " ")))
+
+
+def name(text):
+    """argparse's type of a file or folder name: an empty one is a usage error, never the
+    default's stand-in nor the working folder."""
+    if not text:
+        raise argparse.ArgumentTypeError("'': an empty name")
+    return text
 
 
 class Terminated(BaseException):

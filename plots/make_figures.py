@@ -54,11 +54,11 @@ def paths_of(runs):
 
 def main(argv):
     parser = cli.Parser(prog="make_figures.py", description="The figure set and summary.md from results/.")
-    parser.add_argument("--results", default=os.path.join(os.path.dirname(HERE), "results"))
+    parser.add_argument("--results", type=cli.name, default=os.path.join(os.path.dirname(HERE), "results"))
     parser.add_argument("--steps", help="only these step numbers, e.g. 5,7")
     parser.add_argument("--at", type=int, default=1000,
                         help="matrix size of the staircase, roofline and scaling figures (default 1000)")
-    parser.add_argument("--docs", help="also copy the figures to this folder")
+    parser.add_argument("--docs", type=cli.name, help="also copy the figures to this folder")
     parser.add_argument("--compiler", help="for summary.md")
     parser.add_argument("--flags", help="for summary.md")
     args = parser.parse_args(argv)

@@ -262,6 +262,14 @@ check("figure:" in first and p.returncode == 130 and took < 5 and "Traceback" no
 for bad in (["--at", "abc"], ["--bogus"]):
     usage_check(make_figures + ["--results", figs] + bad, "make_figures.py " + " ".join(bad))
 usage_check([PY, os.path.join(ROOT, "plots", "summary.py"), "--results", figs, "--bogus"], "summary.py --bogus")
+# An empty name is a usage error, never the default file's stand-in nor the working folder.
+for command, what in ((make_figures + ["--results", figs, "--docs", ""], "make_figures.py --docs ''"),
+                      (make_figures + ["--results", ""], "make_figures.py --results ''"),
+                      ([PY, os.path.join(ROOT, "plots", "summary.py"), "--results", figs, "-o", ""], "summary.py -o ''"),
+                      (block_map + [os.path.join(fakebin, "step06_blocking"), "--csv", ""], "block_map.py --csv ''")):
+    usage_check(command, what, cwd=empty)
+check(os.listdir(empty) == [] and not os.path.exists(os.path.join(figs, "summary.md")),
+      "... nothing written, in the working folder or as the default")
 
 # ---- make step-N (cmake/RunStep.cmake): the sampler's usage error --------------------------------
 r = subprocess.run(["cmake", "-DEXE=" + os.path.join(fakebin, "step01_baseline"), "-DSLUG=01_baseline",

@@ -162,7 +162,7 @@ def main(argv):
     parser.add_argument("--threads", type=int, help="threads of the step (passed on as --threads N)")
     parser.add_argument("--kernel", help="the step's variant (passed on as --kernel NAME: avx2 on an AVX-512 CPU)")
     parser.add_argument("--cpu", default="last", help="CPU to pin the runs to (default: the last allowed), or none")
-    parser.add_argument("--csv", help="CSV to write (default: block_map_<step>.csv here)")
+    parser.add_argument("--csv", type=cli.name, help="CSV to write (default: block_map_<step>.csv here)")
     args = parser.parse_args(argv)
 
     try:

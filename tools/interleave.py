@@ -620,7 +620,7 @@ def sample_all(scheduler, args):
 def main(argv):
     parser = cli.Parser(prog=PROG, description="Sample harness executables side by side, "
                                      "spread over the run (see the top of this file).")
-    parser.add_argument("--out", required=True, help="folder of LABEL.csv and samples/LABEL.csv")
+    parser.add_argument("--out", required=True, type=cli.name, help="folder of LABEL.csv and samples/LABEL.csv")
     parser.add_argument("--job", action="append", default=[], metavar="LABEL=COMMAND", help="a job to sample")
     parser.add_argument("--ref", action="append", default=[], metavar="LABEL=COMMAND",
                         help="a library the jobs are compared with")
@@ -662,8 +662,6 @@ def main(argv):
         return usage(e)
     if not jobs:
         return usage("no --job given")
-    if not args.out:
-        return usage("--out '': an empty folder name")
     if args.settle is not None and args.budget is not None:
         return usage("--settle and --budget: give one (--settle S bounds the whole sampling)")
     if args.max_samples is None:
