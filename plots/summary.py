@@ -355,9 +355,9 @@ def parse_steps(text):
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     parser = cli.Parser(prog="summary.py", description="results/summary.md from the CSVs in results/.")
-    parser.add_argument("--results", default=os.path.join(os.path.dirname(here), "results"),
+    parser.add_argument("--results", type=cli.name, default=os.path.join(os.path.dirname(here), "results"),
                         help="folder of the CSVs (default: results/ at the checkout's root)")
-    parser.add_argument("-o", "--output", help="Markdown file to write (default: RESULTS/summary.md)")
+    parser.add_argument("-o", "--output", type=cli.name, help="Markdown file to write (default: RESULTS/summary.md)")
     parser.add_argument("--steps", help="only these step numbers, e.g. 5,7")
     for key in ("compiler", "flags", "date"):
         parser.add_argument("--" + key, help="the machine's " + key + " (overrides machine.txt)")
