@@ -211,6 +211,7 @@ mkdir -p "$build"
 configure_and_build "$build" -DCMAKE_BUILD_TYPE=Release ${mac_args[@]+"${mac_args[@]}"}
 
 if [ "$mode" = test ]; then
+  stage="the test suite"
   say "test suite, Release build"
   (cd "$build" && ctest --output-on-failure -j "$jobs")
   say "test suite, Debug build with AddressSanitizer and UndefinedBehaviorSanitizer ($build-asan/)"

@@ -42,6 +42,8 @@ name, a = os.path.basename(sys.argv[0]), sys.argv[1:]
 csv_path = a[a.index("--csv") + 1] if "--csv" in a else ""
 if name == "cmake":
     part = "build" if "--build" in a else "configure"
+elif name == "ctest":
+    part = "tests"
 elif name == "cpuinfo":
     part = "cpuinfo"
 elif name in ("peak", "bandwidth"):
@@ -94,6 +96,7 @@ with open(fake, "w") as f:
     f.write("#!{} -S\n".format(PY) + FAKE)   # this Python itself, without site: a fast start
 os.chmod(fake, 0o755)
 os.symlink(fake, os.path.join(fakebin, "cmake"))
+os.symlink(fake, os.path.join(fakebin, "ctest"))
 ENV = dict(os.environ, FAKE_MARKS=marks, PATH=fakebin + os.pathsep + os.environ.get("PATH", ""))
 
 
@@ -338,6 +341,12 @@ for part, stage, steps in (("build", "the build", "1"), ("peak", "the peak", "1"
         check(os.path.exists(os.path.join(results, "samples", "step01_baseline.csv")) or
               os.path.exists(os.path.join(results, "samples", "step06_blocking.csv")),
               "... the samples taken are kept")
+
+# --test: Ctrl-C during the test suite names it.
+rc, took, out, err, orphans = signalled([os.path.join(co, "run_all.sh"), "--no-install", "--build", build, "--test"],
+                                        "tests", signal.SIGINT, env=dict(ENV, FAKE_SLOW="tests"))
+check(rc == 130 and took < 5 and not orphans and "during the test suite" in err,
+      "run_all.sh --test, Ctrl-C during the test suite: exit 130 in {:.1f} s, said so ({})".format(took, err.strip()))
 
 # Ctrl-C once the figures are under way (their stage's line said).
 old_results()
