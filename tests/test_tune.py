@@ -631,7 +631,8 @@ check(status == 0 and "resuming from" in err, "... and the same command finds it
 
 # A stand-in build: cpuinfo --identity and a step10_tuned (sh) that writes a harness row of 100
 # GFLOPS, on as many threads as OMP_THREAD_LIMIT lets it (as the harness reports them); a
-# sample (not the probe's n = 16) writes its pid to $STANDIN_MARK and, with STANDIN_HANG, waits.
+# sample (not the probe's n = 16) writes its pid to $STANDIN_MARK and, with STANDIN_HANG, waits
+# on a child of its own (whose pid it writes too), as a job script's children would run.
 standin = os.path.join(work, "standin")
 os.makedirs(os.path.join(standin, "bin"))
 with open(os.path.join(standin, "bin", "cpuinfo"), "w") as f:
@@ -650,8 +651,10 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$OMP_THREAD_LIMIT" ] && [ "$OMP_THREAD_LIMIT" -lt "$threads" ] && threads=$OMP_THREAD_LIMIT
 if [ "$size" != 16 ] && [ -n "$STANDIN_MARK" ]; then
+  if [ -n "$STANDIN_HANG" ]; then
+    sleep 60 & echo $$ $! > "$STANDIN_MARK.new" && mv "$STANDIN_MARK.new" "$STANDIN_MARK"; wait; exit 1
+  fi
   echo $$ > "$STANDIN_MARK.new" && mv "$STANDIN_MARK.new" "$STANDIN_MARK"
-  [ -n "$STANDIN_HANG" ] && exec sleep 60
 fi
 printf 'step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,kernel,reps,params\n' > "$csv"
 printf '10_tuned,%s,%s,%s,%s,100,100,0.001,1e-7,1,avx512,1,mc=%s kc=%s nc=%s\n' "$size" "$size" "$size" \
@@ -681,7 +684,7 @@ for _ in range(200):
     if os.path.exists(mark) or first.poll() is not None:
         break
     subprocess.run(["sleep", "0.05"])
-sample = int(open(mark).read()) if os.path.exists(mark) else None
+sample = [int(w) for w in open(mark).read().split()] if os.path.exists(mark) else None
 second = subprocess.run(STANDIN + ["-o", path, "--threads", "1", "--budget", "5"], stdout=subprocess.PIPE,
                         stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
 check(second.returncode == 3 and second.stderr.count("\n") == 1 and "another tune.py" in second.stderr,
@@ -693,15 +696,16 @@ except subprocess.TimeoutExpired:
     first.kill()
     first.communicate()
 for _ in range(40):
-    if sample is None or not alive(sample):
+    if sample is None or not any(alive(pid) for pid in sample):
         break
     subprocess.run(["sleep", "0.05"])
 leftovers = [n for n in os.listdir(work) if n.startswith(".term.") and n != ".term.txt.lock"]   # the lock stays
-check(sample is not None and first.returncode == -signal.SIGTERM and not alive(sample) and not leftovers,
-      "SIGTERM during a sample: the tuner ends by it (exit {}), the sample's process too, no temporary file "
-      "left ({})".format(first.returncode, leftovers))
-if sample is not None and alive(sample):
-    os.kill(sample, signal.SIGKILL)
+check(sample is not None and first.returncode == -signal.SIGTERM and not any(alive(pid) for pid in sample) and
+      not leftovers, "SIGTERM during a sample: the tuner ends by it (exit {}), the sample's process and its child "
+      "too, no temporary file left ({})".format(first.returncode, leftovers))
+for pid in sample or []:
+    if alive(pid):
+        os.kill(pid, signal.SIGKILL)
 if os.path.exists(path + ".state"):
     with open(path + ".state") as f:
         check(isinstance(json.load(f), dict), "... and the state it kept is whole")

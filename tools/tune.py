@@ -172,6 +172,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
+import cli  # noqa: E402  (plots/cli.py: children in their own process group, SIGTERM raised)
 from harness_csv import InputError, open_regular  # noqa: E402  (a file read only when it is a regular one)
 import samples as stats  # noqa: E402  (plots/samples.py: paired ratios)
 import interleave  # noqa: E402  (tools/interleave.py: the scheduler that takes the samples)
@@ -240,35 +241,12 @@ class Interrupted(Exception):
     pass
 
 
-class Terminated(BaseException):
-    """SIGTERM: raised where the tuner is (a sample's subprocess.run kills its run on the way
-    out), caught by main(), which then ends the tuner by the signal."""
-
-
 def shown(text, limit=300):
     return interleave.shown(str(text), limit)
 
 
 def median(values):
     return stats.median(list(values))
-
-
-def run_alone(command, timeout):
-    """(exit status, standard error) of a run in a process group of its own, stdout dropped:
-    the whole group is killed when it outlives `timeout` (subprocess.TimeoutExpired) or the
-    tuner is stopped meanwhile (SIGTERM, a second Ctrl-C), so that nothing of it lives on."""
-    with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          start_new_session=True) as child:
-        try:
-            _, said = child.communicate(timeout=timeout)
-        except BaseException:
-            try:
-                os.killpg(child.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            child.wait()
-            raise
-        return child.returncode, said
 
 
 # ---- the machines: the real one (the executables) and a made-up one (tests) -------------------
@@ -317,8 +295,8 @@ class Real:
     def identity(self):
         """The cpu and caches lines of cpuinfo --identity, verbatim."""
         try:
-            done = subprocess.run([self.cpuinfo, "--identity"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, timeout=60, start_new_session=True)
+            done = cli.run([self.cpuinfo, "--identity"], timeout=60, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
         except (OSError, subprocess.TimeoutExpired) as e:
             raise Failure(2, "{} --identity: {}".format(self.cpuinfo, getattr(e, "strerror", None) or e))
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -366,8 +344,10 @@ class Real:
         if os.path.exists(path):
             os.unlink(path)
         try:
-            status, said = run_alone(command + ["--sizes", str(PROBE_SIZE), "--reps", "1", "--warmup", "0",
-                                                "--no-verify", "--csv", path], 120)
+            done = cli.run(command + ["--sizes", str(PROBE_SIZE), "--reps", "1", "--warmup", "0", "--no-verify",
+                                      "--csv", path], timeout=120, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+            status, said = done.returncode, done.stderr
         except subprocess.TimeoutExpired:
             raise Failure(1, "{}: its run at n = {} did not finish in 120 s".format(what, PROBE_SIZE))
         except OSError as e:
@@ -1387,30 +1367,17 @@ def sample_problem(record):
 def main(argv, machine=None):
     """The tuner (see the top of this file); its exit status. On SIGTERM it ends by that signal,
     the run under way killed with it, every file whole and the lock let go."""
-    held = {"locks": [], "sigterm": None}
+    held = {"locks": [], "sigterm": signal.getsignal(signal.SIGTERM)}
     try:
         return tune(argv, machine, held)
-    except Terminated:
-        pass
+    except cli.Terminated:
+        pass   # the scratch folders are removed (tune's finally): end by the signal
     finally:
         for fd in held["locks"]:
             os.close(fd)
-        if held["sigterm"] is not None:
-            signal.signal(signal.SIGTERM, held["sigterm"])
-    os.kill(os.getpid(), signal.SIGTERM)   # output_file's handler (the scratch removed) or the default
+        signal.signal(signal.SIGTERM, held["sigterm"])
+    cli.end_by(signal.SIGTERM)
     return 128 + signal.SIGTERM
-
-
-def on_sigterm(*_):
-    raise Terminated()
-
-
-def catch_sigterm(held):
-    """SIGTERM raises Terminated from here on (after each scratch folder's made: output_file
-    installs its own handler with the first)."""
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    if held["sigterm"] is None:
-        held["sigterm"] = previous
 
 
 def tune(argv, machine, held):
@@ -1428,7 +1395,7 @@ def tune(argv, machine, held):
     own_machine = machine is None
     if own_machine:
         machine = Real(args.build, args.kernel)
-    catch_sigterm(held)
+    cli.on_sigterm()   # after the machine's scratch folder: output_file set its own handler with it
     previous = None
     searches = []
     tuner = None
@@ -1469,7 +1436,7 @@ def tune(argv, machine, held):
                 PROG, state_path, sum(len(g) for g in old["groups"].values())), file=sys.stderr)
         for index, (name, threads) in enumerate(settings):
             searches.append(Search(tuner, name, threads, index))
-        catch_sigterm(held)
+        cli.on_sigterm()   # and after the searches' (a made-up machine has none of its own)
         single_threaded(args, machine, searches)
         kernels = sorted(set(s.kernel for s in searches))
         if len(kernels) != 1:
@@ -1508,7 +1475,7 @@ def tune(argv, machine, held):
             tuner.end_progress()
         print("{}: {}".format(PROG, e), file=sys.stderr)
         return 3
-    except Terminated:
+    except cli.Terminated:
         if tuner is not None:
             tuner.end_progress()
         raise
