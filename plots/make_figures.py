@@ -21,7 +21,9 @@ Makes, in DIR (default results/ at the checkout's root), each from the files it 
 inputs are not there is left out, with a line saying so. Titles name the microarchitecture
 from the CSVs or DIR/machine.txt. Every file is written by plots/output_file.py's rules. Needs
 matplotlib (through the plot_*.py scripts); exit 1 when a figure failed, 2 on a usage error or
-bad input, 3 when DIR or the --docs folder cannot take the files (checked before drawing).
+bad input, 3 when DIR or the --docs folder cannot take the files (checked before drawing), 130
+Ctrl-C (one line; the plot script under way killed with its process group, each figure drawn
+whole or not at all).
 """
 import glob
 import io

@@ -232,6 +232,12 @@ check(rc == 130 and took < 5 and not orphans and "Traceback" not in err and err.
       and not os.path.exists(os.path.join(work, "bm.csv")),
       "block_map.py, Ctrl-C during a run: exit 130 in {:.1f} s, one line, no CSV (left: {}) ({})".format(
           took, orphans, err.strip()[-200:]))
+rc, took, _, err, orphans = signalled(block_map + [os.path.join(fakebin, "step06_blocking"), "--size", "64",
+                                                   "--cpu", "none", "--csv", os.path.join(work, "bm.csv")],
+                                      "blockmap", signal.SIGTERM, group=False, env=dict(ENV, FAKE_SLOW="blockmap"))
+check(rc == -signal.SIGTERM and took < 5 and not orphans and "Traceback" not in err,
+      "block_map.py, SIGTERM to it alone during a run: ends by SIGTERM in {:.1f} s, the run stopped with it "
+      "(left: {}) ({})".format(took, orphans, err.strip()[-200:]))
 for bad in (["--size", "abc"], ["--bogus"]):
     usage_check(block_map + [os.path.join(fakebin, "step06_blocking")] + bad, "block_map.py " + " ".join(bad))
 
@@ -341,6 +347,17 @@ for part, stage, steps in (("build", "the build", "1"), ("peak", "the peak", "1"
         check(os.path.exists(os.path.join(results, "samples", "step01_baseline.csv")) or
               os.path.exists(os.path.join(results, "samples", "step06_blocking.csv")),
               "... the samples taken are kept")
+
+# SIGTERM to the whole run during the sampling: the samples kept, the mark left, the run
+# ended by SIGTERM.
+old_results()
+rc, took, out, err, orphans = signalled(run_all + ["--steps", "1", "--rounds", "1"], "sample", signal.SIGTERM,
+                                        env=dict(ENV, FAKE_SLOW="sample", FAKE_SLOW_AFTER="2"))
+partial = read("PARTIAL")
+check(rc == -signal.SIGTERM and took < 5 and not orphans and partial is not None and "SIGTERM during the sampling" in partial
+      and os.path.exists(os.path.join(results, "samples", "step01_baseline.csv")),
+      "run_all.sh, SIGTERM during the sampling: ended by SIGTERM in {:.1f} s, samples kept, results/PARTIAL "
+      "(left: {}) ({}: {})".format(took, orphans, rc, err.strip()[-300:]))
 
 # --test: Ctrl-C during the test suite names it.
 rc, took, out, err, orphans = signalled([os.path.join(co, "run_all.sh"), "--no-install", "--build", build, "--test"],

@@ -31,7 +31,9 @@ before any run. plots/plot_blockmap.py draws it.
 Exit status: 0; 1 when some run failed or failed verification (its row says verified=0);
 2 usage error (one line naming the option; a size above the harness's limit included), or
 one the step found; 3 the CSV cannot be written, or the step ran out of memory; 77 the CPU
-lacks what the step (or its --kernel) needs.
+lacks what the step (or its --kernel) needs; 130 Ctrl-C (one line, no CSV written). Each run
+of the step is a process group of its own, killed on Ctrl-C or SIGTERM (which then ends the
+map by SIGTERM).
 """
 import csv
 import io
