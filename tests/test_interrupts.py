@@ -113,8 +113,15 @@ def started(part, timeout=30.0):
 
 def left_over():
     """Processes of this test still alive (their command lines name its scratch folder)."""
-    r = subprocess.run(["pgrep", "-f", work], stdout=subprocess.PIPE, universal_newlines=True)
-    return r.stdout.split()
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/{}/cmdline".format(pid), "rb") as f:
+                if work.encode() in f.read() and int(pid) != os.getpid():
+                    out.append(pid)
+        except OSError:   # gone meanwhile
+            pass
+    return out
 
 
 def reset_marks():
