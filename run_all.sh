@@ -438,7 +438,7 @@ fi
 stage="the page"
 page_said=$("${python:-python3}" plots/index_page.py --results "$results") || ran $?
 if [ "$docs" = 1 ] && [ -n "$python" ]; then
-  "$python" plots/index_page.py --results "$results" --output "$docs_dir/index.html" > /dev/null || failed=1
+  "$python" plots/index_page.py --results "$results" --output "$docs_dir/index.html" > /dev/null || ran $?
 fi
 if [ -f "$results/summary.md" ]; then
   say "summary (results/summary.md)"
