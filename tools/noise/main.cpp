@@ -10,15 +10,18 @@
 // output ("12.503 memory on"), so a test can say which samples a spell could have touched.
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
+#include <gemm/harness.hpp>
 #include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <random>
 #include <string>
 #include <thread>
@@ -39,7 +42,7 @@ constexpr const char* kUsage =
     "Spells: on for A to B seconds (--on, default 2-30), then off for A to B (--off, default 2-30),\n"
     "each length drawn at random (--seed N repeats the same). --log prints each spell's start and\n"
     "end (seconds since start, the neighbour, on|off) on standard output.\n"
-    "Exit status: 0 done (or stopped by SIGINT/SIGTERM), 2 usage error.\n";
+    "Exit status: 0 done (or stopped by SIGINT/SIGTERM), 2 usage error, 3 --mib more than is free.\n";
 
 std::atomic<bool> stop{false};
 std::mutex print_lock;
@@ -61,23 +64,42 @@ struct Range {
     double lo, hi;
 };
 
-// "2-30" or "5": seconds, each above 0 and at most an hour.
+// "2-30" or "5": seconds, each above 0 and at most an hour. A message quotes the whole value.
 Range parse_range(const std::string& option, const std::string& value) {
-    const auto dash = value.find('-');
-    if (dash == std::string::npos) {
-        const double v = gemm::positive_option(option, value, 3600);
-        return {v, v};
-    }
-    const double lo = gemm::positive_option(option, value.substr(0, dash), 3600);
-    const double hi = gemm::positive_option(option, value.substr(dash + 1), 3600);
-    if (hi < lo) throw gemm::UsageError(option + " '" + gemm::shown(value) + "': the first number is above the second");
-    return {lo, hi};
+    const auto dash = value.find('-', 1);   // past a leading sign, which parse_real refuses
+    const std::string lo_text = value.substr(0, dash), hi_text = dash == std::string::npos ? lo_text : value.substr(dash + 1);
+    Range r{};
+    const std::string bad = option + " '" + gemm::shown(value) + "': ";
+    for (const auto& [text, out] : {std::pair{&lo_text, &r.lo}, std::pair{&hi_text, &r.hi}})
+        if (!gemm::parse_real(option, *text, 0, 3600, *out, true).empty())
+            throw gemm::UsageError(bad + "not seconds A-B or A, each above 0 and at most 3600");
+    if (r.hi < r.lo) throw gemm::UsageError(bad + "the first number is above the second");
+    return r;
 }
 
 // Sleeps until `until` or a stop, whichever comes first.
 bool wait_until(Clock::time_point until) {
     while (!stop && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     return !stop;
+}
+
+// Why a buffer of `mib` MiB cannot be had here, or "": more than 90 % of the memory the OS has
+// free (touching it all would wake the OOM killer), or past a limit on address space.
+std::string memory_problem(int mib) {
+    const double bytes = static_cast<double>(mib) * (1 << 20), gib = 1 << 30;
+    char text[200];
+    if (const unsigned long long avail = gemm::available_memory(); avail > 0 && bytes > 0.9 * static_cast<double>(avail)) {
+        std::snprintf(text, sizeof text, "--mib %d: needs %.1f GiB, %.1f GiB is available", mib, bytes / gib,
+                      static_cast<double>(avail) / gib);
+        return text;
+    }
+    const gemm::AddressLimit limit = gemm::address_limit();
+    if (!limit.name.empty() && bytes + 64.0 * (1 << 20) > static_cast<double>(limit.bytes_left)) {
+        std::snprintf(text, sizeof text, "--mib %d: past %s, which leaves %.1f GiB", mib, limit.name.c_str(),
+                      static_cast<double>(limit.bytes_left) / gib);
+        return text;
+    }
+    return "";
 }
 
 struct Neighbour {
@@ -137,6 +159,10 @@ int main(int argc, char** argv) {
                 continue;
             }
             if (arg.rfind("--", 0) != 0) throw gemm::UsageError("'" + gemm::shown(arg) + "': unexpected argument (see --help)");
+            static const char* const known[] = {"--mode", "--seconds", "--on", "--off", "--load",
+                                                "--mib", "--memory-cpu", "--share-cpu", "--seed"};
+            if (std::find(std::begin(known), std::end(known), arg) == std::end(known))
+                throw gemm::UsageError("'" + gemm::shown(arg) + "': unknown option (see --help)");
             const std::string value = gemm::option_value(argc, argv, i);
             if (arg == "--mode") {
                 if (value != "memory" && value != "share" && value != "both")
@@ -158,8 +184,6 @@ int main(int argc, char** argv) {
                 share_cpu = cpu_option(arg, value);
             } else if (arg == "--seed") {
                 seed = static_cast<unsigned>(gemm::count_option(arg, value, 2147483647));
-            } else {
-                throw gemm::UsageError("'" + gemm::shown(arg) + "': unknown option (see --help)");
             }
         }
     } catch (const gemm::UsageError& e) {
@@ -167,6 +191,21 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    // The buffer is made here, not in its thread, where a std::bad_alloc would end the program
+    // with std::terminate; it is touched once, outside the spells.
+    std::vector<unsigned char> buffer;
+    if (mode != "share") {
+        if (const std::string problem = memory_problem(mib); !problem.empty()) {
+            std::fprintf(stderr, "noise: %s\n", problem.c_str());
+            return 3;
+        }
+        try {
+            buffer.assign(static_cast<std::size_t>(mib) << 20, 1);
+        } catch (const std::bad_alloc&) {
+            std::fprintf(stderr, "noise: --mib %d: out of memory\n", mib);
+            return 3;
+        }
+    }
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     start_time = Clock::now();
@@ -174,9 +213,8 @@ int main(int argc, char** argv) {
     std::vector<std::thread> threads;
     if (mode != "share") {
         threads.emplace_back([&] {
-            // Touched once, outside the spells; then every cache line read and written.
-            const std::size_t count = static_cast<std::size_t>(mib) << 20;
-            std::vector<unsigned char> buffer(count, 1);
+            // Every cache line read and written.
+            const std::size_t count = buffer.size();
             volatile unsigned char sink = 0;
             std::size_t at = 0;
             spells({"memory", memory_cpu, on, off, seed}, end, [&] {
