@@ -101,8 +101,9 @@ say() { printf '\n== %s\n' "$*"; }
 # short leaves it, naming the stage, beside the files written so far and the older run's.
 stage="the set-up" marked=0 results="$root/results"
 mark_partial() {   # TEXT: results/PARTIAL, through the writer
-  printf 'results/ is not one whole run: %s.\nFiles older than machine.txt are an earlier run'"'"'s; run ./run_all.sh again for a whole set.\n' \
-    "$1" | write_out "$results/PARTIAL"
+  printf 'results/ is not one whole run: %s.\n%s\n' "$1" \
+    "Files older than machine.txt are an earlier run's; run ./run_all.sh again for a whole set." |
+    write_out "$results/PARTIAL"
   marked=1
 }
 interrupted() {   # SIGINT | SIGTERM
