@@ -4,8 +4,9 @@ is lost or replaced that was not ours to replace.
 
   - a regular file (or nothing yet) is replaced atomically: the data go to a unique temporary
     file in the same folder, which is then renamed over the path, so a reader or an
-    interrupted run sees the old or the new contents, never part of them. A failed write
-    removes its temporary file and leaves the old file as it was.
+    interrupted run sees the old or the new contents, never part of them. A failed write, or
+    one cut short by an exception (Ctrl-C's KeyboardInterrupt, cli.Terminated), removes its
+    temporary file and leaves the old file as it was.
   - a symbolic link is followed: its target is treated the same way and the link stays.
   - anything else (a device such as /dev/null or /dev/stdout, a FIFO) is written through,
     never replaced.
@@ -256,9 +257,11 @@ def write(path, data):
         finally:
             os.close(fd)
         os.replace(temporary, target)
-    except OSError as e:
+    except BaseException as e:   # Ctrl-C or SIGTERM's exception too: no temporary left beside the path
         try:
             os.unlink(temporary)
         except OSError:
             pass
-        raise _problem(path, _reason(e))
+        if isinstance(e, OSError):
+            raise _problem(path, _reason(e))
+        raise

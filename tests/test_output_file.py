@@ -171,6 +171,25 @@ def main():
         expect(read(path) == b"old contents\n", "a failed write changed the old file: {!r}".format(read(path)[:40]))
         expect(sorted(os.listdir(d)) == files, "a failed write left {}".format(sorted(set(os.listdir(d)) - set(files))))
 
+        # Ctrl-C (or SIGTERM raised as an exception) in the middle of the write, or just
+        # before the rename: raised as it came, the old file as it was, no temporary left.
+        def interrupt(*args, **kwargs):
+            raise KeyboardInterrupt()
+        for name in ("write", "replace"):
+            real = getattr(os, name)
+            setattr(os, name, interrupt)
+            try:
+                output_file.write(path, "new contents\n")
+                raised = None
+            except BaseException as e:
+                raised = e
+            finally:
+                setattr(os, name, real)
+            expect(isinstance(raised, KeyboardInterrupt), "Ctrl-C during os.{}: raised {!r}".format(name, raised))
+            expect(read(path) == b"old contents\n", "Ctrl-C during os.{} changed the old file".format(name))
+            expect(sorted(os.listdir(d)) == files, "Ctrl-C during os.{} left {}".format(
+                name, sorted(set(os.listdir(d)) - set(files))))
+
         # A read-only folder (root writes anywhere: that case runs as nobody).
         locked = os.path.join(d, "locked")
         os.mkdir(locked)
