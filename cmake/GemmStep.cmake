@@ -14,6 +14,14 @@
 #   step-N                  (made by gemm_finish_steps) run the sweep, write the CSV, plot
 #                           (gemm-step-N when gemm-steps is a subproject)
 
+# The one limit on a step folder's name, STEP_NAME_MAX in plots/samples.py (the scheduler's
+# labels, step<NN_slug>_mt, must fit), read once here.
+file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../plots/samples.py" GEMM_STEP_NAME_MAX REGEX "^STEP_NAME_MAX = [0-9]+$")
+string(REGEX REPLACE "^STEP_NAME_MAX = " "" GEMM_STEP_NAME_MAX "${GEMM_STEP_NAME_MAX}")
+if(NOT GEMM_STEP_NAME_MAX MATCHES "^[0-9]+$")
+  message(FATAL_ERROR "gemm-steps: no STEP_NAME_MAX in ${CMAKE_CURRENT_LIST_DIR}/../plots/samples.py")
+endif()
+
 function(gemm_add_step)
   cmake_parse_arguments(PARSE_ARGV 0 arg "OPENMP;SCALAR" "BUILDS_ON" "SOURCES;SSE;AVX2;AVX512;NEON")
   if(arg_UNPARSED_ARGUMENTS)
@@ -25,6 +33,11 @@ function(gemm_add_step)
                         "(two or more digits, then lower-case letters, digits and _)")
   endif()
   math(EXPR number "${CMAKE_MATCH_1}")
+  string(LENGTH "${slug}" length)
+  if(length GREATER GEMM_STEP_NAME_MAX)
+    message(FATAL_ERROR "gemm_add_step: folder '${slug}' has ${length} characters, over the limit of "
+                        "${GEMM_STEP_NAME_MAX} (plots/samples.py, STEP_NAME_MAX): rename it")
+  endif()
   if(arg_OPENMP AND NOT OpenMP_CXX_FOUND)
     message(STATUS "gemm-steps: step ${slug} needs OpenMP: not built")
     return()

@@ -41,6 +41,13 @@ MISS = 0.01
 # step 10 at 1.04-1.07x OpenBLAS in two default runs where 5 rounds of bench_vs_openblas.sh
 # measured 1.00-1.02x; of the pairs near both bests, 0.98-1.03x.)
 PAIR_NEAR = 0.10
+# The longest job label (tools/interleave.py): it names SAMPLES/<label>.csv and is shown in
+# lines and legends. A step's longest label is step<NN_slug>_mt (run_all.sh's all-core run),
+# so a step folder's name (NN_slug) is at most STEP_NAME_MAX characters: tools/new_step.sh,
+# tools/grade.sh (tools/args.sh, step_name_max) and cmake/GemmStep.cmake read it from here.
+MAX_LABEL = 100
+STEP_NAME_MAX = 93
+assert STEP_NAME_MAX == MAX_LABEL - len("step") - len("_mt")
 # What the scheduler adds after the harness's columns in SAMPLES/<job>.csv.
 SAMPLE_COLUMNS = ["run", "round", "seq"]
 # What an aggregated CSV adds after the harness's columns: how many samples, and whether a

@@ -147,6 +147,37 @@ for good in "--sizes $max" "--threads $cap"; do   # at the limit: graded (the st
   check "grade.sh $good is accepted, as the executables accept it (exit $rc: $verdict)" test "$rc" = 0
 done
 
+# A word that is no option is named as such (it was "extra: needs a value").
+grade extra
+check "grade.sh 11 extra: exit 2, one line naming 'extra' as unknown (exit $rc: $(head -c 200 "$tmp/err"))" \
+  eval '[[ $rc == 2 && $built == 0 && $(wc -l < "$tmp/err") == 1 ]] && says "unknown argument '"'"'extra'"'"'" "$(cat "$tmp/err")"'
+# A step folder past the one limit on a step's name (plots/samples.py, STEP_NAME_MAX): the
+# scheduler could not take its label; refused before building, not graded PASS unmeasured.
+limit=$(sed -n 's/^STEP_NAME_MAX = \([0-9][0-9]*\)$/\1/p' "$src/plots/samples.py")
+long="12_$(printf 'l%.0s' $(seq $((limit - 2))))"
+mkdir -p "$co/steps/$long"
+echo "# from: 04_unroll_4x4 (tools/grade.sh compares this step with it)" > "$co/steps/$long/CMakeLists.txt"
+rm -f "$tmp/built"; rc=0
+PATH="$tmp/path:$PATH" "$co/tools/grade.sh" 12 --build "$fake" --sizes 37 > "$tmp/out" 2> "$tmp/err" < /dev/null || rc=$?
+check "a step named with $((limit + 1)) characters: exit 2, one line, before building (exit $rc: $(tail -c 300 "$tmp/out") $(head -c 300 "$tmp/err"))" \
+  eval '[[ $rc == 2 && ! -e $tmp/built && $(wc -l < "$tmp/err") == 1 ]] && says "over the limit of $limit" "$(cat "$tmp/err")"'
+rm -rf "${co:?}/steps/$long"
+# The timing refused (a scheduler that says so on one line, exit 2) or wrote no samples of the
+# step: not graded, exit 2, never PASS.
+mkdir -p "$tmp/pypath"
+for how in refuses silent; do
+  # the real scheduler's refusal of a label past the limit, as it was said
+  said="echo \"interleave.py: 'step11_fake...': not LABEL=COMMAND\" >&2; exit 2"
+  [[ $how == silent ]] && said="exit 0"
+  printf '#!/bin/sh\n%s\n' "$said" > "$tmp/pypath/python3"
+  chmod +x "$tmp/pypath/python3"
+  rc=0
+  out=$(PATH="$tmp/pypath:$tmp/path:$PATH" "$co/tools/grade.sh" 11 --build "$fake" --sizes 37 2> "$tmp/err" < /dev/null) || rc=$?
+  verdict=$(tail -n 1 <<< "$out")
+  check "a scheduler that $how: exit 2, not graded, no stray errors (exit $rc: $verdict $(head -c 200 "$tmp/err"))" \
+    eval '[[ $rc == 2 && $verdict == "FAIL step11_fake: not graded"* && ! -s $tmp/err ]]'
+done
+
 # results/ that cannot be written: exit 3 with one line, before building (as nobody when root,
 # who may write in a read-only folder).
 chmod 555 "$co/results"

@@ -82,7 +82,7 @@ fi
 # new_step.sh in a scratch copy of steps/ and tools/: refusals change nothing.
 work=$tmp/checkout
 mkdir -p "$work"
-cp -R "$src/steps" "$src/tools" "$work/"
+cp -R "$src/steps" "$src/tools" "$src/plots" "$work/"   # plots/samples.py: the step name limit
 snapshot() { (cd "$work/steps" && find . | sort && cat CMakeLists.txt) | md5sum; }
 before=$(snapshot)
 new_step=$work/tools/new_step.sh
@@ -95,9 +95,11 @@ expect 2 "$new_step" 12 x --from 99_nonexistent
 expect 2 "$new_step" 12 x --from
 expect 2 "$new_step" 12 Bad
 expect 0 "$new_step" 12 x --bogus --help
-# A slug whose folder or executable (stepNN_slug) name would pass NAME_MAX: one line, not cp's.
+# A slug past the one limit on a step folder's name (plots/samples.py, STEP_NAME_MAX, 93: the
+# scheduler's labels step<NN_slug>_mt fit 100), or past NAME_MAX: one line, not cp's.
 expect 2 "$new_step" 11 "$(printf 'a%.0s' {1..300})"
 expect 2 "$new_step" 11 "$(printf 'b%.0s' {1..250})"
+expect 2 "$new_step" 11 "$(printf 'c%.0s' {1..91})"
 [[ $(snapshot) == "$before" ]] || { echo "FAIL: a refused new_step.sh changed steps/" >&2; failed=$((failed + 1)); }
 # A failure half-way (here: the copy) removes the half-made step and restores the build list.
 mkdir -p "$tmp/fakebin"
@@ -189,6 +191,20 @@ if command -v python3 > /dev/null; then
     "off,0,step 10,--kernel avx512,500,80.0,79.0,78.0,80.0" "off,1,no FMA,--no-fma 1,500,fast,1,1,1" > "$tmp/ablation.csv"
   expect 2 "$src/tools/ablation.sh" --report "$tmp/ablation.csv" --out "$tmp/ablation_out"
   [[ ! -s $tmp/out ]] || { echo "FAIL: ablation.sh --report printed before refusing: $(cat "$tmp/out")" >&2; failed=$((failed + 1)); }
+fi
+
+# The build refuses a step folder past the same limit (cmake/GemmStep.cmake), at configure time.
+limit=$(sed -n 's/^STEP_NAME_MAX = \([0-9][0-9]*\)$/\1/p' "$src/plots/samples.py")
+long="11_$(printf 'd%.0s' $(seq $((limit - 2))))"
+mkdir -p "$tmp/cm/$long"
+printf 'cmake_minimum_required(VERSION 3.16)\nproject(names NONE)\nlist(APPEND CMAKE_MODULE_PATH "%s/cmake")\ninclude(GemmStep)\nadd_subdirectory(%s)\n' \
+  "$src" "$long" > "$tmp/cm/CMakeLists.txt"
+echo "gemm_add_step(SOURCES kernel.cpp)" > "$tmp/cm/$long/CMakeLists.txt"
+rc=0; cmake -S "$tmp/cm" -B "$tmp/cm/build" > "$tmp/out" 2>&1 || rc=$?
+if [[ $rc != 0 ]] && grep -q "over the limit of $limit" "$tmp/out"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL: CMake took a step folder of $((limit + 1)) characters (exit $rc)" >&2; failed=$((failed + 1))
 fi
 
 echo "tools command lines: $passed passed, $failed failed"

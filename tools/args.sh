@@ -94,6 +94,15 @@ harness_max_size() {
   [[ -n $max ]] || { echo "$prog: no kMaxSize in $header" >&2; exit 2; }
   echo "$max"
 }
+# step_name_max: the longest step folder name (NN_slug), STEP_NAME_MAX in plots/samples.py,
+# the one place that sets it (the scheduler's labels, step<NN_slug>_mt, must fit).
+step_name_max() {
+  local file max
+  file="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/plots/samples.py"
+  max=$(sed -n 's/^STEP_NAME_MAX = \([0-9][0-9]*\)$/\1/p' "$file" 2> /dev/null)
+  [[ -n $max ]] || { echo "$prog: no STEP_NAME_MAX in $file" >&2; exit 2; }
+  echo "$max"
+}
 harness_max_threads() {
   echo $((4 * $(usable_cpus)))
 }

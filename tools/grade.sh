@@ -48,6 +48,10 @@ build="$root/build" sizes="200,500,1000" rounds=3 against="" ref=openblas cpu=""
 [ $# -ge 1 ] || usage_error "$usage"
 nn=$1; shift
 while [ $# -gt 0 ]; do
+  case "$1" in   # an unknown word is named as such, before its value is looked for
+    --build|--sizes|--rounds|--against|--ref|--cpu|--threads|--timeout) ;;
+    *) usage_error "unknown argument '$1'. $usage" ;;
+  esac
   value=$(value_of "$1" "${2-}") || exit 2
   case "$1" in
     --build) build=$value ;;
@@ -58,7 +62,6 @@ while [ $# -gt 0 ]; do
     --cpu) cpu=$value ;;
     --threads) threads=$value ;;
     --timeout) limit=$value ;;
-    *) usage_error "unknown argument '$1'. $usage" ;;
   esac
   shift 2
 done
@@ -86,6 +89,10 @@ step_folder() { ls "$root/steps" | grep -E "^0*$((10#$1))_[a-z0-9_]+$" | head -n
 number=$((10#$nn))
 folder=$(step_folder "$number")
 [ -n "$folder" ] || { echo "FAIL step $number: no folder steps/${nn}_*" >&2; exit 2; }
+# The one limit on a step's name (tools/args.sh): past it the build and the scheduler refuse it.
+name_max=$(step_name_max) || exit 2
+(( ${#folder} <= name_max )) ||
+  usage_error "steps/${folder:0:24}...: a ${#folder}-character name, over the limit of $name_max (rename the folder)"
 exe="step$folder"
 
 # The step to compare with: --against, else the "# from:" line new_step.sh writes, else the
@@ -207,7 +214,10 @@ rc=0
 failure_of() {
   sed -n "s/^interleave.py: $1 \(at n=.*\)/\1/p; s/^interleave.py: $1: \(.*\)/\1/p" "$runs/interleave.err" | head -n 1
 }
-if [ "$rc" != 0 ] && ! grep -q "^interleave.py: [^ :]* at n=\|^interleave.py: [^ :]*: " "$runs/interleave.err"; then
+# (A job's failure starts with its label, a bare word: "interleave.py: '...': not LABEL=COMMAND"
+# is the scheduler refusing its command line.)
+label='[A-Za-z0-9_][A-Za-z0-9_.-]*'
+if [ "$rc" != 0 ] && ! grep -q "^interleave.py: $label at n=\|^interleave.py: $label: " "$runs/interleave.err"; then
   echo "FAIL $exe: not graded: the timing failed: $(tail -n 1 "$runs/interleave.err")"; exit 2
 fi
 if grep -q "skipped: this CPU cannot run $exe " "$runs/interleave.log"; then
@@ -223,6 +233,10 @@ elif [[ $problem =~ ^at\ n=([0-9]+)\ (.*)$ ]]; then
 elif [ -n "$problem" ]; then   # its first run, at n = 8, refused the command line
   why=$problem rc=2
   fail_run "the timed run"
+fi
+# Nothing is graded that was not measured: the step's own samples must be there.
+if [ ! -f "$timed/samples/$exe.csv" ]; then
+  echo "FAIL $exe: not graded: the timing wrote no samples of it ($(tail -n 1 "$runs/interleave.err" 2> /dev/null))"; exit 2
 fi
 for program in "step$prev" "$refexe"; do
   [ -n "${program#step}" ] || continue

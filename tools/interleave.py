@@ -157,7 +157,7 @@ class Job:
 
 def parse_job(text, ref):
     label, sep, command = text.partition("=")
-    if not sep or not re.match(r"^[A-Za-z0-9_.-]{1,100}$", label) or label.startswith("."):
+    if not sep or not re.match(r"^[A-Za-z0-9_.-]{1,%d}$" % stats.MAX_LABEL, label) or label.startswith("."):
         raise ValueError("'{}': not LABEL=COMMAND with a LABEL of letters, digits, _ . -".format(shown(text, 60)))
     words = shlex.split(command)
     if not words:

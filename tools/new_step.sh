@@ -39,14 +39,11 @@ number=$((10#$nn))
 slug=$(printf '%02d_%s' "$number" "$name")
 
 steps="$root/steps"
-# Every name made from the slug must fit the file system's limit on one name (NAME_MAX, 255 on
-# Linux), or cp and the build fail with raw errors: the longest is tools/grade.sh's
-# results/grade_stepNN_slug.ratios.csv (the folder NN_slug and the executable stepNN_slug are
-# shorter).
-name_max=$(getconf NAME_MAX "$steps" 2> /dev/null) && [[ $name_max =~ ^[0-9]+$ ]] || name_max=255
-longest="grade_step$slug.ratios.csv"
-(( ${#longest} <= name_max )) ||
-  usage_error "slug '${name:0:24}...' (${#name} characters): too long: results/grade_stepNN_slug.ratios.csv would be a ${#longest}-character name, over the limit of $name_max; at most $((name_max - ${#longest} + ${#name})) characters here"
+# The one limit on a step folder's name (tools/args.sh, step_name_max), which every name made
+# from it fits: the scheduler's labels (step<NN_slug>_mt), the executable, results/ files.
+name_max=$(step_name_max) || exit 2
+(( ${#slug} <= name_max )) ||
+  usage_error "slug '${name:0:24}...' (${#name} characters): too long: a step folder (steps/${number}_...) is at most $name_max characters; at most $((name_max - ${#slug} + ${#name})) characters here"
 for d in "$steps"/*/; do
   [ -d "$d" ] || continue
   [ "$(basename "$d" | sed -E 's/^0*([0-9]+)_.*/\1/')" = "$number" ] &&
