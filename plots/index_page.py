@@ -26,12 +26,14 @@ import glob
 import html
 import os
 import re
+import signal
 import sys
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import cli  # noqa: E402
 import output_file  # noqa: E402
 from harness_csv import InputError  # noqa: E402
 
@@ -344,4 +346,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # what was being written is left as it was
+        sys.exit(cli.interrupted("index_page.py"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)

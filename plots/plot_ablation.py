@@ -10,8 +10,10 @@ Malformed or empty input: exit 2 with one line naming the file and the problem; 
 or OUT.png cannot be written: exit 3.
 """
 import argparse
+import signal
 import sys
 
+import cli
 import drawing
 import output_file
 from harness_csv import MAX_RATE, MAX_SIZE, InputError, number, read_rows
@@ -112,4 +114,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # what was being written is left as it was
+        sys.exit(cli.interrupted("plot_ablation.py"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)

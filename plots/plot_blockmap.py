@@ -12,8 +12,10 @@ run failed verification is crossed out. Bad input: exit 2 with one line naming t
 import argparse
 import math
 import os
+import signal
 import sys
 
+import cli
 import drawing
 from harness_csv import MAX_RATE, MAX_SIZE, InputError, load_machine, machine_name, number, read_rows
 
@@ -106,4 +108,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # what was being written is left as it was
+        sys.exit(cli.interrupted("plot_blockmap.py"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)

@@ -23,8 +23,10 @@ above 0, an image format matplotlib cannot write): exit 2 with one line naming t
 """
 import argparse
 import os
+import signal
 import sys
 
+import cli
 import drawing
 from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
                          machine_name, split_as_run)
@@ -255,4 +257,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # what was being written is left as it was
+        sys.exit(cli.interrupted("plot_gflops.py"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)

@@ -18,8 +18,10 @@ Bad input: exit 2 with one line naming the file.
 """
 import argparse
 import os
+import signal
 import sys
 
+import cli
 import drawing
 import roofline_model as model
 from harness_csv import (ISAS, InputError, open_regular, isa_peak, level_bandwidth, load_bandwidth, load_machine,
@@ -210,4 +212,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # what was being written is left as it was
+        sys.exit(cli.interrupted("plot_roofline.py"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)

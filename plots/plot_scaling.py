@@ -14,8 +14,10 @@ scales). Bad input: exit 2 with one line naming the file.
 """
 import argparse
 import os
+import signal
 import sys
 
+import cli
 import drawing
 from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
                          machine_name, nearest, split_by_threads)
@@ -109,4 +111,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # what was being written is left as it was
+        sys.exit(cli.interrupted("plot_scaling.py"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)

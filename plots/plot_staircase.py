@@ -18,8 +18,10 @@ point. Bad input: exit 2 with one line naming the file.
 """
 import argparse
 import os
+import signal
 import sys
 
+import cli
 import drawing
 import samples
 from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
@@ -145,4 +147,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # what was being written is left as it was
+        sys.exit(cli.interrupted("plot_staircase.py"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)

@@ -28,8 +28,10 @@ written: exit 3 (plots/drawing.py, as every figure script).
 import argparse
 import math
 import re
+import signal
 import sys
 
+import cli
 import drawing
 from harness_csv import MAX_BYTES, MAX_THREADS, InputError, machine_name, number, read_rows, shown
 
@@ -484,4 +486,10 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except KeyboardInterrupt:   # what was being written is left as it was
+        sys.exit(cli.interrupted("plot_tuning.py"))
+    except cli.Terminated:
+        cli.end_by(signal.SIGTERM)
