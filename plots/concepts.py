@@ -607,19 +607,26 @@ def row_blocks(n, team, mc, mr, per_thread):
     return [s for s in spans if s[1] > 0]
 
 
+def equal_cut(n, most, unit):
+    """step08::panel_width: n cut into the fewest pieces of at most `most`, of equal size in
+    whole units; the width of each (the last may be thinner by the rounding)."""
+    pieces = (n + most - 1) // most
+    return ((n + pieces - 1) // pieces + unit - 1) // unit * unit
+
+
 def schedule(n, team, blk, tile, spans):
     """Each thread's boxes (start, length, kind, label) under schedule(dynamic) with equal-speed
     threads, and the barriers' times. Computing takes its flops; packing a float is drawn as
-    0.3 nc flops, far more than it costs, so that it can be seen."""
+    0.3 nc flops, far more than it costs, so that it can be seen. n and k are cut as the
+    steps cut them: equal panels of at most nc, equal slices of at most kc."""
     mr, nr = tile
-    panel = (n + blk["nc"] - 1) // blk["nc"]
-    panel = ((n + panel - 1) // panel + nr - 1) // nr * nr
+    panel, slice_ = equal_cut(n, blk["nc"], nr), equal_cut(n, blk["kc"], 1)
     clock, boxes, barriers = [0.0] * team, [[] for _ in range(team)], []
     pack = 0.3 * min(panel, n)
     for jc in range(0, n, panel):
         nc = min(panel, n - jc)
-        for pc in range(0, n, blk["kc"]):
-            kc = min(blk["kc"], n - pc)
+        for pc in range(0, n, slice_):
+            kc = min(slice_, n - pc)
             for jr in range(0, nc, nr):
                 t = clock.index(min(clock))
                 boxes[t].append((clock[t], pack * kc * nr, "B", "packs B"))

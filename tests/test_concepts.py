@@ -175,6 +175,15 @@ def threads(tmp):
               "threads: the blocks of C do not cover rows 0..{} once: {}".format(n - 1, rows[:4]))
         check(text.count("barrier:") == 2, "threads: the two barriers of a slice not named")
         inside("threads " + machine["isa"], fig)
+    # The timeline cuts k as step 09 does, into equal slices: k = 1000 in kc = 336 is 334, 334
+    # and 332, not 336, 336 and 328; block b0's C boxes, one a slice, give the depths.
+    mr, nr = concepts.step08_tiles(ROOT)["avx2"]
+    blk = {"mc": 72, "kc": 336, "nc": 4096}
+    spans = concepts.row_blocks(1000, 2, blk["mc"], mr, per_thread)
+    boxes, _ = concepts.schedule(1000, 2, blk, (mr, nr), spans)
+    depths = sorted((round(length / (2.0 * spans[0][1] * 1000)) for t in boxes for _, length, kind, label in t
+                     if kind == "C" and label == "b0"), reverse=True)
+    check(depths == [334, 334, 332], "threads: the slices of k at n = 1000, kc = 336: {}".format(depths))
 
 
 def reading_plots(tmp):

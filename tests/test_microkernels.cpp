@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <limits>
 #include <string>
@@ -469,6 +470,61 @@ TEST_CASE("steps 09 and 10 are right with 1 - 2 - 3 - 5 and 7 threads and tiny b
         if (least_work != nullptr) least_work->set(0);
         omp_set_num_threads(before);
     }
+}
+
+// Step 09 runs step 08's kernels on step 08's cuts of k: each element of C gets the same
+// products, added in the same slices, so the same bits as step 08's on any team. A thinner
+// last slice (k = 300 in kc = 64: 64 + 64 + 64 + 64 + 44, not five of 60) adds them in other
+// groups and changes the last bits of most elements. The blocks of rows and the threads that
+// run them do not change any element's sum: tiles start at multiples of MR in both steps.
+TEST_CASE("step 09 cuts k as step 08 does: the same C, bit for bit, on any team", "[microkernels][threads]") {
+    const gemm::Step* s08 = find_step("08_avx512_14x32");
+    const gemm::Step* s09 = find_step("09_openmp");
+    REQUIRE(s08 != nullptr);
+    REQUIRE(s09 != nullptr);
+    const int before = omp_get_max_threads();
+    const int m = 150, n = 130;   // work for 7 threads at every k below (kMinFlopsPerThread)
+    int compared = 0;
+    for (const Tile& tile : kTiles) {
+        const gemm::Variant* v08 = s08->find_variant(tile.variant);
+        const gemm::Variant* v09 = s09->find_variant(tile.variant);
+        if (v08 == nullptr || v09 == nullptr || !v08->is_supported()) continue;
+        struct Cut {
+            int mc, kc, k;
+        };
+        // kc 64: five slices of 60; kc 100: three of 100 (equal either way) then k = 350, four
+        // of 88 (87.5 rounded up: three of 88 and one of 86); the defaults at k = 700: slices
+        // of 175 for kc 192, of 350 for kc 384.
+        for (const Cut& cut : {Cut{2 * tile.mr, 64, 300}, Cut{0, 100, 300}, Cut{3 * tile.mr, 100, 350}, Cut{0, 0, 700}}) {
+            BlockSizes blocks(*s08, cut.mc, cut.kc, 0);   // step 09's --mc --kc --nc are step 08's
+            const int k = cut.k;
+            std::vector<float> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n),
+                C(static_cast<std::size_t>(m) * n);
+            std::uint32_t x = 12345;
+            const auto next = [&x] {
+                x = x * 1664525u + 1013904223u;
+                return static_cast<float>(x >> 8) / 16777216.0f - 0.5f;
+            };
+            for (float& a : A) a = next();
+            for (float& b : B) b = next();
+            for (float& c : C) c = next();
+            std::vector<float> C08 = C;
+            v08->kernel(m, n, k, A.data(), k, B.data(), n, C08.data(), n);
+            for (const int threads : {1, 2, 3}) {
+                omp_set_num_threads(threads);
+                std::vector<float> C09 = C;
+                v09->kernel(m, n, k, A.data(), k, B.data(), n, C09.data(), n);
+                int differ = 0;
+                for (std::size_t i = 0; i < C.size(); ++i) differ += std::memcmp(&C08[i], &C09[i], sizeof(float)) != 0;
+                INFO(tile.variant << ", mc " << cut.mc << ", kc " << cut.kc << ", k " << k << ", " << threads
+                                  << " threads: " << differ << " of " << C.size() << " elements differ");
+                CHECK(differ == 0);
+                ++compared;
+            }
+        }
+    }
+    CHECK(compared > 0);
+    omp_set_num_threads(before);
 }
 
 // Step 10's parallel packed path packs the shared B panel inside the kernel calls (the

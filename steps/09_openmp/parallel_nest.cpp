@@ -54,18 +54,20 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
     const double worth = 2.0 * m * n * k / kMinFlopsPerThread;
     const int team = static_cast<int>(std::clamp<double>(std::min(omp_get_max_threads(), row_tiles), 1, std::max(worth, 1.0)));
     // <<< team
-    // Blocks of rows: at least kBlocksPerThread per thread, none over step 08's mc, a multiple
-    // of the team, and all of the same number of tiles give or take one. With fixed blocks of
-    // mc rows, m = 1024 on 2 threads is 9 blocks of 8 tiles and one of 2: one thread gets 40
-    // tiles, the other 34, and the first waits for the second at the end (README: "Which loop
-    // to share").
+    // Blocks of rows: equal, none over step 08's mc, as step 08 cuts m, but more of them: at
+    // least kBlocksPerThread per thread and a multiple of the team, all of the same number of
+    // tiles give or take one. Step 08's cut alone gives a few blocks at n = 1000 (two on Zen 5,
+    // four on Zen 3): two threads would finish together on an idle machine, but a core busy
+    // with another program would hold up half the product (README: "A busy core").
     // >>> blocks
     const int blocks = round_up(std::max((row_tiles * MR + blk.mc - 1) / blk.mc, team * kBlocksPerThread), team);
     const int mc = (row_tiles + blocks - 1) / blocks * MR;   // the largest block's rows
     // <<< blocks
-    const int panel = step08::panel_width(n, blk.nc, NR), kc_max = std::min(blk.kc, k);
+    // n and k cut as step 08 cuts them: the fewest panels and slices of at most nc and kc, of
+    // equal size (step08::panel_width).
+    const int panel = step08::panel_width(n, blk.nc, NR), slice = step08::panel_width(k, blk.kc, 1);
     thread_local step08::PackBuffer b_buffer;   // the shared panel: the calling thread's buffer
-    float* Bp = b_buffer.get(static_cast<std::size_t>(panel) * kc_max);
+    float* Bp = b_buffer.get(static_cast<std::size_t>(panel) * slice);
     bool out_of_memory = false;
 
     // >>> region
@@ -76,7 +78,7 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
         float* Ap = nullptr;
         // <<< region
         try {
-            Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc, MR)) * kc_max);
+            Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc, MR)) * slice);
         } catch (const std::bad_alloc&) {   // an exception may not leave the region
 #pragma omp atomic write
             out_of_memory = true;
@@ -88,8 +90,8 @@ void parallel_gemm(const Tile& tile, int m, int n, int k, const float* A, int ld
         // >>> loop-split
         for (int jc = 0; jc < n && !give_up; jc += panel) {
             const int nc = std::min(panel, n - jc);
-            for (int pc = 0; pc < k; pc += blk.kc) {
-                const int kc = std::min(blk.kc, k - pc);
+            for (int pc = 0; pc < k; pc += slice) {
+                const int kc = std::min(slice, k - pc);
                 const float* b_panel = B + static_cast<long>(pc) * ldb + jc;
 #pragma omp for schedule(dynamic)
                 for (int jr = 0; jr < nc; jr += NR)   // a sliver at a time: each packs some
