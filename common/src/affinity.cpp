@@ -21,9 +21,22 @@
 #include <pthread.h>
 #include <sched.h>
 #endif
+#if defined(__APPLE__)
+#include <pthread.h>
+#include <pthread/qos.h>
+#endif
 #include <time.h>
 
 namespace gemm::cpu {
+
+#if defined(__APPLE__)
+namespace {
+// macOS has no call that pins a thread to a core. What it offers is a quality-of-service
+// class: user-interactive work goes to the performance cores first. The program's first
+// thread asks for it as the program starts; every thread that asks to be pinned, too.
+const bool main_thread_qos = pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0) == 0;
+}  // namespace
+#endif
 
 bool pin_current_thread(int cpu) {
 #if defined(__linux__)
@@ -31,9 +44,24 @@ bool pin_current_thread(int cpu) {
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+#elif defined(__APPLE__)
+    (void)cpu;
+    (void)main_thread_qos;
+    pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0);
+    return false;   // not pinned: the callers time by wall clock where a thread may have moved
 #else
     (void)cpu;
     return false;
+#endif
+}
+
+const char* pinning_note() {
+#if defined(__linux__)
+    return "";
+#elif defined(__APPLE__)
+    return "threads are not pinned (macOS cannot pin): they ask for the performance cores with QoS user-interactive";
+#else
+    return "threads are not pinned (no pinning call on this OS)";
 #endif
 }
 

@@ -93,8 +93,35 @@ Features detect_features() {
 
 std::string read_word(const std::string& path);
 
+#if defined(__APPLE__)
+// A sysctl value as text: numbers (4 or 8 bytes) in decimal, strings as they are; "" when the
+// key is missing.
+std::string sysctl_text(const char* key) {
+    char buf[256] = {};
+    size_t len = sizeof buf - 1;
+    if (sysctlbyname(key, buf, &len, nullptr, 0) != 0 || len == 0) return "";
+    if (len == 4 || len == 8) {   // a number, unless it is text of that length
+        bool text = buf[len - 1] == '\0';
+        for (size_t i = 0; text && i + 1 < len; ++i) text = buf[i] >= 0x20 && buf[i] < 0x7f;
+        if (!text) {
+            long long v = 0;
+            if (len == 4) {
+                int i32 = 0;
+                std::memcpy(&i32, buf, 4);
+                v = i32;
+            } else {
+                std::memcpy(&v, buf, 8);
+            }
+            return std::to_string(v);
+        }
+    }
+    return std::string(buf, strnlen(buf, len));
+}
+long sysctl_long(const char* key) { return std::strtol(sysctl_text(key).c_str(), nullptr, 10); }
+#endif
+
 // A number from a sysfs file ("2", "32K"); 0 when the file is missing or holds something else.
-long read_long(const std::string& path) {
+[[maybe_unused]] long read_long(const std::string& path) {
     long long value = 0;
     return parse_bytes("", read_word(path), 0, 1LL << 40, value).empty() ? static_cast<long>(value) : 0;
 }
@@ -135,14 +162,18 @@ Caches detect_caches() {
     }
 #endif
 #elif defined(__APPLE__)
-    auto get = [](const char* key) {
-        long long v = 0;
-        size_t len = sizeof v;
-        return sysctlbyname(key, &v, &len, nullptr, 0) == 0 ? static_cast<long>(v) : 0L;
-    };
-    k.l1d = get("hw.l1dcachesize");
-    k.l2 = get("hw.l2cachesize");
-    k.l3 = get("hw.l3cachesize");
+    // Apple silicon: hw.l1dcachesize and hw.l2cachesize are the efficiency cores' (the smaller
+    // ones); the steps run on the performance cores, hw.perflevel0. No L3 is reported (the
+    // system level cache is not the cores'). Intel Macs: one kind of core, the plain keys.
+    const std::vector<CoreKind>& kinds = core_kinds();
+    const long l3 = sysctl_long("hw.l3cachesize");
+    if (!kinds.empty() && kinds[0].l1d > 0 && kinds[0].l2 > 0) {
+        k = Caches{kinds[0].l1d, kinds[0].l2, l3 > 0 ? l3 : 0, "sysctl hw.perflevel0 (" + kinds[0].name + " cores)"};
+        return k;
+    }
+    k.l1d = sysctl_long("hw.l1dcachesize");
+    k.l2 = sysctl_long("hw.l2cachesize");
+    k.l3 = l3 > 0 ? l3 : 0;
     if (k.l1d > 0 && k.l2 > 0) {
         k.source = "sysctl";
         return k;
@@ -252,6 +283,12 @@ Identity detect_identity() {
     id.family = base_family == 0xf ? base_family + static_cast<int>((a >> 20) & 0xff) : base_family;
     id.model = (base_family == 0x6 || base_family == 0xf) ? (static_cast<int>((a >> 16) & 0xf) << 4) + base_model
                                                           : base_model;
+#elif defined(__aarch64__) && defined(__APPLE__)
+    // macOS does not show MIDR: the implementer is Apple's (0x61, as Linux would show it) and
+    // the model hw.cpufamily, a number per core design (CPUFAMILY_ARM_* in <mach/machine.h>).
+    id.vendor = "apple";
+    id.family = 0x61;
+    id.model = static_cast<int>(static_cast<unsigned>(sysctl_long("hw.cpufamily")));
 #elif defined(__aarch64__) && defined(__linux__)
     // MIDR_EL1 as the kernel shows it: "CPU implementer : 0x41", "CPU part : 0xd0c".
     std::ifstream in("/proc/cpuinfo");
@@ -365,7 +402,14 @@ Microarch classify(const Identity& id) {
         default: break;
         }
     } else if (id.vendor == "apple") {
-        u = {"Apple M-series", 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes (performance cores)"};
+        // The M-series performance cores: four 128-bit FMA pipes (the efficiency cores have
+        // fewer; the steps and the peak formula count the performance cores'). The model is
+        // macOS's hw.cpufamily (CPUFAMILY_ARM_* in the macOS 13 SDK's <mach/machine.h>) or,
+        // under Linux, MIDR's part; a design not named here is still an M-series core.
+        const unsigned family = static_cast<unsigned>(m);
+        const char* name = family == 0x1b588bb3u ? "Apple M1 (Firestorm)"
+                         : family == 0xda33d83du ? "Apple M2 (Avalanche)" : "Apple M-series";
+        u = {name, 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes (performance cores; efficiency cores: fewer)"};
     }
     return u;
 }
@@ -424,6 +468,45 @@ const std::string& caches_problem() { return caches_and_problem().problem; }
 std::string name() {
     static const std::string n = detect_name();
     return n;
+}
+
+std::vector<CoreKind> core_kinds_from(std::string (*sysctl)(const char* key)) {
+    std::vector<CoreKind> kinds;
+    auto number = [&](const std::string& key) {
+        long long v = 0;
+        return parse_bytes("", sysctl(key.c_str()), 0, 1LL << 40, v).empty() ? static_cast<long>(v) : 0L;
+    };
+    const long levels = number("hw.nperflevels");
+    for (long level = 0; level < std::min(levels, 8L); ++level) {
+        const std::string key = "hw.perflevel" + std::to_string(level) + ".";
+        CoreKind kind{sysctl((key + "name").c_str()), number(key + "physicalcpu"), number(key + "l1dcachesize"),
+                      number(key + "l2cachesize"), number(key + "cpusperl2")};
+        if (kind.name.empty()) kind.name = level == 0 ? "Performance" : "Efficiency";
+        if (kind.cores <= 0) break;
+        kinds.push_back(kind);
+    }
+    return kinds;
+}
+
+const std::vector<CoreKind>& core_kinds() {
+#if defined(__APPLE__)
+    static const std::vector<CoreKind> kinds = core_kinds_from(sysctl_text);
+#else
+    static const std::vector<CoreKind> kinds;
+#endif
+    return kinds;
+}
+
+std::string core_kinds_line(const std::vector<CoreKind>& kinds) {
+    auto size = [](long b) {
+        return b % (1 << 20) == 0 ? std::to_string(b >> 20) + " MiB" : std::to_string(b >> 10) + " KiB";
+    };
+    std::string line;
+    for (const CoreKind& k : kinds) {
+        line += (line.empty() ? "" : ", ") + std::to_string(k.cores) + ' ' + k.name + " (L1d " + size(k.l1d) + ", L2 " +
+                size(k.l2) + (k.cores_per_l2 > 1 ? " per " + std::to_string(k.cores_per_l2) + " cores" : "") + ")";
+    }
+    return line;
 }
 
 std::vector<int> allowed_cpus() {

@@ -290,6 +290,14 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
 #if defined(_OPENMP)
         if (o.threads > 0) omp_set_num_threads(o.threads);
         threads = std::min(omp_get_max_threads(), omp_get_thread_limit());
+#else
+        // Built without OpenMP (step 10 then runs on one thread): more is refused, not ignored.
+        if (o.threads > 1) {
+            std::fprintf(stderr, "%s: --threads %d: built without OpenMP, this step runs on one thread only; "
+                                 "install an OpenMP runtime (macOS: brew install libomp) and configure again\n",
+                         name.c_str(), o.threads);
+            return kExitUsage;
+        }
 #endif
     }
     // One cap, however the count arrived: the parser holds --threads to it, and this the count

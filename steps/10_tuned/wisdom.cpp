@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -17,6 +18,9 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__APPLE__)
+#include <mach-o/dyld.h>
+#endif
 
 namespace step10::wisdom {
 namespace {
@@ -162,7 +166,15 @@ std::string wisdom_path(bool& fixed) {
     // <the executable's folder>/../wisdom/step10_tuned.txt: build/bin/step10_tuned reads
     // build/wisdom/step10_tuned.txt. /proc/self/exe names the program itself, its links resolved.
     char self[PATH_MAX] = {};
+#if defined(__APPLE__)
+    // macOS has no /proc: dyld names the executable, realpath resolves its links.
+    char named[PATH_MAX] = {};
+    std::uint32_t size = sizeof named;
+    if (_NSGetExecutablePath(named, &size) != 0 || ::realpath(named, self) == nullptr) return "";
+    const ssize_t len = static_cast<ssize_t>(std::strlen(self));
+#else
     const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+#endif
     if (len <= 0) return "";
     std::string dir(self, static_cast<std::size_t>(len));
     dir.erase(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/'));   // build/bin

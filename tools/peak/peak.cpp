@@ -25,6 +25,9 @@
 #include <thread>
 #include <utility>
 
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
 
 namespace gemm::peak {
 
@@ -131,6 +134,15 @@ int physical_cores(int threads) {
     std::set<std::pair<std::string, std::string>> cores;
     std::set<int> used;
     for (int t = 0; t < threads; ++t) used.insert(cpus[t % cpus.size()]);
+#if defined(__APPLE__)
+    // No topology files: macOS counts its cores (hw.physicalcpu) and hardware threads
+    // (hw.logicalcpu; two per core on Intel Macs with Hyper-Threading, one on Apple silicon).
+    int physical = 0, logical = 0;
+    size_t len = sizeof physical;
+    if (sysctlbyname("hw.physicalcpu", &physical, &len, nullptr, 0) == 0 && physical > 0 &&
+        (len = sizeof logical, sysctlbyname("hw.logicalcpu", &logical, &len, nullptr, 0) == 0) && logical >= physical)
+        return std::max(1, static_cast<int>((static_cast<long>(used.size()) * physical + logical - 1) / logical));
+#endif
     for (int c : used) {
         const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(c) + "/topology/";
         const std::string core = read_first_line(dir + "core_id");
@@ -265,6 +277,12 @@ FlopsPerCycle flops_per_cycle(std::string_view isa, const cpu::Microarch& core, 
 }
 
 Frequency os_frequency() {
+#if defined(__APPLE__)
+    long long hz = 0;   // Intel Macs; Apple silicon does not say
+    size_t len = sizeof hz;
+    if (sysctlbyname("hw.cpufrequency_max", &hz, &len, nullptr, 0) == 0 && hz > 0)
+        return {static_cast<double>(hz) / 1e9, "sysctl hw.cpufrequency_max"};
+#endif
     const std::string khz = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
     if (!khz.empty()) {
         const double v = std::atof(khz.c_str()) / 1e6;
@@ -416,7 +434,13 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     const Frequency reported = os_frequency();
     out << "Peak FLOPS of " << cpu::name() << " (" << cpu::arch() << ", "
         << (core.name.empty() ? cpu::microarch_label() + ", not in the table" : core.name) << "), each figure the best of "
-        << o.reps << " runs of " << o.seconds << " s (the threads' CPU time), threads pinned\n";
+        << o.reps << " runs of " << o.seconds << " s (the threads' CPU time), threads "
+        << (*cpu::pinning_note() == '\0' ? "pinned\n" : "not pinned\n");
+    if (*cpu::pinning_note() != '\0') out << cpu::pinning_note() << "; their time is the wall clock's\n";
+    // Apple silicon: the table's pipes are the performance cores'.
+    if (const auto& kinds = cpu::core_kinds(); kinds.size() > 1)
+        out << "cores: " << cpu::core_kinds_line(kinds) << "; the formula counts every core as a " << kinds[0].name
+            << " core, too high beyond " << kinds[0].cores << " threads\n";
     // The clock of each thread count, measured unless --ghz gives it.
     std::vector<Frequency> clocks;
     for (int threads : thread_counts) {

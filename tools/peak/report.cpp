@@ -3,6 +3,7 @@
 // the report stays true when a step changes how it picks them.
 #include "peak.hpp"
 
+#include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
 #include <gemm/registry.hpp>
 
@@ -46,6 +47,9 @@ std::string feature_list() {
 const char* feature_source() {
     const std::string_view arch = cpu::arch();
     if (arch == "x86_64") return "CPUID, with XGETBV for the OS's register support";
+#if defined(__APPLE__)
+    if (arch == "aarch64") return "Advanced SIMD, part of every AArch64 core (macOS has no HWCAP)";
+#endif
     if (arch == "aarch64") return "HWCAP from getauxval(AT_HWCAP)";
     return "no detection on this architecture";
 }
@@ -128,6 +132,9 @@ void cpu_report(std::ostream& out) {
     row("BLIS") << library_kernels("ref_blis") << "\n";
     row("caches") << "L1d " << bytes(c.l1d) << ", L2 " << bytes(c.l2) << " per core, L3 " << bytes(c.l3)
                   << " shared  [" << c.source << "]\n";
+    if (const std::string kinds = cpu::core_kinds_line(cpu::core_kinds()); !kinds.empty())
+        row("core kinds") << kinds << "  [sysctl hw.perflevelN]\n";
+    if (*cpu::pinning_note() != '\0') row("threads") << cpu::pinning_note() << "\n";
 
     out << "\nSteps built, the variant each runs here, and the block sizes it uses here:\n";
     if (gemm::steps().empty()) out << "  (no steps built)\n";

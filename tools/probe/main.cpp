@@ -31,8 +31,12 @@
 #include <string_view>
 #include <vector>
 
-// The OpenMP runtime, when the steps link one (weak: probe runs without it too).
-extern "C" void omp_set_num_threads(int threads) __attribute__((weak));
+// The OpenMP runtime, when the steps link one (they pass its flags on to probe); without it
+// every step runs on one thread already. (Not a weak reference: macOS's linker refuses one
+// to a symbol no library defines.)
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 namespace {
 
@@ -181,7 +185,9 @@ int main(int argc, char** argv) {
         return gemm::kExitUsage;
     }
 
-    if (step->def->parallel && omp_set_num_threads != nullptr) omp_set_num_threads(1);
+#if defined(_OPENMP)
+    if (step->def->parallel) omp_set_num_threads(1);
+#endif
     const gemm::Variant* variant = kernel_name.empty() ? step->best_variant() : step->find_variant(kernel_name);
     if (variant == nullptr && !kernel_name.empty()) {
         std::fprintf(stderr, "probe: --kernel '%s': step %.*s has no such variant\n", gemm::shown(kernel_name).c_str(),

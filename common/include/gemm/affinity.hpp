@@ -8,6 +8,9 @@ namespace gemm::cpu {
 // Pins the calling thread to logical CPU `cpu` (a number from allowed_cpus()). Best effort:
 // false (and the thread runs unpinned) where that is not possible.
 bool pin_current_thread(int cpu);
+// "" where threads are pinned (Linux); else one line saying they are not (macOS: the threads
+// ask for the performance cores with a QoS class instead), for the tools to print.
+const char* pinning_note();
 
 // Seconds of CPU time the calling thread has used: time it was not running is not counted.
 // Falls back to a monotonic wall clock where the OS has no per-thread clock.

@@ -102,6 +102,22 @@ struct MachineLines {
     std::string cpu, caches;   // without a newline
 };
 MachineLines machine_lines();
+// The kinds of core a hybrid chip has, as macOS describes them (sysctl hw.nperflevels and
+// hw.perflevelN.*: N = 0 the performance cores, then the efficiency cores); empty elsewhere.
+// On Apple silicon the caches above are the performance cores' (hw.perflevel0), their L2
+// shared by cores_per_l2 of them; the efficiency cores have smaller ones and fewer FP pipes.
+struct CoreKind {
+    std::string name;          // "Performance", "Efficiency" (hw.perflevelN.name)
+    long cores = 0;            // hw.perflevelN.physicalcpu
+    long l1d = 0, l2 = 0;      // bytes: hw.perflevelN.l1dcachesize, .l2cachesize
+    long cores_per_l2 = 0;     // hw.perflevelN.cpusperl2
+};
+// Parses what `sysctl` gives for those keys (its text value, "" when the key is missing); pure,
+// so that the tests run it on a Mac's values anywhere.
+std::vector<CoreKind> core_kinds_from(std::string (*sysctl)(const char* key));
+const std::vector<CoreKind>& core_kinds();   // this machine's (macOS), else empty
+// "8 Performance (L1d 128 KiB, L2 16 MiB per 4 cores), 4 Efficiency (...)"; "" when none.
+std::string core_kinds_line(const std::vector<CoreKind>& kinds);
 std::vector<int> allowed_cpus();   // the logical CPUs this process may run on, by number
 int cores();               // how many: allowed_cpus().size()
 const char* arch();        // "x86_64", "aarch64" or "unknown"
