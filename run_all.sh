@@ -316,8 +316,12 @@ for exe in "${selected[@]}"; do
     fi
   fi
 done
-for ref in ref_openblas ref_blis; do
-  [ -x "$bin/$ref" ] || { echo "   $ref not built (library not found at configure time)"; continue; }
+for ref in ref_openblas ref_blis ref_accelerate; do   # ref_accelerate: Apple's, macOS only
+  if [ ! -x "$bin/$ref" ]; then
+    [ "$ref" = ref_accelerate ] && [ "$(uname -s)" != Darwin ] ||
+      echo "   $ref not built (library not found at configure time)"
+    continue
+  fi
   jobs_args+=(--ref "$ref=$pin$(q "$bin/$ref") --threads 1")
   [ "$mt_threads" -gt 1 ] && jobs_args+=(--ref "${ref}_mt=$(q "$bin/$ref") --threads $mt_threads")
 done
@@ -372,7 +376,7 @@ if [ "$mt_threads" -gt 1 ]; then
   for exe in "${selected[@]}"; do
     [[ "$parallel" == *" $exe "* && "$skipped" != *" $exe "* ]] && scaled+=("$exe")
   done
-  for ref in ref_openblas ref_blis; do [ -x "$bin/$ref" ] && scaled+=("$ref"); done
+  for ref in ref_openblas ref_blis ref_accelerate; do [ -x "$bin/$ref" ] && scaled+=("$ref"); done
   if [ ${#scaled[@]} -gt 0 ]; then
     say "thread scaling at n = $figure_size: ${scaled[*]} on ${counts[*]} threads"
     mkdir -p "$results/scaling"
