@@ -26,7 +26,9 @@
 # OUT/ablation.csv is checked before any run and written whole by build/bin/write_file (the
 # old file stays as it was when the write fails). Exit 77 on a CPU that runs neither the
 # AVX-512 nor the AVX2 kernel, 2 on a bad option, 3 when OUT or OUT/ablation.csv cannot be
-# written (one line), 1 when a run fails.
+# written (one line), 1 when a run fails, 130 when Ctrl-C (or a run that exited 130) cut it
+# short: at once, one line naming the stage, no CSV written (SIGTERM: the same, then it ends
+# by SIGTERM).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +57,8 @@ done
 [[ $out == -* ]] && out=./$out
 [[ $report == -* ]] && report=./$report
 writable_folder "$out"   # one line and exit 3 when OUT is a file, or read-only
+stage="the set-up"
+catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
 
 # report CSV: both tables and the figure. The CSV is checked whole first, by plot_ablation.py's
 # own reader (columns, numbers, studies; standard library only), so a bad file is one line and
@@ -62,7 +66,7 @@ writable_folder "$out"   # one line and exit 3 when OUT is a file, or read-only
 report() {
   local csv=$1
   if command -v python3 > /dev/null; then
-    python3 - "$root/plots" "$csv" << 'EOF' || exit 2
+    python3 - "$root/plots" "$csv" << 'EOF' || { stop_if_interrupted $?; exit 2; }
 import sys
 sys.path.insert(0, sys.argv[1])
 import plot_ablation
@@ -101,8 +105,10 @@ EOF
     if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then python=$candidate; break; fi
   done
   if [[ -n $python ]]; then
+    stage="the figure"
     "$python" "$root/plots/plot_ablation.py" "$csv" --title "Step 10 taken apart on $(
-      "$build/bin/cpuinfo" --uarch 2>/dev/null || echo "this CPU")" -o "$out/ablation.png" && echo "figure: $out/ablation.png"
+      "$build/bin/cpuinfo" --uarch 2>/dev/null || echo "this CPU")" -o "$out/ablation.png" && echo "figure: $out/ablation.png" ||
+      { rc=$?; stop_if_interrupted "$rc"; return "$rc"; }
   else
     echo "ablation.sh: no python3 with matplotlib here: no figure (the CSV and the tables are complete)" >&2
   fi
@@ -121,7 +127,9 @@ find_writer "$build"
 check_out "$out/ablation.csv"   # before any run: a folder there, say, is found now, not at the end
 clock="wall clock" runner=exe
 rc=0
+stage="the check of the runners"
 OMP_NUM_THREADS=1 "$probe" 10 --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
+stop_if_interrupted "$rc"
 [[ -x $probe && $rc == 0 ]] && { clock="CPU time"; runner=probe; }
 command_of() {   # the command line of a run of step $1 (7 or 10) on one thread
   if [[ $runner == probe ]]; then echo "$probe $1"
@@ -134,6 +142,7 @@ kernels=()
 for kernel in avx512 avx2; do
   rc=0
   "$exe10" --threads 1 --kernel "$kernel" --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
+  stop_if_interrupted "$rc"
   case $rc in
     0) kernels+=("$kernel") ;;
     77) ;;
@@ -208,6 +217,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "ablation.sh: ${#runs[@]} runs x $rounds rounds at n = $sizes, kernels ${kernels[*]}, one thread pinned to CPU $cpu ($(
   "$build/bin/cpuinfo" --uarch)), GFLOPS from the $clock"
+stage="the runs"
 for ((r = 1; r <= rounds; ++r)); do
   for i in "${!runs[@]}"; do
     IFS='|' read -r study label args <<< "${runs[$i]}"
@@ -215,7 +225,7 @@ for ((r = 1; r <= rounds; ++r)); do
     # shellcheck disable=SC2086  # command and args are lists of words
     OMP_NUM_THREADS=1 taskset -c "$cpu" $command ${args#"${args%% *}"} --sizes "$sizes" --reps "$reps" \
       --csv "$tmp/$i.$r.csv" >/dev/null 2>"$tmp/stderr" ||
-      { echo "ablation.sh: '$label' failed ($command${args#"${args%% *}"}):" >&2; cat "$tmp/stderr" >&2; exit 1; }
+      { stop_if_interrupted $?; echo "ablation.sh: '$label' failed ($command${args#"${args%% *}"}):" >&2; cat "$tmp/stderr" >&2; exit 1; }
   done
   echo "  round $r of $rounds done"
 done
@@ -246,6 +256,7 @@ table=$(set -e  # inside too: a failed step of it fails the script
               printf "%s,%d,%s,%s,%s,%.1f,%.1f,%.1f,%.1f\n", study, order, label, sw, k, a[c], median(a, c), a[1], b[w] } }'
   done
 })
+stage="the tables"
 printf '%s\n' "$table" | write_out "$out/ablation.csv"
 
 report "$out/ablation.csv"

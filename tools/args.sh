@@ -124,3 +124,28 @@ refuse_repeats() {
   done
   return 0
 }
+
+# Ctrl-C and SIGTERM in a script that runs programs (run_all.sh's rule, docs/contracts.md "Exit
+# status"): catch_signals sets the traps; $stage names what is under way. Ctrl-C, or a program
+# that exited 130 (stop_if_interrupted $?: it was interrupted), ends the script at once with one
+# line, "PROG: cut short by SIGINT during STAGE", and exit 130; SIGTERM with the same line, then
+# by SIGTERM. The EXIT trap (a scratch folder's removal) runs either way. Bash runs a trap once
+# the program under way has ended: Ctrl-C and a group's SIGTERM reach that program too.
+cut_short() {   # SIGINT | SIGTERM
+  trap '' INT TERM   # one line, whatever else comes
+  echo "$prog: cut short by $1${stage:+ during $stage}" >&2
+  [[ $1 == SIGINT ]] && exit 130
+  # The EXIT trap by hand: bash skips it on a signal's default action when it was set after
+  # catch_signals. "trap -p EXIT" is "trap -- COMMAND EXIT".
+  eval "set -- $(trap -p EXIT)"
+  trap - EXIT TERM
+  [[ $# -lt 3 ]] || eval "$3"
+  kill -TERM $$
+}
+catch_signals() {
+  trap 'cut_short SIGINT' INT
+  trap 'cut_short SIGTERM' TERM
+}
+stop_if_interrupted() {   # STATUS
+  [[ $1 != 130 ]] || cut_short SIGINT
+}

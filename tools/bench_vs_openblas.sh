@@ -29,7 +29,8 @@
 # (--peak CSV: a file written by peak --csv instead). Default sizes: 128,256,512,1024,1536,2048.
 # --rt runs every contender at real-time priority (chrt -f 1; root only), so that nothing else
 # on this system preempts it: on a shared VM only the host's own load is left.
-# Exit 2 on a bad option, 1 when a run fails.
+# Exit 2 on a bad option, 1 when a run fails, 130 when Ctrl-C (or a run that exited 130) cut it
+# short: at once, one line naming the stage (SIGTERM: the same, then it ends by SIGTERM).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -77,6 +78,8 @@ cpuall=0-$cpu1                           # all threads: every CPU
 tmp=$(mktemp -d)
 spinner=""
 trap '[[ -n $spinner ]] && kill "$spinner" 2>/dev/null; rm -rf "$tmp"' EXIT
+stage="the set-up"
+catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
 
 # Every run starts from the same environment: no binding, no forced kernel set but its own.
 clean_env=(env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE)
@@ -99,7 +102,7 @@ run() {
   [[ $threads -gt 1 ]] && cpus=$cpuall
   "${clean_env[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" \
     "$@" --sizes "$size" --reps "$fixed_reps" --threads "$threads" --csv "$csv" >/dev/null 2>"$tmp/stderr" ||
-    { echo "bench_vs_openblas.sh: $label at $size failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
+    { stop_if_interrupted $?; echo "bench_vs_openblas.sh: $label at $size failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
   record "$label" "$size" "$csv"
 }
 
@@ -148,9 +151,11 @@ fi
 # The peak before and after (the best of the two), unless given.
 measure_peak() {
   "${rt[@]}" "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$1.csv" >/dev/null 2>"$tmp/stderr" ||
-    { echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
+    { stop_if_interrupted $?; echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
 }
+stage="the peak"
 [[ -n $peak_csv ]] || measure_peak before
+stage="the sampling"
 # Every contender at every size, side by side (tools/interleave.py): each round the sizes in a
 # new order and, at each, every contender one right after the other in a new order; more
 # samples where a size's samples disagree. A sample is up to --reps calls (20 x --reps below
@@ -159,8 +164,10 @@ python=$(command -v python3) || usage_error "needs python3 (the sampler, tools/i
 "$python" "$root/tools/interleave.py" --out "$tmp/sampled" --sizes "$sizes" --rounds "$rounds" \
   --max-reps $((reps * 20)) --sample-time "$(awk -v r="$reps" 'BEGIN { print 0.05 * r }')" "${jobs[@]}" \
   > "$tmp/sampled.log" 2> "$tmp/sampled.err" ||
-  { echo "bench_vs_openblas.sh: a run failed:" >&2; cat "$tmp/sampled.err" >&2; exit 1; }
+  { stop_if_interrupted $?; echo "bench_vs_openblas.sh: a run failed:" >&2; cat "$tmp/sampled.err" >&2; exit 1; }
+stage="the peak's second measurement"
 [[ -n $peak_csv ]] || measure_peak after
+stage="the tables"
 unsettled=$(sed -n '/^   unsettled/,$p' "$tmp/sampled.log")
 # Every sample as "label size gflops kernel round", for the tables.
 for f in "$tmp"/sampled/samples/*.csv; do
@@ -183,11 +190,12 @@ for ours, ref in (("step10", "openblas1"), ("step10_avx2", "openblas_avx2"),
     for (size, _), pair in sorted(samples.paired_ratios(rows(ours), rows(ref), same_threads=False).items()):
         print(ours, ref, size, pair[0])
 PAIRS
-  { echo "bench_vs_openblas.sh: cannot pair the samples" >&2; exit 1; }
+  { stop_if_interrupted $?; echo "bench_vs_openblas.sh: cannot pair the samples" >&2; exit 1; }
 
 # Table 3: one core busy. Each run is one result (best of 3 reps); the step's worst run is
 # compared with each library's median run, all under the same spin loop.
 if [[ $busy = 1 && $ncpu -ge 2 ]]; then
+  stage="the busy table"
   taskset -c 0 bash -c 'while :; do :; done' & spinner=$!
   saved_rt=("${rt[@]}"); rt=(); fixed_reps=3; results_file="$tmp/busy"; r=0
   for size in 100 200 400 1000; do
@@ -201,6 +209,7 @@ if [[ $busy = 1 && $ncpu -ge 2 ]]; then
   done
   kill "$spinner"; wait "$spinner" 2>/dev/null || true; spinner=""
   rt=("${saved_rt[@]}")
+  stage="the tables"
 fi
 
 peak1="-" peakN="-" peak_isa="-"

@@ -3,7 +3,7 @@
 kc x mc, and write one CSV row per cell, the step's own choice among them.
 
     tools/block_map.py EXE [--size N] [--kc LIST] [--mc LIST] [--fine] [--reps N] [--rounds N]
-                       [--threads N] [--kernel NAME] [--cpu N|none] [--csv OUT.csv]
+                       [--threads N] [--kernel NAME] [--cpu N|none] [--timeout S] [--csv OUT.csv]
 
 EXE is a step executable with --kc and --mc (steps 06-10: build/bin/step08_avx512_14x32).
 What the step runs here comes from the step itself, not from its --help: a first run at a
@@ -23,14 +23,17 @@ depth, so that only the blocks change. --threads N and --kernel NAME are passed 
 Every run is verified. --rounds N sweeps the grid N times, one round after the other, and
 keeps each cell's best (a noisy spell on a shared machine then spoils a cell of one round,
 not the map). The runs are pinned to one CPU (the last this process may use; --cpu none
-leaves them to the scheduler).
+leaves them to the scheduler). A run still going after --timeout S seconds has hung (default:
+tools/interleave.py's rule for a sample, 120 s plus the time of the run's products, its reps,
+the warm-up and the check, at 0.1 GFLOPS): it is killed with its process group and the map
+ends there.
 CSV: step,n,kc,mc,default,gflops_best,gflops_median,verified,kernel,cpu,uarch,params
 (default = 1 in the cell of the step's own kc and mc; params: the step's, as it ran), written
 by plots/output_file.py: replaced whole at the end, never in place; its path is checked
 before any run. plots/plot_blockmap.py draws it.
 Exit status: 0; 1 when some run failed or failed verification (its row says verified=0);
-2 usage error (one line naming the option; a size above the harness's limit included), or
-one the step found; 3 the CSV cannot be written, or the step ran out of memory; 77 the CPU
+a run that hung past --timeout (one line, no CSV written); 2 usage error (one line naming the
+option; a size above the harness's limit included), or one the step found; 3 the CSV cannot be written, or the step ran out of memory; 77 the CPU
 lacks what the step (or its --kernel) needs; 130 Ctrl-C (one line, no CSV written). Each run
 of the step is a process group of its own, killed on Ctrl-C or SIGTERM (which then ends the
 map by SIGTERM).
@@ -46,6 +49,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 import cli  # noqa: E402  (plots/cli.py: one-line usage errors, the step in its own group)
+from interleave import sample_timeout  # noqa: E402  (the sampler's rule for a run that hung)
 from output_file import OutputError, check, scratch_folder, write  # noqa: E402  (plots/output_file.py)
 
 COARSE = (0.25, 0.5, 1.0, 2.0)
@@ -91,8 +95,8 @@ def tunables(text):
 class Step:
     """The step executable and the options every run of it gets."""
 
-    def __init__(self, exe, reps, passed_on, workdir):
-        self.exe, self.reps, self.passed_on = exe, reps, passed_on
+    def __init__(self, exe, reps, passed_on, workdir, timeout=None):
+        self.exe, self.reps, self.passed_on, self.timeout = exe, reps, passed_on, timeout
         self.out = os.path.join(workdir, "cell.csv")
         self.name = os.path.basename(exe)
 
@@ -102,10 +106,16 @@ class Step:
         if os.path.exists(self.out):
             os.remove(self.out)
         reps = reps or self.reps
-        result = cli.run([self.exe, "--sizes", str(size), "--reps", str(reps)] +
-                                (["--warmup", "0"] if size == PROBE_SIZE else []) + blocks + self.passed_on +
-                                ["--csv", self.out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                universal_newlines=True)
+        timeout = self.timeout or run_timeout(size, reps)
+        try:
+            result = cli.run([self.exe, "--sizes", str(size), "--reps", str(reps)] +
+                             (["--warmup", "0"] if size == PROBE_SIZE else []) + blocks + self.passed_on +
+                             ["--csv", self.out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             universal_newlines=True, timeout=timeout)
+        except subprocess.TimeoutExpired:   # cli.run has killed its whole group
+            raise Failure(1, "{} at n = {}{}: did not finish in {:g} s (--timeout {:g}{}); no CSV written".format(
+                self.name, size, "".join(" " + b for b in blocks), timeout, timeout,
+                "" if self.timeout else ", the default"))
         rows = []
         if os.path.exists(self.out):
             with open(self.out, newline="") as f:
@@ -127,6 +137,11 @@ class Step:
             raise Failure(1, "{}: its run at n = {} wrote no CSV row (exit {}{})".format(
                 self.name, PROBE_SIZE, rc, ": " + err if err else ""))
         return row, tunables(row.get("params"))
+
+
+def run_timeout(size, reps):
+    """The default --timeout of a run at `size`: its reps, the warm-up and the check."""
+    return sample_timeout(size, reps + 2)
 
 
 def grid(default, factors, multiple, size):
@@ -164,12 +179,16 @@ def main(argv):
     parser.add_argument("--threads", type=int, help="threads of the step (passed on as --threads N)")
     parser.add_argument("--kernel", help="the step's variant (passed on as --kernel NAME: avx2 on an AVX-512 CPU)")
     parser.add_argument("--cpu", default="last", help="CPU to pin the runs to (default: the last allowed), or none")
+    parser.add_argument("--timeout", type=float, help="seconds a run may take before it has hung (default: "
+                        "tools/interleave.py's rule, 120 s plus its products' time at 0.1 GFLOPS)")
     parser.add_argument("--csv", type=cli.name, help="CSV to write (default: block_map_<step>.csv here)")
     args = parser.parse_args(argv)
 
     try:
         if args.size < 1 or args.reps < 1 or args.rounds < 1 or (args.threads is not None and args.threads < 1):
             raise usage("--size, --reps, --rounds and --threads must be at least 1")
+        if args.timeout is not None and not 1e-3 <= args.timeout <= 1e7:   # NaN too
+            raise usage("--timeout '{}': must be from 0.001 to 1e7 seconds".format(args.timeout))
         limit = largest_size()
         if limit is not None and args.size > limit:
             raise usage("--size {}: larger than the harness's limit, {} (n * n must fit in an int)".format(
@@ -193,7 +212,7 @@ def main(argv):
                     (["--kernel", args.kernel] if args.kernel else [])
         workdir = scratch_folder("block_map.")
         cli.on_sigterm()   # after the scratch folder's handler: the running step is killed first
-        step = Step(args.exe, args.reps, passed_on, workdir)
+        step = Step(args.exe, args.reps, passed_on, workdir, args.timeout)
         try:
             rows, failed = measure(step, args, kc_list, mc_list)
         except cli.Terminated:
