@@ -144,8 +144,9 @@ LEGEND_STYLE = {"fontsize": 9, "frameon": False, "handlelength": 2.2, "columnspa
 
 
 def wrapped(text, chars=LEGEND_CHARS):
-    """`text` broken into lines of at most `chars` characters, at spaces only."""
-    return "\n".join(textwrap.fill(line, chars, break_long_words=False, break_on_hyphens=False)
+    """`text` broken into lines of at most `chars` characters, at spaces, and a word longer
+    than that within itself (a 600-character step name overflowed the title and the legend)."""
+    return "\n".join(textwrap.fill(line, chars, break_long_words=True, break_on_hyphens=False)
                      for line in str(text).split("\n"))
 
 

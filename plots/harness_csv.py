@@ -71,9 +71,15 @@ def open_regular(path, newline=None):
     return os.fdopen(fd, newline=newline)
 
 
+def printable(text):
+    """A field as text shows it: one line, its control characters (an ESC a terminal would
+    run, a newline that splits a table row) as '?'."""
+    return "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
+
+
 def shown(text, limit=40):
-    """A field as a message shows it: one line (control characters as '?'), at most `limit` characters."""
-    text = "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
+    """A field as a message shows it: printable(), at most `limit` characters."""
+    text = printable(text)
     return text if len(text) <= limit else text[:limit] + "..."
 
 
@@ -140,7 +146,7 @@ def load_run(path):
     A row whose verified is 0 with max_rel_err nan was not checked (--no-verify): 'unchecked',
     not 'failed'."""
     rows = read_rows(path, REQUIRED)
-    run = {"path": path, "step": rows[0]["step"].strip(), "rows": [], "kernels": [], "cpu": "",
+    run = {"path": path, "step": printable(rows[0]["step"].strip()), "rows": [], "kernels": [], "cpu": "",
            "uarch": ""}
     for line, row in enumerate(rows, start=2):
         unchecked = row["max_rel_err"].strip().lower() == "nan" and row["verified"].strip() != "1"
@@ -157,11 +163,11 @@ def load_run(path):
             "samples": int(row["samples"]) if (row.get("samples") or "").strip().isdigit() else None,
             "settled": (row.get("settled") or "").strip() != "0",
         })
-        kernel = (row.get("kernel") or "").strip()
+        kernel = printable((row.get("kernel") or "").strip())
         if kernel and kernel not in run["kernels"]:
             run["kernels"].append(kernel)
-        run["cpu"] = run["cpu"] or (row.get("cpu") or "").strip()
-        run["uarch"] = run["uarch"] or (row.get("uarch") or "").strip()
+        run["cpu"] = run["cpu"] or printable((row.get("cpu") or "").strip())
+        run["uarch"] = run["uarch"] or printable((row.get("uarch") or "").strip())
     run["rows"].sort(key=lambda r: (r["m"], r["threads"]))
     run["number"] = step_number(run["step"])
     run["kernel"] = run["kernels"][0] if run["kernels"] else ""
@@ -275,7 +281,7 @@ def load_machine(path):
             for line in f:
                 key, sep, value = line.partition(":")
                 if sep and key.strip().lower() in MACHINE_KEYS:
-                    info[key.strip().lower()] = value.strip()
+                    info[key.strip().lower()] = printable(value.strip())
     except (OSError, UnicodeDecodeError) as e:
         raise InputError("{}: cannot read ({})".format(path, e))
     return info

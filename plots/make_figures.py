@@ -21,7 +21,8 @@ Makes, in DIR (default results/ at the checkout's root), each from the files it 
 inputs are not there is left out, with a line saying so. Titles name the microarchitecture
 from the CSVs or DIR/machine.txt. Every file is written by plots/output_file.py's rules. Needs
 matplotlib (through the plot_*.py scripts); exit 1 when a figure failed, 2 on a usage error or
-bad input, 3 when DIR or the --docs folder cannot take the files (checked before drawing), 130
+bad input (a plot script's or summary.py's exit 2 too), 3 when DIR or the --docs folder cannot
+take the files (checked before drawing; a plot script's exit 3 too: no matplotlib), 130
 Ctrl-C (one line; the plot script under way killed with its process group, each figure drawn
 whole or not at all).
 """
@@ -36,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cli  # noqa: E402  (plots/cli.py: one-line usage errors, the plot scripts in their own group)
 import output_file  # noqa: E402
+import samples  # noqa: E402  (plots/samples.py: the samples files, checked)
 import summary  # noqa: E402  (plots/summary.py, next to this file)
 from harness_csv import MAX_SIZE, InputError, best_peak, load_bandwidth, load_peak, load_run, step_number  # noqa: E402
 from output_file import OutputError  # noqa: E402
@@ -83,6 +85,10 @@ def main(argv):
         scaling = sorted(glob.glob(os.path.join(results, "scaling", "*.csv")))
         for csv in scaling:
             load_run(csv)
+        for csv in dict.fromkeys(r["path"] for r in every_step + refs):   # before drawing, not in summary.md's turn
+            samples.samples_beside(csv)
+        if wanted is not None and not any(r["number"] in wanted for r in every_step):
+            raise InputError("--steps {}: no CSV of these steps in {}".format(args.steps, results))
     except InputError as e:
         print("make_figures.py: {}".format(e), file=sys.stderr)
         return 2
@@ -104,6 +110,8 @@ def main(argv):
         print("make_figures.py: {}".format(e), file=sys.stderr)
         return 3
 
+    # The exit status of the figures: 1 when one failed; a plot script's (or summary.py's)
+    # 2, bad input, or 3, not writable, passed on (the gravest), as the docstring documents.
     made, failed = [], 0
     machine = ["--machine", path("machine.txt")] if os.path.exists(path("machine.txt")) else []
 
@@ -116,7 +124,7 @@ def main(argv):
         if result.returncode != 0:
             why = (result.stderr.strip().splitlines() or ["no message"])[-1]   # one line: a traceback's last
             print("make_figures.py: {}: {} exited {}: {}".format(target, name, result.returncode, why), file=sys.stderr)
-            failed += 1
+            failed = worse(failed, result.returncode)
             return
         print("   figure: " + target)
         made.append(target)
@@ -201,7 +209,7 @@ def main(argv):
     finally:
         sys.stdout = stdout
     if rc != 0:
-        failed += 1
+        failed = worse(failed, rc)
     else:
         print("   summary: " + path("summary.md"))
 
@@ -218,7 +226,12 @@ def main(argv):
             print("make_figures.py: {}".format(e), file=sys.stderr)
             return 3
         print("   copied {} figure(s) to {}".format(len(made), args.docs))
-    return 1 if failed else 0
+    return failed
+
+
+def worse(status, rc):
+    """The status after a figure's exit `rc` (not 0): 3 over 2 over 1, any other code as 1."""
+    return max(status, rc if rc in (2, 3) else 1)
 
 
 if __name__ == "__main__":

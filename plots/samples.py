@@ -29,6 +29,8 @@ import io
 import math
 import os
 
+import harness_csv
+
 # Two samples within this fraction of the best confirm a size's best (tools/interleave.py
 # --tolerance overrides it). A quiet machine's samples of one size agree within 1-2 %.
 TOLERANCE = 0.03
@@ -210,13 +212,26 @@ def paired_ratios(ours, theirs, same_threads=True, near=PAIR_NEAR):
     return {size: (median(v), min(v), max(v), len(v)) for size, v in close.items()}
 
 
+def checked_samples(path):
+    """The rows of a samples file that a figure or summary.md may trust, or an InputError naming
+    the file and the problem (harness_csv's rules): a regular file with the harness's columns,
+    every row whole, its sizes and threads whole numbers and its GFLOPS finite, from 0 (an inf
+    sample made a size "100 % apart"; a row with m = abc a traceback)."""
+    rows = harness_csv.read_rows(path, harness_csv.REQUIRED)
+    for line, row in enumerate(rows, start=2):
+        for column, top in (("m", harness_csv.MAX_SIZE), ("n", harness_csv.MAX_SIZE), ("k", harness_csv.MAX_SIZE),
+                            ("threads", harness_csv.MAX_THREADS)):
+            harness_csv.number(path, line, row, column, int, minimum=1, maximum=top)
+        harness_csv.number(path, line, row, "gflops_best", minimum=0, maximum=harness_csv.MAX_RATE)
+    return rows
+
+
 def samples_beside(csv_path):
-    """The samples behind an aggregated CSV (FOLDER/samples/NAME beside FOLDER/NAME), or []."""
+    """The samples behind an aggregated CSV (FOLDER/samples/NAME beside FOLDER/NAME), checked
+    (checked_samples); [] when there is none. Anything else at that name (a folder, a FIFO) is
+    an InputError: never read as no samples, nor waited on."""
     folder, name = os.path.split(csv_path)
     path = os.path.join(folder, "samples", name)
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         return []
-    try:
-        return read_samples(path)[1]
-    except (OSError, ValueError, UnicodeDecodeError, csv.Error):
-        return []
+    return checked_samples(path)

@@ -38,7 +38,7 @@ import cli  # plots/cli.py: one-line usage errors
 import output_file
 import samples as sampling
 from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
-                         nearest, split_as_run, split_by_threads)
+                         nearest, split_as_run, split_by_threads, step_number)
 from output_file import OutputError
 
 SIZES = (500, 1000, 1500)
@@ -78,7 +78,13 @@ def collect(results, steps=None):
     """The runs in `results`: steps (only those numbered in `steps`, when given), then references."""
     runs = []
     for path in sorted(glob.glob(os.path.join(results, "step*.csv"))):
-        runs += [r for r in load_runs(path) if steps is None or r["number"] in steps]
+        # The number is the file's (stepNN_slug.csv, as run_all.sh names it), whatever its step
+        # column says: a step whose column is not its slug was left out of every figure.
+        number = step_number(os.path.basename(path)[len("step"):])
+        for r in load_runs(path):
+            r["number"] = number if number is not None else r["number"]
+            if steps is None or r["number"] in steps:
+                runs.append(r)
     runs.sort(key=lambda r: (r["number"] if r["number"] is not None else 1 << 30, r["threads"]))
     refs = [r for p in sorted(glob.glob(os.path.join(results, "ref_*.csv"))) for r in load_runs(p)]
     refs.sort(key=lambda r: (r["step"] != "ref_openblas", r["step"], r["threads"]))
@@ -96,12 +102,7 @@ def paired(results, runs):
     one-thread and all-core samples alike (a pair needs the same round, size and threads)."""
     ref_rows = []
     for name in ("ref_openblas.csv", "ref_openblas_mt.csv"):
-        path = os.path.join(results, "samples", name)
-        if os.path.isfile(path):
-            try:
-                ref_rows += sampling.read_samples(path)[1]
-            except (OSError, ValueError, UnicodeDecodeError) as e:
-                raise InputError("{}: cannot read ({})".format(path, e))
+        ref_rows += sampling.samples_beside(os.path.join(results, name))
     out = {}
     if not ref_rows:
         return out
@@ -264,7 +265,7 @@ def spread_csv(detail):
 def table_row(cells):
     """A Markdown table row, its cells unpadded: `wc -w` counted each padded "|" as a word, a
     third of summary.md's words on a busy run (issue 49 asks for one screen, 700 words)."""
-    return "|" + "|".join(str(c) for c in cells) + "|"
+    return "|" + "|".join(str(c).replace("|", "\\|") for c in cells) + "|"   # a "|" in a name ends no cell
 
 
 def fmt(value, digits=1):
@@ -369,6 +370,8 @@ def main(argv):
         if not os.path.isdir(args.results):
             raise InputError("{}: no such folder".format(args.results))
         runs = collect(args.results, steps)
+        if steps is not None and not any(r["number"] in steps for r in runs):   # a table of references only
+            raise InputError("--steps {}: no CSV of these steps in {}".format(args.steps, args.results))
         if not runs:
             raise InputError("{}: no step*.csv or ref_*.csv to summarise".format(args.results))
         peak_path = os.path.join(args.results, "peak.csv")

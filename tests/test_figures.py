@@ -414,14 +414,15 @@ def main():
                        "{} on {}: exit {}, stderr {!r}".format(os.path.basename(script), kind, r.returncode, r.stderr[-400:]))
         os.remove(bad)
         # cpuinfo.txt as a FIFO: the figures that read it (roofline, bandwidth) fail, one line each
-        # (they waited for ever), the rest are drawn; --at past kMaxSize: one line, exit 2.
+        # (they waited for ever), the rest are drawn, and their exit 2 (bad input) is make_figures.py's;
+        # --at past kMaxSize: one line, exit 2.
         os.rename(os.path.join(results, "cpuinfo.txt"), os.path.join(d, "cpuinfo.txt"))
         os.mkfifo(os.path.join(results, "cpuinfo.txt"))
         try:
             r = subprocess.run([sys.executable, make_figures, "--results", results], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
             lines = r.stderr.strip().splitlines()
-            expect(r.returncode == 1 and lines and all(l.startswith("make_figures.py: ") and "cpuinfo.txt" in l
+            expect(r.returncode == 2 and lines and all(l.startswith("make_figures.py: ") and "cpuinfo.txt" in l
                                                         for l in lines),
                    "make_figures.py with a FIFO cpuinfo.txt: exit {}, stderr {!r}".format(r.returncode, r.stderr[-400:]))
         except subprocess.TimeoutExpired:
