@@ -5,13 +5,13 @@
 //       pack B(pc.., jc..) into Bp          (NR-column slivers)
 //       for ic in 0..m step mc:             A block  mc x kc  -> packed, stays in L2
 //         pack A(ic.., pc..) into Ap        (MR-row slivers)
-//         for jr in 0..nc step NR:          B sliver kc x NR  -> reused from L2
-//           for ir in 0..mc step MR:        A sliver kc x MR  -> streamed from L2
+//         for jr in 0..nc step NR:          B sliver kc x NR  -> stays in L1
+//           for ir in 0..mc step MR:        A sliver kc x MR  -> streams from L2 through L1
 //             micro-kernel: C(ic+ir.., jc+jr..) += Ap sliver * Bp sliver
 //
 // Step 07's loops were the two inner ones and the kc loop; the jc loop is new, and the tile
 // grows from 4 x 4 to MR x NR: AVX-512 12 x 32, AVX2 6 x 16 or NEON 8 x 12, whichever the
-// CPU has (README: "Which kernel runs on your machine"). The loops and the packing are the
+// CPU has (README: "The code"). The loops and the packing are the
 // same for all three.
 #include "loop_nest.hpp"
 #include "packing.hpp"
@@ -38,18 +38,20 @@ void blocked_gemm(const Tile& tile, int m, int n, int k, const float* A, int lda
     const int MR = tile.mr, NR = tile.nr;
     const Blocks blk = block_sizes(tile);
     thread_local PackBuffer a_buffer, b_buffer;
-    const int panel = panel_width(n, blk.nc, NR);
-    const int kc_max = std::min(blk.kc, k), mc_max = std::min(blk.mc, m);
-    float* Ap = a_buffer.get(static_cast<std::size_t>(round_up(mc_max, MR)) * kc_max);
-    float* Bp = b_buffer.get(static_cast<std::size_t>(panel) * kc_max);
+    // n, k and m each cut into the fewest pieces of at most nc, kc and mc, of equal size: a thin
+    // last piece would cost a whole pass of the loops inside it for a few columns, steps or rows.
+    const int panel = panel_width(n, blk.nc, NR), slice = panel_width(k, blk.kc, 1), block = panel_width(m, blk.mc, MR);
+    float* Ap = a_buffer.get(static_cast<std::size_t>(block) * slice);
+    float* Bp = b_buffer.get(static_cast<std::size_t>(panel) * slice);
 
+    // >>> five-loops
     for (int jc = 0; jc < n; jc += panel) {
         const int nc = std::min(panel, n - jc);
-        for (int pc = 0; pc < k; pc += blk.kc) {
-            const int kc = std::min(blk.kc, k - pc);   // the last slice may be thinner
+        for (int pc = 0; pc < k; pc += slice) {
+            const int kc = std::min(slice, k - pc);
             pack_b(kc, nc, B + static_cast<long>(pc) * ldb + jc, ldb, NR, Bp);
-            for (int ic = 0; ic < m; ic += blk.mc) {
-                const int mc = std::min(blk.mc, m - ic);
+            for (int ic = 0; ic < m; ic += block) {
+                const int mc = std::min(block, m - ic);
                 pack_a(mc, kc, A + static_cast<long>(ic) * lda + pc, lda, MR, Ap);
                 for (int jr = 0; jr < nc; jr += NR) {
                     const float* b_sliver = Bp + static_cast<long>(jr) * kc;
@@ -61,6 +63,7 @@ void blocked_gemm(const Tile& tile, int m, int n, int k, const float* A, int lda
             }
         }
     }
+    // <<< five-loops
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -95,31 +98,33 @@ void set_nc(int v) { nc_set = v; }
 
 }  // namespace
 
-// Block sizes (README: "Block sizes by hand"). Each block is sized for the cache it should
-// stay in, from the order in which the loops above reuse it:
-// - mc: the packed A block meets every B sliver of the panel, and each B sliver it meets is
-//   read from L3 once per A block: 2 x mc flops per 4 bytes of B. Eight tiles of rows make
-//   that 56 flops per byte for the 14 x 32 tile (24 for 6 x 16), far more than a core needs
-//   from L3, and keep the A block small.
-// - kc: each micro-kernel call reads and writes its MR x NR tile of C once for MR x NR x kc
-//   multiply-adds, so the deeper the better, as long as the A block (mc x kc) stays in L2:
-//   it gets half of L2 (the B sliver and C pass through the other half).
-// - nc: the packed B panel (kc x nc) is read once for every A block, so it must stay in L3.
-//   But the L3 is shared by the chip's cores (and, on a cloud host, by other guests' cores):
-//   one core can count on about an eighth of it (8 cores around a Zen L3). A wider panel is
-//   evicted by the neighbours and read from memory; a narrower one costs a packing of every
-//   A block per panel. A quarter of L3, in equal panels (panel_width), keeps each panel
-//   within two cores' share and cuts n only where the panel would be larger.
+// Block sizes (README: "Block sizes by hand"), the analytical model of BLIS: each block is sized
+// for the cache it is reused from, innermost first, and leaves room for what streams past it.
+// - kc: the B sliver (kc x NR) is read again by every A sliver of the block, so it should stay
+//   in L1. It gets half of L1; the A sliver (MR/NR of its size) and the lines of C pass
+//   through the other half.
+// - mc: the A block (mc x kc) is read again for every B sliver of the panel, so it should stay
+//   in L2. It gets half of L2; the B slivers on their way to L1 and the C tiles pass through
+//   the other half.
+// - nc: the B panel (kc x nc) is read again by every A block, so it should stay in L3. But the
+//   L3 is shared by the chip's cores (8 around a Zen L3) and, on a cloud host, by other guests:
+//   the panel gets a quarter of it, in equal panels (panel_width).
+// --mc and --nc are rounded up to whole tiles and slivers, then held to 65536 like the rule's.
+// A shallow kc means a C tile every kc steps; the kernels ask for it when they start
+// (microkernel_avx512.cpp), so it is in L2 by the time they add to it.
+// >>> block-rule
 Blocks block_sizes(const Tile& tile) {
     const gemm::cpu::Caches& caches = gemm::cpu::caches();
-    const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;   // unknown: a common size
+    const long l1 = caches.l1d > 0 ? caches.l1d : 32 * 1024;   // unknown: a common size
+    const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
-    b.mc = mc_set > 0 ? round_up(mc_set, tile.mr) : 8 * tile.mr;
-    b.kc = kc_set > 0 ? kc_set : round_down_at_least(l2 / 2 / (4L * b.mc), 16);
-    b.nc = nc_set > 0 ? round_up(nc_set, tile.nr) : round_down_at_least(l3 / 4 / (4L * b.kc), tile.nr);
+    b.kc = kc_set > 0 ? kc_set : round_down_at_least(l1 / 2 / (4L * tile.nr), 16);
+    b.mc = round_down_at_least(mc_set > 0 ? round_up(mc_set, tile.mr) : l2 / 2 / (4L * b.kc), tile.mr);
+    b.nc = round_down_at_least(nc_set > 0 ? round_up(nc_set, tile.nr) : l3 / 4 / (4L * b.kc), tile.nr);
     return b;
 }
+// <<< block-rule
 
 Tile shown_tile() {
     if (chosen != nullptr) return *chosen;
@@ -139,8 +144,8 @@ void use_variant(std::string_view name) {
 }
 
 const gemm::Param block_params[3] = {
-    {"mc", "rows of the packed A block (default: 8 tiles, 8 x MR)", get_mc, set_mc},
-    {"kc", "depth of the packed blocks (default: the A block in half of L2, L2 / 2 / (mc * 4 bytes))", get_kc, set_kc},
+    {"mc", "rows of the packed A block, in half of L2 (default: L2 / 2 / (kc * 4 bytes))", get_mc, set_mc},
+    {"kc", "depth of the packed blocks, the B sliver in half of L1 (default: L1d / 2 / (NR * 4 bytes))", get_kc, set_kc},
     {"nc", "columns of the packed B panel, in a quarter of L3 (default: L3 / 4 / (kc * 4 bytes))", get_nc, set_nc}};
 
 PackBuffer::~PackBuffer() { std::free(data_); }

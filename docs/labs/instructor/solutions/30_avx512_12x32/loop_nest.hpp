@@ -28,7 +28,8 @@ Blocks block_sizes(const Tile& tile);
 
 // The width of each B panel when n columns are cut into panels of at most nc: the fewest
 // panels, of equal width in whole slivers of nr (n = 2048 with nc = 1536: two of 1024, not
-// 1536 and 512). Every panel costs a packing of each A block, whatever its width.
+// 1536 and 512). Every panel costs a packing of each A block, whatever its width. The same
+// cuts k into slices (nr = 1) and m into A blocks (nr = MR; nc, a multiple of MR, is mc).
 inline int panel_width(int n, int nc, int nr) {
     const int panels = (n + nc - 1) / nc;
     const int width = (n + panels - 1) / panels;

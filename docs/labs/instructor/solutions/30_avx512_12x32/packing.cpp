@@ -9,10 +9,12 @@ void pack_a(int mc, int kc, const float* A, int lda, int mr, float* packed) {
         const int rows = mc - i0 < mr ? mc - i0 : mr;
         // Read each row of the sliver front to back (unit stride in A), write it as a column
         // of the sliver (stride mr in the packed buffer: the mr rows fill each line in turn).
+        // >>> pack-a
         for (int i = 0; i < rows; ++i) {
             const float* a = A + static_cast<long>(i0 + i) * lda;
             for (int p = 0; p < kc; ++p) packed[p * mr + i] = a[p];
         }
+        // <<< pack-a
         for (int i = rows; i < mr; ++i)
             for (int p = 0; p < kc; ++p) packed[p * mr + i] = 0.0f;
         packed += static_cast<long>(mr) * kc;
