@@ -17,8 +17,9 @@ LEVELS = ("L1", "L2", "L3", "DRAM")
 
 # Each step's loop nest, as the model sees it: the register tile (mr x nr elements of C per
 # inner loop), whether C stays in registers over the k loop, and what blocking it does.
-#   c_in_registers: steps 01 and 02 load and store C at every multiply-add (the compiler
-#     cannot keep it in a register: C might alias A or B); from step 03 on it stays.
+#   c_in_registers: steps 01 and 02 keep the sum in a register but store it to C after every
+#     multiply-add (C might alias A or B, so the compiler must write it before the next load);
+#     from step 03 on C stays in registers over the k loop.
 #   blocked: kc x mc cache blocks (06 on); packed: A and B copied into slivers (07 on).
 STEPS = {
     1: {"mr": 1, "nr": 1, "c_in_registers": False, "blocked": False, "packed": False},
@@ -61,9 +62,12 @@ def unblocked(n, nest, caches):
     when it skips packing)."""
     mr, nr = nest["mr"], nest["nr"]
     l1, l2, l3 = caches["L1"], caches["L2"], caches["L3"]
-    # Registers <- L1: per step of p, mr elements of A and nr of B for mr*nr multiply-adds;
-    # C loaded and stored at every multiply-add when it is not kept in a register.
-    reg = FLOAT * (mr + nr) / (mr * nr) + (0 if nest["c_in_registers"] else 2 * FLOAT)
+    # Registers <- L1: per step of p, mr elements of A and nr of B for mr*nr multiply-adds.
+    # When C is stored after every multiply-add (steps 01 and 02), each multiply-add is a load
+    # of A, a load of B and a store of C, 12 bytes: the store might have changed A, so step
+    # 02 loads A(i, p) again after each of its four stores (objdump of its library: per step
+    # of p, 4 x (movss A, mulss B, addss, movss to C)); C itself is never loaded.
+    reg = FLOAT * (mr + nr) / (mr * nr) if nest["c_in_registers"] else 3 * FLOAT
     # L1 <- L2: the B sliver (n rows of nr floats, each row on its own line) is walked again
     # for every mr-row tile. It stays in L1 when its n lines fit; otherwise each step of p
     # brings a whole line for mr*nr multiply-adds. A streams: mr floats per step, whole lines.
@@ -89,7 +93,8 @@ def blocked(n, nest, caches, blocks):
     (n for steps 06 and 07, which have no nc)."""
     mr, nr = nest["mr"], nest["nr"]
     # k is cut into ceil(n / kc) slices: kc here is their mean depth, which is what counts
-    # for the passes over C (step 10 cuts k into equal slices, 06-08 leave a thin last one).
+    # for the passes over C (steps 08-10 cut k into equal slices, 06 and 07 leave a thin last
+    # one).
     kc = n / -(-n // blocks["kc"])
     mc, nc = min(blocks["mc"], n), min(blocks.get("nc", n), n)
     l1, l2, l3 = caches["L1"], caches["L2"], caches["L3"]

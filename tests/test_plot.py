@@ -7,6 +7,7 @@ appeared.
 """
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -266,11 +267,25 @@ def main():
         # ---- The roofline model, and plot_roofline.py ----------------------------------------
         caches = {"L1": 48 * 1024, "L2": 2 << 20, "L3": 64 << 20}
         traffic = roofline_model.bytes_per_fma(1, "scalar", 1000, caches)
-        # Step 01: A and B from L1 (4 + 4 bytes), C loaded and stored (4 + 4): 16 bytes per
-        # multiply-add, 2/16 flop/B. Its B column (1000 lines, 64 KB) misses L1: a line per
+        # Step 01: A and B loaded (4 + 4 bytes), the sum stored to C (4), never loaded: 12 bytes
+        # per multiply-add, 2/12 flop/B. Its B column (1000 lines, 64 KB) misses L1: a line per
         # multiply-add from L2, plus A's 4 bytes.
-        expect(abs(traffic["L1"] - 16) < 1e-9 and abs(traffic["L2"] - 68) < 1e-9,
+        expect(abs(traffic["L1"] - 12) < 1e-9 and abs(traffic["L2"] - 68) < 1e-9,
                "roofline model, step 01: {}".format(traffic))
+        # Step 02 as compiled: per step of p, 4 x (load A, multiply by B, add, store to C), A
+        # loaded again after each store (C might be A): 12 bytes per multiply-add too, not the
+        # 5 of a 1 x 4 tile plus C. B's rows: a line per 4 multiply-adds from L2, plus A's 1.
+        traffic = roofline_model.bytes_per_fma(2, "scalar", 1000, caches)
+        expect(abs(traffic["L1"] - 12) < 1e-9 and abs(traffic["L2"] - 17) < 1e-9,
+               "roofline model, step 02: {}".format(traffic))
+        # Steps 08-10's tiles are the kernels' constants (kMrAvx512 = 14, kNrAvx512 = 32, ...).
+        root = os.path.dirname(plots)
+        for header in ("steps/08_avx512_14x32/microkernels.hpp", "steps/10_tuned/microkernels.hpp"):
+            with open(os.path.join(root, header)) as f:
+                found = {isa.lower(): (int(mr), int(nr)) for isa, mr, nr in
+                         re.findall(r"kMr(\w+)\s*=\s*(\d+)\s*,\s*kNr\1\s*=\s*(\d+)", f.read())}
+            expect(found == roofline_model.TILES,
+                   "roofline model: TILES {} are not {}'s {}".format(roofline_model.TILES, header, found))
         tile = roofline_model.intensity(roofline_model.bytes_per_fma(8, "avx512", 1000, caches,
                                                                      {"kc": 1056, "mc": 112, "nc": 8192}))
         # 14 x 32 tile: 448 multiply-adds per 46 floats loaded, 2 * 448 / 184 = 4.87 flop/B,
