@@ -128,8 +128,18 @@ def threads_text(counts):
 
 def title(what, threads, machine, wrap=False):
     """'<what> - <threads> - <machine>': every figure says what it shows, on how many
-    threads, on which microarchitecture (wrap: the last two on a line of their own)."""
+    threads, on which microarchitecture (wrap, or a line longer than TITLE_CHARS: the last two
+    on a line of their own). The machine's name, from a file, is cut at MACHINE_CHARS, a CPU
+    brand string's longest: a 600-character one ran off the canvas."""
+    machine = str(machine)
+    if len(machine) > MACHINE_CHARS:
+        machine = machine[:MACHINE_CHARS - 3] + "..."
+    wrap = wrap or len(str(what)) + len(threads_text(threads)) + len(machine) + 6 > TITLE_CHARS
     return "{}{}{} \u2014 {}".format(literal(what), "\n" if wrap else " \u2014 ", threads_text(threads), literal(machine))
+
+
+MACHINE_CHARS = 48
+TITLE_CHARS = 80
 
 
 # ---- Layout: everything inside the canvas, the axes at least AXES_SHARE of it ----------------

@@ -160,6 +160,17 @@ def main():
         expect(legend is not None and 0 <= legend.get_window_extent().x0 and legend.get_window_extent().x1 <= width + 1,
                "plot_gflops.py, a 600-character step name: the legend is lost or wider than the canvas")
 
+        # The same for a 600-character CPU name, in a figure whose title is not wrapped.
+        import plot_staircase
+        write(os.path.join(res, "step11_cpu.csv"), aggregated("11_cpu", 3.0).replace("Test CPU", "A hostile CPU name " * 32))
+        fig = plot_staircase.render(plot_staircase.parse([os.path.join(res, "step11_cpu.csv"), "-o",
+                                                          os.path.join(d, "s.png")]))
+        fig.canvas.draw()
+        box = fig.axes[0].title.get_window_extent(fig.canvas.get_renderer())
+        width = fig.get_figwidth() * fig.dpi
+        expect(box.x0 >= 0 and box.x1 <= width + 1, "plot_staircase.py, a 600-character CPU name: the title "
+               "({:.0f}-{:.0f} px) overflows the {:.0f}-px canvas".format(box.x0, box.x1, width))
+
         # Item 16: 1,000 unsettled sizes draw, quickly.
         many = tuple(range(8, 8008, 8))
         write(os.path.join(res, "step11_many.csv"), aggregated("11_many", 3.0, many, settled=0))
