@@ -119,7 +119,7 @@ def isa_of(kernel):
 
 
 def tunables(text):
-    """{name: value} from a params column ("mc=112 kc=1168 nc=1792"): the block sizes of the
+    """{name: value} from a params column ("mc=1022 kc=128 nc=16384"): the block sizes of the
     variant that ran. Anything that is not name=integer is left out (older CSVs: {})."""
     out = {}
     for item in text.split():
