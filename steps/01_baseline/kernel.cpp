@@ -1,7 +1,7 @@
 // Step 01: the textbook triple loop. Each element of C is one dot product of a row of A
 // with a column of B. Each step of the dot product waits for the add of the step before
 // (one chain), and walking down a column of B jumps ldb floats, a new cache line for every
-// element: the chain sets the pace up to n of about 1000, the caches beyond (README).
+// element: the chain sets the pace up to n of about 1300, the caches beyond (README).
 #include <gemm/step.hpp>
 
 // Element (i, p) of row-major A, and so on. The offset is a long: i * lda passes the 2^31 an

@@ -531,7 +531,7 @@ void microkernel_avx512_narrow(int m, int k, const float* a, long lda, const flo
 
 }  // namespace step10
 
-// The ablation study's micro-kernels (README: "Where the 6x comes from"). They take the tile
+// The ablation study's micro-kernels (README: "What each trick buys"). They take the tile
 // apart along the switches in `ablation`: sub-tiles of tile_rows x tile_cols inside the
 // packed 14 x 32 slivers, the multiply-add in the form --no-fma / --fold ask for, the C
 // prefetch and the ymm edge strips on or off. The step itself never calls them: step.cpp

@@ -86,7 +86,7 @@ void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* 
                                   float* c, long ldc, int mr, int nr);
 #endif
 // Switches that turn one idea of this step off each, for the ablation study
-// (tools/ablation.sh, README: "Where the 6x comes from"). All zero: the step as it is.
+// (tools/ablation.sh, README: "What each trick buys"). All zero: the step as it is.
 // step.cpp sets them from the command line (--no-fma 1 ...); the loop nest reads the
 // first four, the AVX-512 micro-kernel the rest, always outside the k loop.
 struct Ablation {

@@ -1,5 +1,5 @@
 // Step 10, one thread: the GotoBLAS / BLIS loop nest of step 08 with the tricks of this
-// step (README: the table of tricks).
+// step (README: "What each trick buys").
 //
 //   for jc in 0..n step NC:                 B panel  kc x nc  -> packed, stays in L3
 //     for pc in 0..k step KC:               (k in one slice where it fits, else even slices)

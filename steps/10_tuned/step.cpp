@@ -91,7 +91,7 @@ void set_one_slice(int v) { user_one_slice = v; }
 int get_min_kflops() { return user_min_kflops > 0 ? user_min_kflops : static_cast<int>(kMinFlopsPerThread / 1e3); }
 void set_min_kflops(int v) { user_min_kflops = v; }
 
-// The ablation switches (README: "Where the 6x comes from"): --no-fma 1 turns that idea
+// The ablation switches (README: "What each trick buys"): --no-fma 1 turns that idea
 // off, 0 (the default) leaves it on. get() says what is in effect.
 template <int Ablation::*field>
 int get_switch() { return ablation.*field; }
