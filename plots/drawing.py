@@ -144,7 +144,7 @@ TITLE_CHARS = 80
 
 # ---- Layout: everything inside the canvas, the axes at least AXES_SHARE of it ----------------
 # A legend below the axes once held a line per curve listing every unsettled size: wider than
-# the figure, its left side cut off, the plot squeezed to a third of the width (issue 49). Now
+# the figure, its left side cut off, the plot squeezed to a third of the width. Now
 # a legend's labels wrap at LEGEND_CHARS, it takes as many columns as fit in the figure's
 # width, and the figure grows taller until the axes keep their share.
 AXES_SHARE = 0.62   # the tests ask for 60 %; a little over, for the rounding of a renderer

@@ -59,7 +59,7 @@ def draw_panel(ax, study, title, configs, sizes, top):
                     va="center", fontsize=7)
     ax.set_yticks(range(len(configs)))
     # Wrapped: a long name ("+ unpacked small matrices = step 10 (avx2)") widened every panel's
-    # margin until the bars held under half of the canvas (issue 49).
+    # margin until the bars held under half of the canvas.
     ax.set_yticklabels([drawing.wrapped(drawing.literal(c["config"]), 24) for c in configs])
     ax.invert_yaxis()
     ax.set_xlim(0, top * 1.12)

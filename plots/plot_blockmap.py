@@ -90,7 +90,7 @@ def render(args):
     if own and not math.isnan(own["gflops"]):
         what += "\nits own choice: {:.0f}% of the best cell".format(100 * own["gflops"] / best["gflops"])
     ax.set_title(drawing.title(what, [1], machine_name(cells, machine), wrap=True), fontsize=11)
-    drawing.fit(fig)   # the axes keep their share of the canvas (issue 49)
+    drawing.fit(fig)   # the axes keep their share of the canvas
     return fig
 
 

@@ -65,7 +65,7 @@ def curves(runs):
 
 
 # What a figure's markers mean, said once in its legend whatever the number of curves or sizes
-# (a legend line per curve listing every unsettled size was wider than the figure: issue 49).
+# (a legend line per curve listing every unsettled size was wider than the figure).
 BAND_TEXT = {True: "band: from the best sample down to the median sample",
              False: "band: from the best repetition down to the median"}
 UNSETTLED_TEXT = "hollow point: unsettled, its samples disagree (summary.md, spread.csv)"

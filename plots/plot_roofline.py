@@ -85,7 +85,7 @@ def caption(p):
     ceiling = ", {} {:.3g}".format(p["kernel"], p["ceiling"]) if p["ceiling"] else ""
     what = "the {} peak".format(p["kernel"]) if p["bound"] == "compute" else p["level"]
     # As short as it can be while saying it all: a caption wider than its panel widened the
-    # canvas's margins until the axes held under half of it (issue 49).
+    # canvas's margins until the axes held under half of it.
     return "{:02d} {:<13}{:>6.1f} GFLOPS {:>6.3g} flop/B vs {:<4} roof {:.3g}{}: bound by {} ({:.0f}%)".format(
         p["number"], p["step"].split("_", 1)[1][:13], p["gflops"], p["intensity"], p["level"], p["roof"],
         ceiling, what, 100 * p["gflops"] / p["limit"])
@@ -102,7 +102,7 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     for isa, value, note in roofs:
         ax.plot([lo, hi], [value, value], **drawing.ceiling_style(isa, threads > 1))
         # Inside the axes at their right end, above the line (outside, the labels took a tenth
-        # of the canvas's width: issue 49). Two roofs within 15 % of each other (avx 97 and
+        # of the canvas's width). Two roofs within 15 % of each other (avx 97 and
         # avx2 102 on Zen 3) would print their labels over each other: the lower one's goes below.
         above = any(value < v <= value * 1.15 for _, v, _ in roofs)
         ax.text(hi, value, "{} {:.0f}{} ".format(isa, value, "*" if note else ""),
@@ -191,7 +191,7 @@ def render(args):
         ax.set_title(drawing.threads_text([threads]))
     fig.suptitle(drawing.title("Roofline, steps at n \u2248 {}".format(args.at), [p[0] for p in panels],
                                machine_name(runs, machine)))
-    drawing.fit(fig)   # the axes keep their share of the canvas (issue 49)
+    drawing.fit(fig)   # the axes keep their share of the canvas
     return fig
 
 

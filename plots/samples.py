@@ -39,7 +39,7 @@ TOLERANCE = 0.03
 MISS = 0.01
 # A pair (ours and a library's, one round, one size) counts in a paired ratio when both its
 # samples came within this fraction of their own size's best: a pair in which a spell slowed
-# one of the two measures the spell. (Cascade Lake, issue 33: the median of every pair put
+# one of the two measures the spell. (On a busy Cascade Lake the median of every pair put
 # step 10 at 1.04-1.07x OpenBLAS in two default runs where 5 rounds of bench_vs_openblas.sh
 # measured 1.00-1.02x; of the pairs near both bests, 0.98-1.03x.)
 PAIR_NEAR = 0.10
@@ -188,7 +188,7 @@ def paired_ratios(ours, theirs, same_threads=True, near=PAIR_NEAR):
     on one). Only the pairs whose two samples both came within `near` of their own best at
     that size count (PAIR_NEAR); a size where no pair did is left out (the callers then take
     the ratio of the bests: a median of pairs each slowed on one side is further off, 1.51
-    for 1.07-1.11 at two threads on the Cascade Lake of issue 33). Samples without run and
+    for 1.07-1.11 at two threads on a busy Cascade Lake). Samples without run and
     round (an older CSV) make no pairs."""
     def index(rows):
         out, best = {}, {}

@@ -142,9 +142,9 @@ def size_detail(row, values, scaling, ceiling):
 def spread_detail(results, runs, peak=None):
     """Per curve, its sizes (size_detail) and the share of its samples a spell disturbed: the
     scheduler's own measures (plots/samples.py: settled, spread, gap, quiet_share), the scaling
-    run's result at the same size and thread count (issue 28: step 09 at n = 1000, 118.6 GFLOPS
-    in the sweep and 186.3 in the scaling run), and whether the best is above the measured peak
-    (a host that ran the CPU faster for a while, or a peak measured in a spell: issue 33)."""
+    run's result at the same size and thread count (on a busy host the two can differ by half),
+    and whether the best is above the measured peak
+    (a host that ran the CPU faster for a while, or a peak measured in a spell)."""
     scaling = [load_run(p) for p in sorted(glob.glob(os.path.join(results, "scaling", "*.csv")))]
     out = []
     for curve in curves_of(runs):
@@ -263,9 +263,8 @@ def spread_csv(detail):
 
 
 def table_row(cells):
-    """A Markdown table row, its cells unpadded: `wc -w` counted each padded "|" as a word, a
-    third of summary.md's words on a busy run (issue 49 asks for one screen, 700 words)."""
-    return "|" + "|".join(str(c).replace("|", "\\|") for c in cells) + "|"   # a "|" in a name ends no cell
+    """A Markdown table row (a "|" in a name is escaped, so it ends no cell)."""
+    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
 
 def fmt(value, digits=1):
@@ -393,11 +392,13 @@ def main(argv):
 
     output = args.output or os.path.join(args.results, "summary.md")
     text = render(runs, peak, machine, spread, pairs)
+    # The per-size detail goes beside it, as a table to read with a tool rather than prose.
+    spread_path = os.path.join(os.path.dirname(os.path.abspath(output)), "spread.csv")
     try:
-        output_file.check(os.path.join(os.path.dirname(os.path.abspath(output)), "spread.csv"))
+        for path in (output, spread_path):   # both checked before either is written
+            output_file.check(path)
         output_file.write(output, text)
-        # The per-size detail beside it (issue 49: in prose it was 3,500 words).
-        output_file.write(os.path.join(os.path.dirname(os.path.abspath(output)), "spread.csv"), spread_csv(spread))
+        output_file.write(spread_path, spread_csv(spread))
     except OutputError as e:
         print("summary.py: {}".format(e), file=sys.stderr)
         return 3

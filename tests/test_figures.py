@@ -28,8 +28,7 @@ def harness_csv(step, threads, kernel, gflops, failed=()):
 
 
 def padded(text):
-    """summary.md with a space each side of every "|": its tables are written unpadded (wc -w
-    counted each padded "|" as a word), the checks below read them padded."""
+    """summary.md with exactly one space each side of every "|", as the checks below read it."""
     return "\n".join(re.sub(r" *\| *", " | ", line).strip() for line in text.splitlines()) + "\n"
 
 
