@@ -8,6 +8,8 @@
   - tools/block_map.py: a run that hangs (and a child it started) is killed, whole, after
     --timeout S, or after the sampler's default rule (tools/interleave.py's sample_timeout,
     its base made 1 s here): exit 1 and one line, no CSV.
+  - tools/grade.sh, the same way during the build, the test suite, the sweep and the timing,
+    and no PASS or FAIL verdict (an interrupted grading blames no step).
 
 Without luck: fake executables write a marker file once their slow part has begun, and the
 signal goes then.
@@ -32,13 +34,15 @@ os.makedirs(scratch)
 
 # A run above the probes' sizes (a sample, a timed run), or any run with FAKE_HANG: write
 # the marker, then sleep (FAKE_CHILD: a child of its own sleeps too) or exit 130 (FAKE_130).
+# FAKE_TIMED: a verified run (grade.sh's sweep) is quick, only the unverified timed runs are slow.
 FAKE = r'''import os, subprocess, sys, time
 a = sys.argv[1:]
 if os.path.basename(sys.argv[0]) == "cpuinfo":
     print("Zen 5" if "--uarch" in a else "microarch  Zen 5")
     sys.exit(0)
 size = a[a.index("--sizes") + 1] if "--sizes" in a else "16"
-if os.environ.get("FAKE_HANG") or size not in ("8", "16"):   # the preflight's and the probes' sizes
+slow = os.environ.get("FAKE_HANG") or size not in ("8", "16")   # the preflight's and the probes' sizes
+if slow and not (os.environ.get("FAKE_TIMED") and "--no-verify" not in a):
     if os.environ.get("FAKE_CHILD"):
         subprocess.Popen([sys.executable, "-S", "-c", "import time; time.sleep(60)", sys.argv[0]])
     open(os.environ["FAKE_MARK"], "w").write(str(os.getpid()))
@@ -86,7 +90,7 @@ def processes(needle=""):
 def signalled(command, target, signum, env):
     """Run `command` in its own session; once the marker is there send `signum` to the group
     (target None) or to the processes whose command lines name `target`. (status, seconds,
-    stderr, processes left)."""
+    stderr, processes left, stdout)."""
     if os.path.exists(mark):
         os.unlink(mark)
     p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
@@ -100,10 +104,10 @@ def signalled(command, target, signum, env):
     for pid in processes(target) if target else []:
         os.kill(pid, signum)
     try:
-        _, err = p.communicate(timeout=30)
+        out, err = p.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
-        _, err = p.communicate()
+        out, err = p.communicate()
     took = time.monotonic() - start
     time.sleep(0.2)   # a child killed at its parent's end is gone by now
     left = processes()
@@ -112,11 +116,11 @@ def signalled(command, target, signum, env):
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    return p.returncode, took, err if os.path.exists(mark) else "(never began) " + err, left
+    return p.returncode, took, err if os.path.exists(mark) else "(never began) " + err, left, out
 
 
 def expect(name, how, result, status, line):
-    rc, took, err, left = result
+    rc, took, err, left, _ = result
     lines = err.strip().splitlines()
     said = lines == [line] if status == 130 else bool(lines) and lines[-1] == line
     check(rc == status and took < 5 and said and not left and os.listdir(scratch) == [],
@@ -150,6 +154,47 @@ for how, target, signum, env, status in (("a run that exited 130", "", 0, dict(E
     expect("ablation.sh", how, signalled(ablation, target, signum, env), status,
            line.format("SIGTERM" if signum == signal.SIGTERM else "SIGINT"))
     check(os.listdir(out) == [], "... nothing written in OUT ({})".format(os.listdir(out)))
+
+# ---- tools/grade.sh: a scratch checkout (its results/ is written), a step 10 from step 09 ------
+# The build and the test suite are stand-ins too: a cmake on PATH and build/tests/gemm_tests,
+# quick, or slow (FAKE_SLOW=build or tests) after writing the marker.
+co = os.path.join(work, "checkout")
+for folder in ("tools", "plots"):
+    shutil.copytree(os.path.join(ROOT, folder), os.path.join(co, folder))
+os.makedirs(os.path.join(co, "common", "include", "gemm"))
+shutil.copy(os.path.join(ROOT, "common", "include", "gemm", "harness.hpp"), os.path.join(co, "common", "include", "gemm"))
+for step in ("09_openmp", "10_tuned"):
+    os.makedirs(os.path.join(co, "steps", step))
+with open(os.path.join(co, "steps", "10_tuned", "CMakeLists.txt"), "w") as f:
+    f.write("# from: 09_openmp\n")
+stand_in = '#!/bin/sh\n[ "${{FAKE_SLOW-}}" = {0} ] && {{ echo $$ > "$FAKE_MARK"; exec sleep 60; }}\n{1}\n'
+path = os.path.join(work, "path")
+os.makedirs(path)
+os.makedirs(os.path.join(work, "build", "tests"))
+for where, slow, then in ((os.path.join(path, "cmake"), "build", "exit 0"),
+                          (os.path.join(work, "build", "tests", "gemm_tests"), "tests",
+                           'echo "All tests passed (1 assertion in 1 test case)"')):
+    with open(where, "w") as f:
+        f.write(stand_in.format(slow, then))
+    os.chmod(where, 0o755)
+grade = [os.path.join(co, "tools", "grade.sh"), "10", "--build", os.path.join(work, "build"), "--sizes", "64",
+         "--rounds", "1"]
+grade_env = dict(ENV, PATH=path + os.pathsep + os.environ["PATH"])
+line = "grade.sh: cut short by {} during the {}"
+for how, target, signum, env, stage in (
+        ("Ctrl-C during the build", None, signal.SIGINT, dict(grade_env, FAKE_SLOW="build"), "build"),
+        ("Ctrl-C during the test suite", None, signal.SIGINT, dict(grade_env, FAKE_SLOW="tests"), "test suite"),
+        ("Ctrl-C during the sweep", None, signal.SIGINT, grade_env, "sweep"),
+        ("the step alone exited 130 in the sweep", "", 0, dict(grade_env, FAKE_130="1"), "sweep"),
+        ("SIGTERM during the sweep", None, signal.SIGTERM, grade_env, "sweep"),
+        ("Ctrl-C during the timing", None, signal.SIGINT, dict(grade_env, FAKE_TIMED="1"), "timing"),
+        ("the scheduler alone interrupted (exit 130)", "interleave.py", signal.SIGINT,
+         dict(grade_env, FAKE_TIMED="1"), "timing"),
+        ("SIGTERM during the timing", None, signal.SIGTERM, dict(grade_env, FAKE_TIMED="1"), "timing")):
+    result = signalled(grade, target, signum, env)
+    status = -signal.SIGTERM if signum == signal.SIGTERM else 130
+    expect("grade.sh", how, result, status, line.format("SIGTERM" if signum == signal.SIGTERM else "SIGINT", stage))
+    check(result[4] == "", "... no verdict on stdout ({!r})".format(result[4][-300:]))
 
 # ---- tools/block_map.py: a run that hangs ------------------------------------------------------
 block_map = os.path.join(ROOT, "tools", "block_map.py")

@@ -19,7 +19,8 @@
 #   FAIL step13_unroll_4x8: the sweep crashed with SIGSEGV
 # Exit status: 0 pass; 1 the step fails: a wrong result, a crash, a run still going after
 # --timeout, or an exit 0 without the CSV the contract describes; 2 usage or build error;
-# 3 results/ cannot be written, or a run was out of memory; 77 this CPU cannot run it.
+# 3 results/ cannot be written, or a run was out of memory; 77 this CPU cannot run it;
+# 130 cut short by Ctrl-C, or a run that exited 130 (one line naming the stage, no verdict).
 # Every argument is checked before anything is built. A slow step still passes: speed is
 # graded from the ratios, by a person. A previous step or reference that fails is left out
 # of the ratios, with a note quoting its error.
@@ -41,6 +42,8 @@ set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=grade.sh
 source "$root/tools/args.sh"
+stage="the set-up"
+catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N] [--timeout S]"
@@ -114,13 +117,15 @@ writable_folder "$results"   # before the build, not after the sweep
 mkdir -p -- "$build" && build=$(cd -- "$build" && pwd)   # absolute: its paths go to awk, where b=1/... would be an assignment
 targets=("$exe" gemm_tests cpuinfo write_file)
 [ -n "$prev" ] && targets+=("step$prev")
+stage="the build"
 cmake -S "$root" -B "$build" -DGEMM_BUILD_TESTS=ON > "$build/grade.log" 2>&1 &&
   cmake --build "$build" -j "$(usable_cpus)" --target "${targets[@]}" >> "$build/grade.log" 2>&1 ||
-  { tail -n 30 "$build/grade.log"; echo "FAIL $exe: does not build (log: $build/grade.log)"; exit 2; }
+  { stop_if_interrupted $?; tail -n 30 "$build/grade.log"; echo "FAIL $exe: does not build (log: $build/grade.log)"; exit 2; }
 bin="$build/bin"
 find_writer "$build"
 if [ -n "$refexe" ]; then   # built only when the library was found at configure time
-  cmake --build "$build" --target "$refexe" >> "$build/grade.log" 2>&1 && [ -x "$bin/$refexe" ] || refexe=""
+  cmake --build "$build" --target "$refexe" >> "$build/grade.log" 2>&1 && [ -x "$bin/$refexe" ] ||
+    { stop_if_interrupted $?; refexe=""; }
 fi
 runs="$build/grade.runs"   # every run's output, CSV and log, before anything goes to results/
 rm -rf "$runs" && mkdir -p "$runs" || { echo "grade.sh: $runs: cannot make it" >&2; exit 3; }
@@ -129,11 +134,13 @@ rm -rf "$runs" && mkdir -p "$runs" || { echo "grade.sh: $runs: cannot make it" >
 # SIGKILL 10 s later), its output to OUT and ERR. Sets rc and why, what went wrong for a
 # message: the time limit, the signal that killed it, or its exit status and its last line
 # on stderr (the programs' one-line errors). --foreground keeps the run in this process
-# group, so Ctrl-C stops it; the braces keep bash's "Segmentation fault" line off the output.
+# group, so Ctrl-C stops it. The subshell, made to wait (|| exit), takes bash's "Segmentation
+# fault" line to /dev/null; this shell's stderr stays open for the traps' one line.
 limited() {
   local out=$1 err=$2 start=$SECONDS last; shift 2
   rc=0
-  { timeout --foreground -k 10 "$limit" "$@" > "$out" 2> "$err"; } 2> /dev/null || rc=$?
+  ( timeout --foreground -k 10 "$limit" "$@" > "$out" 2> "$err" || exit $? ) 2> /dev/null || rc=$?
+  stop_if_interrupted "$rc"   # Ctrl-C (timeout exits 130) is no verdict on the step
   last=$(grep -v '^[[:space:]]*$' "$err" 2> /dev/null | tail -n 1 | cut -c 1-300)
   if (( (rc == 124 || rc == 137) && SECONDS - start >= limit )); then
     why="did not finish in $limit s (--timeout $limit)"
@@ -164,6 +171,7 @@ fail_run() {
 }
 
 # 1. Correctness on the test suite's shapes, for this step only.
+stage="the test suite"
 limited "$build/grade.tests.log" "$build/grade.tests.err" env GEMM_TEST_STEPS="$number" "$build/tests/gemm_tests" "[steps]"
 if [ "$rc" != 0 ] || ! grep -q "All tests passed" "$build/grade.tests.log"; then
   grep -m 3 -A 3 "FAILED" "$build/grade.tests.log"
@@ -185,6 +193,7 @@ thread_opts() { if [ "$1" = ref ] || [[ "$parallel" == *" $1 "* ]]; then echo "-
 
 # 2. The sweep, verified at every size; its CSV goes to results/ once it is checked.
 csv="$results/grade_$exe.csv"
+stage="the sweep"
 # shellcheck disable=SC2046
 limited "$build/grade.sweep.log" "$runs/$exe.err" "${pin[@]}" "$bin/$exe" --sizes "$sizes" --reps 3 $(thread_opts "$folder") --csv "$runs/sweep.csv"
 case $rc in
@@ -207,9 +216,11 @@ jobs=(--job "$exe=$pin_words$(q "$bin/$exe") $(thread_opts "$folder")")
 [ -n "$prev" ] && jobs+=(--job "step$prev=$pin_words$(q "$bin/step$prev") $(thread_opts "$prev")")
 [ -n "$refexe" ] && jobs+=(--ref "$refexe=$pin_words$(q "$bin/$refexe") $(thread_opts ref)")
 timed="$runs/timed"
+stage="the timing"
 rc=0
 "$python" "$root/tools/interleave.py" --out "$timed" --sizes "$sizes" --rounds "$rounds" --no-verify \
   --timeout "$limit" "${jobs[@]}" > "$runs/interleave.log" 2> "$runs/interleave.err" || rc=$?
+stop_if_interrupted "$rc"
 # failure_of LABEL: what the scheduler said of LABEL's runs ("at n=64 crashed with SIGSEGV"), or nothing.
 failure_of() {
   sed -n "s/^interleave.py: $1 \(at n=.*\)/\1/p; s/^interleave.py: $1: \(.*\)/\1/p" "$runs/interleave.err" | head -n 1
