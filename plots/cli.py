@@ -8,7 +8,8 @@
   - on_sigterm(): SIGTERM raised as Terminated, so that what a program does on Ctrl-C (stop
     its children, keep what it measured) runs on a kill too; end_by() then ends it by the
     signal, as its default action would.
-  - interrupted(): Ctrl-C's one line and exit 130, for a script's main (no traceback).
+  - interrupted(): Ctrl-C's one line and exit 130, for a script's main (no traceback);
+    main_of(): a script's entry with both rules.
 
 Standard library only (Python 3.7+).
 """
@@ -93,3 +94,16 @@ def interrupted(prog, what=""):
     """Ctrl-C's line ("PROG: interrupted", then `what`) and its exit status, 130."""
     print("{}{}: interrupted{}".format("\n" if sys.stderr.isatty() else "", prog, what), file=sys.stderr)
     return 130
+
+
+def main_of(main, prog, what=""):
+    """Exit with main(sys.argv[1:])'s status; Ctrl-C: interrupted()'s line and 130; SIGTERM:
+    ended by it. What was being written through plots/output_file.py is left as it was."""
+    on_sigterm()
+    try:
+        status = main(sys.argv[1:])
+    except KeyboardInterrupt:
+        status = interrupted(prog, what)
+    except Terminated:
+        end_by(signal.SIGTERM)
+    sys.exit(status)

@@ -21,7 +21,6 @@ Exit 0; 2 bad input (one line); 3 no matplotlib or an output that cannot be writ
 import argparse
 import os
 import re
-import signal
 import subprocess
 import sys
 
@@ -927,10 +926,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # what was being written is left as it was
-        sys.exit(cli.interrupted("concepts.py"))
-    except cli.Terminated:
-        cli.end_by(signal.SIGTERM)
+    cli.main_of(main, "concepts.py")

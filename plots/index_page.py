@@ -26,7 +26,6 @@ import glob
 import html
 import os
 import re
-import signal
 import sys
 import urllib.parse
 
@@ -346,10 +345,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # what was being written is left as it was
-        sys.exit(cli.interrupted("index_page.py"))
-    except cli.Terminated:
-        cli.end_by(signal.SIGTERM)
+    cli.main_of(main, "index_page.py")

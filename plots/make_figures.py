@@ -29,7 +29,6 @@ whole or not at all).
 import glob
 import io
 import os
-import signal
 import subprocess
 import sys
 
@@ -235,10 +234,4 @@ def worse(status, rc):
 
 
 if __name__ == "__main__":
-    cli.on_sigterm()
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # the plot script under way was killed with its group
-        sys.exit(cli.interrupted("make_figures.py", "; the figures drawn so far are whole, the others as they were"))
-    except cli.Terminated:
-        cli.end_by(signal.SIGTERM)
+    cli.main_of(main, "make_figures.py", "; the figures drawn so far are whole, the others as they were")

@@ -10,7 +10,6 @@ Malformed or empty input: exit 2 with one line naming the file and the problem; 
 or OUT.png cannot be written: exit 3.
 """
 import argparse
-import signal
 import sys
 
 import cli
@@ -114,10 +113,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # what was being written is left as it was
-        sys.exit(cli.interrupted("plot_ablation.py"))
-    except cli.Terminated:
-        cli.end_by(signal.SIGTERM)
+    cli.main_of(main, "plot_ablation.py")

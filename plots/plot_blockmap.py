@@ -12,7 +12,6 @@ run failed verification is crossed out. Bad input: exit 2 with one line naming t
 import argparse
 import math
 import os
-import signal
 import sys
 
 import cli
@@ -108,10 +107,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # what was being written is left as it was
-        sys.exit(cli.interrupted("plot_blockmap.py"))
-    except cli.Terminated:
-        cli.end_by(signal.SIGTERM)
+    cli.main_of(main, "plot_blockmap.py")

@@ -18,7 +18,6 @@ Bad input: exit 2 with one line naming the file.
 """
 import argparse
 import os
-import signal
 import sys
 
 import cli
@@ -212,10 +211,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # what was being written is left as it was
-        sys.exit(cli.interrupted("plot_roofline.py"))
-    except cli.Terminated:
-        cli.end_by(signal.SIGTERM)
+    cli.main_of(main, "plot_roofline.py")

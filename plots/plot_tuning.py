@@ -28,7 +28,6 @@ written: exit 3 (plots/drawing.py, as every figure script).
 import argparse
 import math
 import re
-import signal
 import sys
 
 import cli
@@ -486,10 +485,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    cli.on_sigterm()   # SIGTERM too leaves no temporary beside the file being written
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # what was being written is left as it was
-        sys.exit(cli.interrupted("plot_tuning.py"))
-    except cli.Terminated:
-        cli.end_by(signal.SIGTERM)
+    cli.main_of(main, "plot_tuning.py")

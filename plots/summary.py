@@ -407,7 +407,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # summary.md is written whole at the end, or not at all
-        sys.exit(cli.interrupted("summary.py"))
+    cli.main_of(main, "summary.py")   # summary.md is written whole at the end, or not at all
