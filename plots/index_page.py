@@ -335,10 +335,9 @@ def main(argv):
     except output_file.OutputError as e:
         print("{}: {}".format(PROG, e), file=sys.stderr)
         return 3
-    if still:
-        print("   not settled (drawn as such, listed on the page): " + "; ".join(
-            "{}{} {}".format(label, "" if t == "1" else " ({} threads)".format(t),
-                             "every size" if len(sizes) == count else "n = " + ", ".join(sizes))
+    if still:   # sizes unsettled of sizes measured, a curve each; the page lists the sizes
+        print("   not settled (drawn hollow; the page lists the sizes): " + ", ".join(
+            "{}{} {}/{}".format(label, "" if t == "1" else " ({} threads)".format(t), len(sizes), count)
             for label, t, sizes, count in still))
     print("   the whole run on one page: {}".format(page))
     return 0

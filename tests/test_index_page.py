@@ -87,7 +87,7 @@ r = make_page(results)
 text = open(page).read() if os.path.exists(page) else ""
 check(r.returncode == 0 and r.stdout.strip().splitlines()[-1] == "   the whole run on one page: " + page,
       "the page is written and its path is the last line ({})".format(r.stderr.strip()))
-check("step05_simd_4x4 n = 200" in r.stdout and "ref_openblas n = 200" in r.stdout,
+check("step05_simd_4x4 1/3" in r.stdout and "ref_openblas 1/3" in r.stdout,
       "the sizes left unsettled are listed: {}".format(r.stdout.strip().splitlines()[0]))
 shown = [urllib.parse.unquote(html.unescape(s)) for s in re.findall(r'<img src="([^"]+)"', text)]
 check(shown == FIGURES and "ablation%20%232.png" in text,
