@@ -162,6 +162,13 @@ int main(int argc, char** argv) {
         return gemm::kExitUsage;
     }
 
+    // Before the forced kernel set is tried in a child, which would fail on it too and be
+    // blamed on the set: a malformed GEMM_CACHES.
+    if (const std::string problem = gemm::environment_problem(); !problem.empty() && !help) {
+        std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, problem.c_str());
+        return gemm::kExitUsage;
+    }
+
     const gemm::ref::Library lib = kLibrary;
     const char* env_var = lib == gemm::ref::Library::openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
     const char* child_detected = std::getenv(kChildDetected);
@@ -242,10 +249,6 @@ int main(int argc, char** argv) {
         const gemm::ParseResult parsed = gemm::parse_options(static_cast<int>(args.size()), args.data(), step);
         if (parsed.exit_code == gemm::kExitUsage) {
             std::fprintf(stderr, "%s\n", parsed.message.c_str());
-            return gemm::kExitUsage;
-        }
-        if (const std::string problem = gemm::environment_problem(); !problem.empty()) {
-            std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, problem.c_str());
             return gemm::kExitUsage;
         }
         std::printf("running %s\ndetected %s\nisa %s\nlibrary %s\nlabel %s\nwhy %s\n", running.c_str(),
