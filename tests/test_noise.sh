@@ -35,7 +35,10 @@ expect 3 "--mib 65536: " --mode memory --mib 65536 --seconds 2
 expect 3 "--mib 65536: " --mode both --mib 65536 --seconds 2
 rc=0
 (ulimit -v 1048576 && exec timeout 20 "$noise" --mode memory --mib 2048 --seconds 1) > /dev/null 2> "$tmp/err" || rc=$?
-if [[ $rc == 3 ]] && [[ $(wc -l < "$tmp/err") == 1 ]] && grep -q -- "--mib 2048: " "$tmp/err"; then
+if grep -q "AddressSanitizer" "$tmp/err"; then
+  # A sanitizer build maps terabytes of shadow memory at start: no ulimit -v lets it begin.
+  echo "skipped: noise --mib 2048 under ulimit -v (a sanitizer build cannot start under a limit)"
+elif [[ $rc == 3 ]] && [[ $(wc -l < "$tmp/err") == 1 ]] && grep -q -- "--mib 2048: " "$tmp/err"; then
   passed=$((passed + 1))
 else
   echo "FAIL: noise --mib 2048 under ulimit -v 1 GiB: exit $rc (want 3 and one line):" >&2
