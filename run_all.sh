@@ -4,7 +4,7 @@
 #   ./run_all.sh                 install what is missing, build, measure the peak, run every
 #                                step and the references, draw the figures and summary.md
 #                                (results/: the CSVs and every figure of docs/reading-plots.md)
-#   ./run_all.sh --quick         the same on a small sweep (under a minute)
+#   ./run_all.sh --quick         the same on a small sweep (about a minute once built)
 #   ./run_all.sh --test          the same set-up, then the test suite in the normal build
 #                                and in a Debug build with AddressSanitizer and UBSan
 #   --steps 5,7                  only these steps        --threads N   threads of parallel runs
