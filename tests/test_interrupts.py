@@ -18,6 +18,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from signalled import ended, kill_left  # noqa: E402
+
 ROOT, BIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 PY = sys.executable
 failures = 0
@@ -136,24 +139,14 @@ def signalled(command, part, signum, group=True, env=None, cwd=None):
     p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                          env=env or ENV, cwd=cwd, start_new_session=True)
     began = started(part)
-    start = time.monotonic()
     if group:
         os.killpg(p.pid, signum)
     else:
         p.send_signal(signum)
-    try:
-        out, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-    took = time.monotonic() - start
+    out, err, took = ended(p)
     time.sleep(0.2)   # a child killed at the parent's end is gone by now
     orphans = left_over()
-    for pid in orphans:
-        try:
-            os.kill(int(pid), signal.SIGKILL)
-        except OSError:
-            pass
+    kill_left(orphans)
     if not began:
         err = "(the stage never began) " + err
     return p.returncode, took, out, err, orphans

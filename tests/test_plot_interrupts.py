@@ -19,6 +19,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from signalled import ended  # noqa: E402
+
 ROOT = os.path.abspath(sys.argv[1])
 PLOTS, DATA = os.path.join(ROOT, "plots"), os.path.join(ROOT, "tests", "data", "zen3-busy")
 FIGURES = os.path.join(ROOT, "docs", "figures")
@@ -96,18 +99,12 @@ def wave(work, signum):
         runs.append((script, p, mark, folder, target))
     for script, p, mark, folder, target in runs:
         began = wait_for(mark, p)
-        start = time.monotonic()
         # Ctrl-C goes to the terminal's whole group; SIGTERM to the script alone (kill PID).
         if signum == signal.SIGINT:
             os.killpg(p.pid, signum)
         else:
             p.send_signal(signum)
-        try:
-            out, err = p.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            out, err = p.communicate()
-        took = time.monotonic() - start
+        out, err, took = ended(p, timeout=20)
         with open(target) as f:
             kept = f.read() == "old\n"
         left = sorted(os.listdir(folder))

@@ -24,6 +24,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from signalled import ended, kill_left  # noqa: E402
+
 ROOT, BIN = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 PY = sys.executable
 failures = 0
@@ -98,24 +101,14 @@ def signalled(command, target, signum, env):
     end = time.monotonic() + 30
     while not os.path.exists(mark) and time.monotonic() < end and p.poll() is None:
         time.sleep(0.02)
-    start = time.monotonic()
     if target is None:
         os.killpg(p.pid, signum)
     for pid in processes(target) if target else []:
         os.kill(pid, signum)
-    try:
-        out, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-    took = time.monotonic() - start
+    out, err, took = ended(p)
     time.sleep(0.2)   # a child killed at its parent's end is gone by now
     left = processes()
-    for pid in left:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    kill_left(left)
     return p.returncode, took, err if os.path.exists(mark) else "(never began) " + err, left, out
 
 
