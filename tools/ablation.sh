@@ -253,7 +253,7 @@ table=$(set -e  # inside too: a failed step of it fails the script
       function median(a, c) { return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2 }
       END { for (s = 1; s <= n; ++s) { k = keys[s]; c = sorted(cpu[k], a); w = sorted(wall[k], b)
               gsub(/,/, ";", label); gsub(/,/, ";", sw)   # one field each, whatever they say
-              printf "%s,%d,%s,%s,%s,%.1f,%.1f,%.1f,%.1f\n", study, order, label, sw, k, a[c], median(a, c), a[1], b[w] } }'
+              printf "%s,%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f\n", study, order, label, sw, k, a[c], median(a, c), a[1], b[w] } }'
   done
 })
 stage="the tables"
