@@ -39,9 +39,7 @@ TOLERANCE = 0.03
 MISS = 0.01
 # A pair (ours and a library's, one round, one size) counts in a paired ratio when both its
 # samples came within this fraction of their own size's best: a pair in which a spell slowed
-# one of the two measures the spell. (On a busy Cascade Lake the median of every pair put
-# step 10 at 1.04-1.07x OpenBLAS in two default runs where 5 rounds of bench_vs_openblas.sh
-# measured 1.00-1.02x; of the pairs near both bests, 0.98-1.03x.)
+# one of the two measures the spell (docs/tuning-log.md, "The scheduler's constants").
 PAIR_NEAR = 0.10
 # The longest job label (tools/interleave.py): it names SAMPLES/<label>.csv and is shown in
 # lines and legends. A step's longest label is step<NN_slug>_mt (run_all.sh's all-core run),
@@ -82,7 +80,7 @@ def settled(values, tolerance=TOLERANCE, needed=2):
 def quiet_share(value_lists, tolerance=TOLERANCE):
     """The share of a job's samples that came out at their size's best level (within
     `tolerance`, the best itself not counted): about how often a sample misses the spells.
-    1.0 on a quiet machine; 0.4 where spells slowed most samples (the Zen 3 recordings)."""
+    1.0 on a quiet machine; well below where spells slowed most samples."""
     within = total = 0
     for values in value_lists:
         values = [v for v in values if v == v]
@@ -177,8 +175,13 @@ def aggregate(header, rows, tolerance=TOLERANCE):
 def read_samples(path):
     """(header, rows) of a samples file (SAMPLES/<job>.csv); rows as dicts of strings."""
     with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        return list(reader.fieldnames or []), list(reader)
+        return rows_of(f.read())
+
+
+def rows_of(text):
+    """(header, rows) of a CSV's text (a sample's, as the scheduler reads it from its pipe)."""
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    return list(reader.fieldnames or []), list(reader)
 
 
 def paired_ratios(ours, theirs, same_threads=True, near=PAIR_NEAR):
@@ -187,9 +190,8 @@ def paired_ratios(ours, theirs, same_threads=True, near=PAIR_NEAR):
     same_threads=False pairs whatever threads each ran on (step 09 on all cores over step 08
     on one). Only the pairs whose two samples both came within `near` of their own best at
     that size count (PAIR_NEAR); a size where no pair did is left out (the callers then take
-    the ratio of the bests: a median of pairs each slowed on one side is further off, 1.51
-    for 1.07-1.11 at two threads on a busy Cascade Lake). Samples without run and
-    round (an older CSV) make no pairs."""
+    the ratio of the bests: a median of pairs each slowed on one side is further off than
+    that). Samples without run and round (an older CSV) make no pairs."""
     def index(rows):
         out, best = {}, {}
         for r in rows:
@@ -216,7 +218,7 @@ def checked_samples(path):
     """The rows of a samples file that a figure or summary.md may trust, or an InputError naming
     the file and the problem (harness_csv's rules): a regular file with the harness's columns,
     every row whole, its sizes and threads whole numbers and its GFLOPS finite, from 0 (an inf
-    sample made a size "100 % apart"; a row with m = abc a traceback)."""
+    sample would make a size "100 % apart"; a row with m = abc a traceback)."""
     rows = harness_csv.read_rows(path, harness_csv.REQUIRED)
     for line, row in enumerate(rows, start=2):
         for column, top in (("m", harness_csv.MAX_SIZE), ("n", harness_csv.MAX_SIZE), ("k", harness_csv.MAX_SIZE),

@@ -63,7 +63,7 @@ expect 3 "$src/tools/ablation.sh" --build "$tmp/nowhere" --out "$tmp/a_file"
 # --help prints each script's whole header comment and nothing past it (a fixed line range fell
 # out of step as headers grew: bench_vs_openblas.sh lost its last lines, ablation.sh printed
 # its `set -euo pipefail`).
-for tool in "$run_all" "$grade" "$bench" "$src/tools/ablation.sh" "$src/tools/new_step.sh" "$src/tools/merge_rounds.sh"; do
+for tool in "$run_all" "$grade" "$bench" "$src/tools/ablation.sh" "$src/tools/new_step.sh"; do
   header=$(awk 'NR > 1 && !/^#/ { exit } NR > 1 { print }' "$tool" | wc -l)
   shown=$("$tool" --help 2>/dev/null | wc -l)
   if [[ $header -lt 3 || $shown != "$header" ]] || "$tool" --help | grep -q '^set -'; then
@@ -175,7 +175,7 @@ fi
 # An option given twice: refused with one line naming it (tools/args.sh's refuse_repeats), as
 # the executables refuse it; --help still wins.
 for tool in "$src/run_all.sh --no-install" "$src/tools/grade.sh 5" "$src/tools/bench_vs_openblas.sh" \
-            "$src/tools/ablation.sh" "$src/tools/merge_rounds.sh" "$new_step 13 twice"; do
+            "$src/tools/ablation.sh" "$new_step 13 twice"; do
   # shellcheck disable=SC2086
   expect 2 $tool --build "$tmp/a" --build="$tmp/b"
   grep -q -- "--build: given twice" "$tmp/err" || { echo "FAIL: ${tool#$src/}: not 'given twice': $(cat "$tmp/err")" >&2; failed=$((failed + 1)); }

@@ -24,8 +24,9 @@
 # Defaults: sizes 500,1000,1500 (each up to 46340, the harness's kMaxSize), 3 rounds, 3
 # repetitions, OUT = results/. About 4 minutes on the 2-core reference machine.
 # OUT/ablation.csv is checked before any run and written whole by build/bin/write_file (the
-# old file stays as it was when the write fails). Exit 77 on a CPU that runs neither the
-# AVX-512 nor the AVX2 kernel, 2 on a bad option, 3 when OUT or OUT/ablation.csv cannot be
+# old file stays as it was when the write fails); the statistics and tables are tools/tables.py's
+# (python3, standard library). Exit 77 on a CPU that runs neither the AVX-512 nor the AVX2
+# kernel, 2 on a bad option or without python3, 3 when OUT or OUT/ablation.csv cannot be
 # written (one line), 1 when a run fails, 130 when Ctrl-C (or a run that exited 130) cut it
 # short: at once, one line naming the stage, no CSV written (SIGTERM: the same, then it ends
 # by SIGTERM).
@@ -59,54 +60,20 @@ done
 writable_folder "$out"   # one line and exit 3 when OUT is a file, or read-only
 stage="the set-up"
 catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
+python=$(command -v python3) || usage_error "needs python3 (the statistics and tables, tools/tables.py)"
 
-# report CSV: both tables and the figure. The CSV is checked whole first, by plot_ablation.py's
-# own reader (columns, numbers, studies; standard library only), so a bad file is one line and
-# exit 2 with no half-made table printed before it.
+# report CSV: both tables (tools/tables.py, which checks the CSV whole first: a bad file is one
+# line and exit 2 with no half-made table printed before it) and the figure.
 report() {
   local csv=$1
-  if command -v python3 > /dev/null; then
-    python3 - "$root/plots" "$csv" << 'EOF' || { stop_if_interrupted $?; exit 2; }
-import sys
-sys.path.insert(0, sys.argv[1])
-import plot_ablation
-from harness_csv import InputError
-try:
-    plot_ablation.load(sys.argv[2])
-except InputError as e:
-    sys.exit("ablation.sh: " + str(e))
-EOF
-  fi
-  awk -F, '
-    NR == 1 { if ($6 != "gflops") { print "ablation.sh: " FILENAME ": not an ablation CSV" > "/dev/stderr"; exit 2 }; next }
-    { if (!($5 in seen_n)) { seen_n[$5] = 1; ns[++nn] = $5 }
-      if (!(($1, $2) in seen)) { seen[$1, $2] = 1; order[$1, ++count[$1]] = $2; label[$1, $2] = $3 }
-      g[$1, $2, $5] = $6 }
-    function table(study, title, against,   i, s, o, p, line, head, rule) {
-      head = "| " title " |"; rule = "|---|"
-      for (s = 1; s <= nn; ++s) { head = head " n = " ns[s] " |"; rule = rule "---|" }
-      print head; print rule
-      for (i = 1; i <= count[study]; ++i) {
-        o = order[study, i]; p = against == "first" ? order[study, 1] : order[study, i > 1 ? i - 1 : 1]
-        line = "| " label[study, o] " |"
-        for (s = 1; s <= nn; ++s) {
-          line = line sprintf(" %.1f", g[study, o, ns[s]])
-          if (i > 1 && g[study, p, ns[s]] > 0) line = line sprintf(" (%+.0f %%)", 100 * (g[study, o, ns[s]] / g[study, p, ns[s]] - 1))
-          line = line " |" }
-        print line }
-      print "" }
-    END { if (count["off"]) table("off", "step 10 (avx512) with one idea off (GFLOPS, vs step 10)", "first")
-          if (count["added"]) table("added", "ideas added one by one, avx512 (GFLOPS, vs the row above)", "previous")
-          if (count["off_avx2"]) table("off_avx2", "step 10 --kernel avx2 with one idea off (GFLOPS, vs step 10 avx2)", "first")
-          if (count["added_avx2"]) table("added_avx2", "ideas added one by one, avx2 (GFLOPS, vs the row above)", "previous") }' \
-    "$(awk_operand "$csv")" || exit 2   # n=1.csv: a file, not an awk assignment
-  local python=""
+  TABLES_PROG=$prog "$python" "$root/tools/tables.py" ablation-report "$csv" || { stop_if_interrupted $?; exit 2; }
+  local drawer=""
   for candidate in /usr/bin/python3 python3; do
-    if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then python=$candidate; break; fi
+    if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then drawer=$candidate; break; fi
   done
-  if [[ -n $python ]]; then
+  if [[ -n $drawer ]]; then
     stage="the figure"
-    "$python" "$root/plots/plot_ablation.py" "$csv" --title "Step 10 taken apart on $(
+    "$drawer" "$root/plots/plot_ablation.py" "$csv" --title "Step 10 taken apart on $(
       "$build/bin/cpuinfo" --uarch 2>/dev/null || echo "this CPU")" -o "$out/ablation.png" && echo "figure: $out/ablation.png" ||
       { rc=$?; stop_if_interrupted "$rc"; return "$rc"; }
   else
@@ -230,32 +197,11 @@ for ((r = 1; r <= rounds; ++r)); do
   echo "  round $r of $rounds done"
 done
 
-# One row per run and size: the best, median and lowest round of the best repetition (CPU
-# time from probe, else the wall clock), and the best round of the wall clock. Columns are
-# looked up by name: probe writes gflops_cpu_best and gflops_wall_best, a step gflops_best.
-# Made whole first, then written by bin/write_file (never > in place: a full disk would leave
-# the old file gone and a row cut in half).
-table=$(set -e  # inside too: a failed step of it fails the script
-{
-  echo "study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall"
-  for i in "${!runs[@]}"; do
-    IFS='|' read -r study label args <<< "${runs[$i]}"
-    sw=${args#"${args%% *}"}; sw=${sw# }
-    cat "$tmp/$i".*.csv | awk -F, -v study="$study" -v order="$i" -v label="$label" -v sw="$sw" '
-      $1 == "step" { for (c = 1; c <= NF; ++c) col[$c] = c
-                     fast = "gflops_cpu_best" in col ? col["gflops_cpu_best"] : col["gflops_best"]
-                     clock = "gflops_wall_best" in col ? col["gflops_wall_best"] : col["gflops_best"]; next }
-      { key = $col["m"]; cpu[key] = cpu[key] " " $fast; wall[key] = wall[key] " " $clock
-        if (!(key in seen)) { seen[key] = 1; keys[++n] = key } }
-      function sorted(list, a,   c, i, j, t) { c = split(list, a, " ")
-        for (i = 2; i <= c; ++i) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; --j) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-        return c }
-      function median(a, c) { return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2 }
-      END { for (s = 1; s <= n; ++s) { k = keys[s]; c = sorted(cpu[k], a); w = sorted(wall[k], b)
-              gsub(/,/, ";", label); gsub(/,/, ";", sw)   # one field each, whatever they say
-              printf "%s,%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f\n", study, order, label, sw, k, a[c], median(a, c), a[1], b[w] } }'
-  done
-})
+# One row per run and size (tools/tables.py): the best, median and lowest round of the best
+# repetition, and the best round of the wall clock. Made whole first, then written by
+# bin/write_file (never > in place: a full disk would leave the old file gone).
+table=$(printf '%s\n' "${runs[@]}" | "$python" "$root/tools/tables.py" ablation-csv "$tmp") ||
+  { stop_if_interrupted $?; echo "ablation.sh: the runs' CSVs cannot be read" >&2; exit 1; }
 stage="the tables"
 printf '%s\n' "$table" | write_out "$out/ablation.csv"
 

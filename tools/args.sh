@@ -55,14 +55,6 @@ write_out() {
   exit "$rc"
 }
 
-# awk_operand FILE: FILE spelled so that awk reads it as a file. awk takes an operand NAME=VALUE
-# (a round named n=1.csv) for a variable assignment and "-" for standard input, and would then
-# wait on a terminal or an open pipe; mawk takes -NAME for an option. "./" in front makes each
-# a plain path.
-awk_operand() {
-  if [[ $1 == -* || $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; then printf './%s' "$1"; else printf '%s' "$1"; fi
-}
-
 # check_out FILE: exit as write_out would (its one line; 3: not writable) when FILE cannot be
 # written. It creates and opens nothing: a script calls it before any long work.
 check_out() {

@@ -83,27 +83,17 @@ catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it her
 
 # Every run starts from the same environment: no binding, no forced kernel set but its own.
 clean_env=(env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE)
-# record LABEL SIZE CSV...: append "label size gflops kernel round" to $results_file (the
-# busy table's runs), gflops the CSV's gflops_best.
-record() {
-  local label=$1 size=$2; shift 2
-  awk -F, -v label="$label" -v size="$size" -v round="$r" '
-    FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    { sum += $col["gflops_best"]; k = $col["kernel"]; rows++ }
-    END { gsub(/ /, "~", k); if (rows) print label, size, sum, k, round }' "$@" >>"$results_file"
-}
-
-# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: one run, recorded (the busy table)
+# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: one run of the busy table, its CSV
+# $tmp/busy/LABEL.SIZE.ROUND.csv
 run() {
   local label=$1 threads=$2 size=$3; shift 3
   local envs=()
   while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
-  local cpus=$cpu1 csv="$tmp/$label.$size.csv"
+  local cpus=$cpu1
   [[ $threads -gt 1 ]] && cpus=$cpuall
   "${clean_env[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" \
-    "$@" --sizes "$size" --reps "$fixed_reps" --threads "$threads" --csv "$csv" >/dev/null 2>"$tmp/stderr" ||
+    "$@" --sizes "$size" --reps "$fixed_reps" --threads "$threads" --csv "$tmp/busy/$label.$size.$r.csv" >/dev/null 2>"$tmp/stderr" ||
     { stop_if_interrupted $?; echo "bench_vs_openblas.sh: $label at $size failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
-  record "$label" "$size" "$csv"
 }
 
 # job LABEL THREADS [ENV=VALUE ...] -- CMD...: a contender for tools/interleave.py, as one
@@ -169,35 +159,13 @@ stage="the peak's second measurement"
 [[ -n $peak_csv ]] || measure_peak after
 stage="the tables"
 unsettled=$(sed -n '/^   unsettled/,$p' "$tmp/sampled.log")
-# Every sample as "label size gflops kernel round", for the tables.
-for f in "$tmp"/sampled/samples/*.csv; do
-  awk -F, -v label="$(basename "$f" .csv)" '
-    FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    { k = $col["kernel"]; gsub(/ /, "~", k); print label, $col["m"], $col["gflops_best"], k, $col["round"] }' "$f"
-done > "$tmp/results"
-# Step 10's paired ratios to OpenBLAS, "ours ref size median", by plots/samples.py's
-# paired_ratios, as summary.md takes them (the rounds whose two samples both came near their
-# bests; a size without such a round has none, and the table gives the ratio of the bests).
-"$python" - "$root/plots" "$tmp/sampled/samples" > "$tmp/pairs" <<'PAIRS' ||
-import csv, os, sys
-sys.path.insert(0, sys.argv[1])
-import samples
-def rows(label):
-    path = os.path.join(sys.argv[2], label + ".csv")
-    return list(csv.DictReader(open(path))) if os.path.isfile(path) else []
-for ours, ref in (("step10", "openblas1"), ("step10_avx2", "openblas_avx2"),
-                  ("step10N", "openblasN"), ("step10_avx2N", "openblas_avx2N")):
-    for (size, _), pair in sorted(samples.paired_ratios(rows(ours), rows(ref), same_threads=False).items()):
-        print(ours, ref, size, pair[0])
-PAIRS
-  { stop_if_interrupted $?; echo "bench_vs_openblas.sh: cannot pair the samples" >&2; exit 1; }
 
 # Table 3: one core busy. Each run is one result (best of 3 reps); the step's worst run is
 # compared with each library's median run, all under the same spin loop.
 if [[ $busy = 1 && $ncpu -ge 2 ]]; then
   stage="the busy table"
   taskset -c 0 bash -c 'while :; do :; done' & spinner=$!
-  saved_rt=("${rt[@]}"); rt=(); fixed_reps=3; results_file="$tmp/busy"; r=0
+  saved_rt=("${rt[@]}"); rt=(); fixed_reps=3; mkdir "$tmp/busy"
   for size in 100 200 400 1000; do
     for ((r = 0; r < 20; ++r)); do
       if ((r % 4 == 0)); then
@@ -212,95 +180,14 @@ if [[ $busy = 1 && $ncpu -ge 2 ]]; then
   stage="the tables"
 fi
 
-peak1="-" peakN="-" peak_isa="-"
-peak_files=("$tmp"/peak.*.csv)
-[[ -n $peak_csv ]] && peak_files=("$(awk_operand "$peak_csv")")
-if [[ -f ${peak_files[0]} ]]; then
-  # The fp32 peak of the widest vector ISA measured (avx512, else avx2, else neon ...), per thread count.
-  read -r peak_isa peak1 peakN < <(awk -F, -v n="$ncpu" '
-    FNR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    $col["precision"] == "fp32" {
-      isa = $col["isa"]; t = $col["threads"]; g = $col["gflops"]
-      if (g > best[isa, t]) best[isa, t] = g
-      seen[isa] = 1
-    }
-    END { split("avx512 avx2 neon avx sse scalar", order, " ")
-          for (i = 1; i <= 6; ++i) if (order[i] in seen) { w = order[i]; break }
-          one = (w, 1) in best ? best[w, 1] : "-"; all = (w, n) in best ? best[w, n] : "-"
-          print w, one, all }' "${peak_files[@]}")
-fi
-
 echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $ncpu CPUs; sampled side by side, $rounds round(s) and more where samples disagree, each sample up to $reps calls (x20 below 512)${rt:+, at real-time priority}; GFLOPS, the best sample"
 [[ -z $unsettled ]] || printf '%s\n' "$unsettled"
-awk -v sizes="$sizes" -v n="$ncpu" -v peak1="$peak1" -v peakN="$peakN" -v isa="$peak_isa" -v blis="$have_blis" '
-  FILENAME == ARGV[1] { pair[$1, $2, $3] = $4; next }   # the paired ratios
-  { if (!(($1, $2) in g) || $3 > g[$1, $2]) g[$1, $2] = $3; kern[$1] = $4 }
-  # The median over the rounds of the ratio within each round: the two contenders ran one
-  # right after the other, so a noisy spell that hits a whole round cancels out of it.
-  function paired(ours, ref, size) {
-    return (ours, ref, size) in pair ? sprintf("%.2f", pair[ours, ref, size]) : ratio(g[ours, size], g[ref, size])
-  }
-  function pct(x, p) { return (p == "-" || p == 0 || x == "") ? "-" : sprintf("%.0f%%", 100 * x / p) }
-  function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-  function cell(x) { return x == "" ? "-" : sprintf("%.1f", x) }
-  # ours: step 10; lesson: the lesson step it is compared with (step 08 or 09), named `name`.
-  # ceil: the label of the side-by-side one-thread copies (all-core tables), or "".
-  function table(title, ob, bl, ours, lesson, name, peak, sizes_, ceil,   i, s, k, o, b, a, l, sum_r, cnt, worst) {
-    printf "\n%s\n", title
-    printf "| n | OpenBLAS | BLIS | step 10 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS | %% of %s peak | %s | %s vs OpenBLAS |%s\n|---|---|---|---|---|---|---|---|---|---|%s\n", isa, name, name,
-           ceil == "" ? "" : " " n " x 1 thread side by side | step 10 vs that |", ceil == "" ? "" : "---|---|"
-    k = split(sizes_, s, ",")
-    for (i = 1; i <= k; ++i) {
-      o = g[ob, s[i]]; b = g[bl, s[i]]; a = g[ours, s[i]]; l = g[lesson, s[i]]
-      printf "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s\n", s[i], cell(o), blis ? cell(b) : "-", cell(a), ratio(a, o),
-             paired(ours, ob, s[i]), blis ? ratio(a, b) : "-", pct(a, peak), cell(l), ratio(l, o),
-             ceil == "" ? "" : " " cell(g[ceil, s[i]]) " | " ratio(a, g[ceil, s[i]]) " |"
-      if (s[i] >= 512 && o > 0) { sum_r += a / o; cnt++ }
-      if (o > 0 && (worst == "" || a / o < worst)) worst = a / o
-    }
-    if (cnt) printf "step 10: mean ratio to OpenBLAS over n >= 512: %.3f; worst ratio: %.3f\n", sum_r / cnt, worst
-  }
-  # Step 10 --kernel avx2 against the AVX2 kernels of the libraries (forced), same threads.
-  function avx2_table(threads, ob, bl, ours, ceil,   i) {
-    printf "\nStep 10 --kernel avx2 against OpenBLAS (Haswell) and BLIS (haswell) AVX2 kernels, %s\n", threads
-    printf "| n | OpenBLAS Haswell | BLIS haswell | step 10 avx2 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS |%s\n|---|---|---|---|---|---|---|%s\n",
-           ceil == "" ? "" : " " n " x 1 thread side by side | step 10 avx2 vs that |", ceil == "" ? "" : "---|---|"
-    for (i = 1; i <= k; ++i)
-      printf "| %d | %s | %s | %s | %s | %s | %s |%s\n", s[i], cell(g[ob, s[i]]), blis ? cell(g[bl, s[i]]) : "-", cell(g[ours, s[i]]),
-             ratio(g[ours, s[i]], g[ob, s[i]]), paired(ours, ob, s[i]), blis ? ratio(g[ours, s[i]], g[bl, s[i]]) : "-",
-             ceil == "" ? "" : " " cell(g[ceil, s[i]]) " | " ratio(g[ours, s[i]], g[ceil, s[i]]) " |"
-  }
-  END {
-    table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak " peak1 " GFLOPS)", "openblas1", "blis1", "step10", "step08", "step 08", peak1, sizes, "")
-    k = split(sizes, s, ",")
-    avx2_table("1 thread", "openblas_avx2", "blis_avx2", "step10_avx2", "")
-    if (("openblasN", s[1]) in g) {
-      table("Step 10, and step 09 (the lesson), " n " threads (peak " peakN " GFLOPS)", "openblasN", "blisN", "step10N", "step09", "step 09", peakN, sizes, "step10_ceiling")
-      avx2_table(n " threads", "openblas_avx2N", "blis_avx2N", "step10_avx2N", "step10_avx2_ceiling")
-    }
-    printf "\nkernels: OpenBLAS %s; BLIS %s; step 10 %s (avx2 run: %s); step 08 %s; step 09 %s; OpenBLAS AVX2 run: %s\n",
-      kern["openblas1"], blis ? kern["blis1"] : "not built", kern["step10"], kern["step10_avx2"], kern["step08"], kern["step09"], kern["openblas_avx2"] (blis ? "; BLIS AVX2 run: " kern["blis_avx2"] : "")
-  }' "$tmp/pairs" "$tmp/results" | tr "~" " "
-
-if [[ -s $tmp/busy ]]; then
-  awk -v blis="$have_blis" -v n="$ncpu" '
-    { v[$1, $2, ++c[$1, $2]] = $3; sizes[$2] = 1 }
-    function sorted_at(label, size, q,   m, i, j, t, x) {   # the q-th quantile (0 worst, 0.5 median)
-      m = c[label, size]; if (m == 0) return ""
-      for (i = 1; i <= m; ++i) x[i] = v[label, size, i]
-      for (i = 2; i <= m; ++i) for (j = i; j > 1 && x[j - 1] > x[j]; --j) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-      return q == 0 ? x[1] : (m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2)
-    }
-    function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-    function cell(x) { return x == "" ? "-" : sprintf("%.1f", x) }
-    END {
-      printf "\nOne core busy (a spin loop on CPU 0), %d threads: step 10 worst of 20 runs, the libraries median of 5\n", n
-      printf "| n | OpenBLAS median | BLIS median | step 10 worst | step 10 median | worst vs OpenBLAS | worst vs BLIS |\n|---|---|---|---|---|---|---|\n"
-      split("100 200 400 1000", list, " ")
-      for (i = 1; i <= 4; ++i) {
-        z = list[i]; o = sorted_at("openblasN", z, 0.5); b = sorted_at("blisN", z, 0.5); w = sorted_at("step10N", z, 0)
-        printf "| %d | %s | %s | %s | %s | %s | %s |\n", z, cell(o), blis ? cell(b) : "-", cell(w), cell(sorted_at("step10N", z, 0.5)),
-               ratio(w, o), blis ? ratio(w, b) : "-"
-      }
-    }' "$tmp/busy"
-fi
+# The tables (tools/tables.py): each contender's best sample, step 10's ratios (the "median of
+# rounds" columns: plots/samples.py's paired ratios, as summary.md takes them), % of the fp32
+# peak of the widest ISA measured (before and after, or --peak), and the busy table.
+peak_files=("$tmp"/peak.*.csv)
+[[ -n $peak_csv ]] && peak_files=("$peak_csv")
+[[ -f ${peak_files[0]} ]] || peak_files=()
+busy_dir=(); [[ -d $tmp/busy ]] && busy_dir=(--busy "$tmp/busy")
+"$python" "$root/tools/tables.py" bench "$tmp/sampled/samples" "$ncpu" "$sizes" "$have_blis" "${busy_dir[@]}" "${peak_files[@]}" ||
+  { stop_if_interrupted $?; echo "bench_vs_openblas.sh: cannot read the samples" >&2; exit 1; }

@@ -5,14 +5,15 @@ run_all.sh, make step-N, tools/grade.sh and tools/bench_vs_openblas.sh.
     tools/interleave.py --out DIR --job LABEL=COMMAND [--job ...] [--ref LABEL=COMMAND ...]
                         [--sizes LIST] [--rounds N] [--sample-time S] [--max-reps N]
                         [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
-                        [--timeout S] [--probe COMMAND] [--settle S]
+                        [--timeout S] [--settle S]
 
 A job is a harness executable with its fixed options (`step10_tuned=taskset -c 1
 build/bin/step10_tuned --threads 1`); a --ref job is a library that the others are compared
 with. A sample is one run of a job at one size, with the options the scheduler adds:
-`--sizes N --warmup 0 --reps MAX-REPS --time-limit SAMPLE-TIME --csv TMP` (and --no-verify
-after the first sample of that size, which is verified and so doubles as the warm-up). Its
-row is the best of the calls it timed.
+`--sizes N --warmup 0 --reps MAX-REPS --time-limit SAMPLE-TIME --csv /dev/fd/N` (and
+--no-verify after the first sample of that size, which is verified and so doubles as the
+warm-up). Its row is the best of the calls it timed; /dev/fd/N is the write end of a pipe the
+job inherits, so its CSV reaches the scheduler without a file.
 
 Round after round, every size of every job is sampled once. A round takes the sizes in a
 random order and, at each size, runs every job one right after the other in a random order
@@ -35,14 +36,6 @@ worth() keep sampling what is unsettled (up to SETTLE_MAX_SAMPLES a size) until 
 is settled, which ends the run early, or the next sample would end past the deadline. The
 rounds of --rounds always run whole. A progress line (sizes settled of sizes, time left)
 comes every PROGRESS_EVERY seconds, rewritten in place on a terminal.
-
-With --probe (a harness executable, such as build/bin/step10_tuned), every size's group
-first waits for quiet: the probe, a small product held in L2, runs on every CPU at once, and
-while one CPU's probe is more than 5 % below the second best it made this run, a spell is
-on: the group waits and probes again (PROBE_* and MAX_WAIT below). The waits come out of the
-extra samples' budget, so the run is no longer. A probe that fails is said once, and the run
-goes on without it. No script passes it: on the Emerald Rapids host of issue 33 the waits
-took every extra sample and two runs agreed less (docs/harness.md, "Waiting out spells").
 
 Writes, after every size of every round: DIR/LABEL.csv (one row per size: the harness's
 columns, gflops_best the best sample, gflops_median the median sample, reps all calls
@@ -70,6 +63,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -81,38 +75,20 @@ import samples as stats  # noqa: E402  (plots/samples.py: what is drawn from the
 PROG = "interleave.py"
 MAX_SIZE = 46340     # kMaxSize, common/include/gemm/harness.hpp
 SLOW_SAMPLE = 1.0    # seconds: a job whose samples take longer goes first or last at its size
-# The quiet gate (--probe): before each size's group the probe runs on every CPU at once, a
-# small product held in L2 (PROBE_SIZE, up to PROBE_REPS calls within 20 ms). A CPU whose
-# probe is more than PROBE_GATE below the second best it made this run is in a spell: the group waits,
-# PROBE_PAUSE at a time, until every CPU is quiet, for at most MAX_WAIT seconds, and all waits
-# together take at most WAIT_SHARE of the time spent sampling (they come out of the extra
-# samples' budget). On the Emerald Rapids host of issue 33, samples taken between two probes
-# that passed were within 5 % of their size's best 91 % of the time, otherwise 23 %.
-PROBE_SIZE, PROBE_REPS, PROBE_GATE, PROBE_PAUSE = 256, 10, 0.05, 0.25
-MAX_WAIT, WAIT_SHARE = 30.0, 0.4
 
-
-# The samples of unsettled sizes: at most EXTRA_SHARE of the time the rounds took (less what
-# waiting for quiet cost), in EXTRA_ROUNDS rounds that each spend an equal part of it. A
-# quiet machine settles its sizes in the rounds and spends none of it. In the model of
-# run_all.sh's run in tests/test_interleave.py (spells on each CPU about half the time),
-# two runs' curves agree within 5 % at 96 % of sizes with 0.7 in 6 rounds, 99 % with the
-# values below; the allocation before (all jobs of a size together, the cheapest sizes
-# first) at 69 % with 0.4 and 85 % with 0.7. On a host with
-# spells shorter than a second on each CPU (Cascade Lake, docs/tuning-log.md), a two-thread
-# sample is quiet only when both CPUs are: replaying two real runs' samples, 0.7 in 6 rounds
-# of at most 12 samples agreed at 79 % (two threads 68 %), 1.0 in 10 rounds of 16 at 83 %
-# (75 %); a fast step's extra sample costs a tenth of a second, the lessons' the seconds.
+# The samples of unsettled sizes: at most EXTRA_SHARE of the time the rounds took, in
+# EXTRA_ROUNDS rounds that each spend an equal part of it, so that a size's extra samples are
+# spread over minutes, not taken in one spell; a quiet machine settles its sizes in the
+# rounds and spends none of it. How these values were chosen: docs/tuning-log.md, "The
+# scheduler's constants".
 EXTRA_SHARE, EXTRA_ROUNDS = 1.0, 10
 MAX_SAMPLES = 16
-# The share worth() takes at least. Where nearly every sample is disturbed (Emerald Rapids,
-# issue 33: shares of 0.05-0.3), (1 - share)^count hardly falls with the count, and the cost
-# alone would rank the samples: cheapest first, n = 100 a ninth sample before n = 1500 (6x
-# the cost) a third, and step 10's ratio to OpenBLAS at n = 1500 from two pairs.
+# The share worth() takes at least: where nearly every sample is disturbed, (1 - share)^count
+# hardly falls with the count, and the cost alone would rank the samples (cheapest first).
 WORTH_SHARE = 0.3
-# --settle: samples of one size at most (a host where a share of 0.05 of the samples misses
-# the spells needs 90 for needed_samples()), and how often the progress line comes, in
-# seconds, on a terminal (rewritten in place) and in a log.
+# --settle: samples of one size at most (enough for needed_samples() where a share of 0.05
+# of the samples misses the spells), and how often the progress line comes, in seconds, on
+# a terminal (rewritten in place) and in a log.
 SETTLE_MAX_SAMPLES = 200
 PROGRESS_EVERY, PROGRESS_EVERY_LOG = 2.0, 30.0
 # The options every sample gets from the scheduler: a job that gives one itself is a usage error.
@@ -120,6 +96,9 @@ OURS = ("--sizes", "--warmup", "--reps", "--time-limit", "--csv", "--no-verify")
 # Without --timeout, a sample still running after TIMEOUT_BASE seconds plus the time of its
 # product at TIMEOUT_RATE GFLOPS (a tenth of the naive step's speed) has hung.
 TIMEOUT_BASE, TIMEOUT_RATE = 120.0, 0.1
+# Seconds the reader of a sample's CSV pipe waits for its end once the job has ended: only a
+# child that left the job's process group can still hold the pipe open.
+PIPE_WAIT = 5.0
 
 
 def sample_timeout(size, products=1):
@@ -187,14 +166,8 @@ class Scheduler:
         self.run_id = "{}-{}".format(int(time.time()), os.getpid())
         self.round = 0
         self.seq = 0
-        self.tmp = output_file.scratch_folder("interleave.")   # removed however the run ends
-        # The quiet gate: the probe's command, its values per CPU, the time spent waiting and
-        # the spells waited out. clock and pause are time's, unless a test makes them virtual.
-        self.probe = getattr(args, "probe", None)
-        self.probed = {}
-        self.waited, self.spells = 0.0, 0
-        self.clock, self.pause = time.monotonic, time.sleep
-        self.deadline = None   # the extra samples' budget ends then: no wait past it
+        self.tmp = None   # no working files: each sample's CSV comes through a pipe
+        self.clock = time.monotonic   # a test makes it virtual
         self.started = self.clock()
         self.settle_end = None   # --settle: the clock's time at which sampling ends
         self.said_at = None      # when the progress line was last said
@@ -205,17 +178,15 @@ class Scheduler:
     def sample(self, job, size):
         """One run of `job` at `size`; its row joins job.rows."""
         verify = not self.args.no_verify and not any(int(r["m"]) == size for r in job.rows)
-        csv_path = os.path.join(self.tmp, "sample.csv")
         command = job.command + ["--sizes", str(size), "--warmup", "0", "--reps", str(self.args.max_reps),
-                                 "--time-limit", repr(self.args.sample_time), "--csv", csv_path]
+                                 "--time-limit", repr(self.args.sample_time)]
         if not verify:
             command.append("--no-verify")
         self.seq += 1
         start = time.monotonic()
         timeout = self.args.timeout if self.args.timeout is not None else sample_timeout(size)
         try:
-            done = cli.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, timeout=timeout)
+            done, text = run_piped(command, timeout)
         except subprocess.TimeoutExpired:
             job.failed = "{} at n={} did not finish in {:g} s (--timeout {:g}{})".format(
                 job.label, size, timeout, timeout, "" if self.args.timeout is not None else ", the default")
@@ -230,30 +201,26 @@ class Scheduler:
         line = shown(said[-1]) if said else ""
         if done.returncode == 77:
             job.skipped = line or "exit 77"
-            return
-        if done.returncode not in (0, 1):
-            if done.returncode > 0:
-                how = "exited with {}".format(done.returncode)
-            else:
-                try:
-                    how = "crashed with " + signal.Signals(-done.returncode).name
-                except ValueError:
-                    how = "crashed with signal {}".format(-done.returncode)
-            job.failed = "{} at n={} {}{}".format(job.label, size, how, " (" + line + ")" if line else "")
-            return
-        if not os.path.isfile(csv_path):
-            job.failed = "{} at n={} exited {} but wrote no CSV".format(job.label, size, done.returncode)
+        elif done.returncode not in (0, 1):
+            job.failed = "{} at n={} {}{}".format(job.label, size, how_it_ended(done.returncode),
+                                                  " (" + line + ")" if line else "")
+        else:
+            self.take_row(job, size, done.returncode, text, line)
+
+    def take_row(self, job, size, status, text, line):
+        """The row of a sample that exited with `status` (0 or 1) and wrote the CSV `text`."""
+        if not text:
+            job.failed = "{} at n={} exited {} but wrote no CSV".format(job.label, size, status)
             return
         try:
-            header, rows = stats.read_samples(csv_path)
-            os.unlink(csv_path)
-        except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e:
-            job.failed = "{} at n={} exited {} but its CSV cannot be read ({})".format(job.label, size, done.returncode, e)
+            header, rows = stats.rows_of(text)
+        except csv.Error as e:
+            job.failed = "{} at n={} exited {} but its CSV cannot be read ({})".format(job.label, size, status, e)
             return
         problem = _not_a_row(header, rows, size)
         if problem:
             job.failed = "{} at n={} exited {} but its CSV is not the contract's: {}".format(
-                job.label, size, done.returncode, problem)
+                job.label, size, status, problem)
             return
         if job.header is None:
             job.header = header
@@ -262,7 +229,7 @@ class Scheduler:
             job.rows.append(row)
             if row["verified"].strip() == "0" and row["max_rel_err"].strip().lower() != "nan":
                 job.wrong = True
-        if done.returncode == 1 and not job.wrong:
+        if status == 1 and not job.wrong:
             job.failed = "{} at n={} exited with 1{}".format(job.label, size, " (" + line + ")" if line else "")
 
     def paths(self, job):
@@ -279,106 +246,8 @@ class Scheduler:
         output_file.write(raw, "\n".join(lines) + "\n")
         output_file.write(whole, stats.aggregate(job.header, job.rows, self.args.tolerance))
 
-    def cpus(self):
-        """The CPUs the probe runs on: every one this process may use ([None]: unpinned)."""
-        try:
-            return sorted(os.sched_getaffinity(0))
-        except (AttributeError, OSError):
-            return [None]
-
-    def probe_values(self):
-        """{cpu: GFLOPS} of one probe on every CPU at once, or None when it failed (said once)."""
-        running = []
-        for i, cpu in enumerate(self.cpus()):
-            path = os.path.join(self.tmp, "probe{}.csv".format(i))
-            command = self.probe + ["--threads", "1", "--sizes", str(PROBE_SIZE), "--warmup", "1",
-                                    "--reps", str(PROBE_REPS), "--time-limit", "0.02", "--no-verify", "--csv", path]
-            pin = (lambda c=cpu: os.sched_setaffinity(0, {c})) if cpu is not None else None
-            try:
-                running.append((cpu, path, subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                            stderr=subprocess.PIPE, preexec_fn=pin,
-                                                            start_new_session=True)))
-            except OSError as e:
-                return self.probe_failed("cannot run {}: {}".format(self.probe[0], e.strerror), running)
-            except subprocess.SubprocessError as e:   # the pinning failed in the child
-                return self.probe_failed("cannot run {} on CPU {}: {}".format(self.probe[0], cpu, e), running)
-        try:
-            return self.probe_read(running)
-        finally:   # Ctrl-C or SIGTERM while they run: no probe is left behind
-            for _, _, process in running:
-                if process.returncode is None:
-                    cli.kill_group(process)
-
-    def probe_read(self, running):
-        """probe_values() of the probes `running`, once each has ended."""
-        values = {}
-        for cpu, path, process in running:
-            _, err = process.communicate()
-            said = [l for l in err.decode("utf-8", "replace").splitlines() if l.strip()]
-            try:
-                header, rows = stats.read_samples(path)
-                os.unlink(path)
-                value = float(rows[0]["gflops_best"]) if process.returncode == 0 and not _not_a_row(header, rows, PROBE_SIZE) else 0.0
-            except (OSError, ValueError, UnicodeDecodeError, csv.Error, IndexError):
-                value = 0.0
-            if not value > 0:
-                return self.probe_failed("exited with {}{}".format(process.returncode, " (" + shown(said[-1]) + ")" if said else ""), [])
-            values[cpu] = value
-        return values
-
-    def probe_failed(self, why, running):
-        for _, _, process in running:
-            cli.kill_group(process)
-        print("   the probe {}: sampling without waiting for quiet".format(why), flush=True)
-        self.probe = None
-        return None
-
-    def quiet(self, values):
-        """Whether every CPU's probe is within PROBE_GATE of the second best it made this run
-        (of the best while it has made one: one lucky probe does not set the bar)."""
-        for cpu, value in values.items():
-            seen = self.probed.setdefault(cpu, [])
-            seen.append(value)
-            top = sorted(seen, reverse=True)
-            if value < (1.0 - PROBE_GATE) * top[min(1, len(top) - 1)]:
-                return False
-        return True
-
-    def sampling_time(self, now):
-        """Seconds of sampling the run takes, not counting waits: what it took so far, or what
-        its base rounds will take (each sample as long as that job's samples at that size took,
-        half a second before one has run), whichever is more: a spell at the start of a run
-        can be waited out too."""
-        planned = self.args.rounds * sum(job.cost(size) for job in self.live() for size in self.sizes)
-        return max(now - self.started - self.waited, planned)
-
-    def wait_for_quiet(self):
-        """With --probe: probe, and while a CPU is in a spell wait and probe again, within
-        MAX_WAIT for this group and WAIT_SHARE of the sampling time for the run."""
-        if not self.probe:
-            return
-        first = None
-        while True:
-            values = self.probe_values()
-            if values is None or self.quiet(values):
-                break
-            now = self.clock()
-            since = now - first if first is not None else 0.0
-            allowance = WAIT_SHARE * self.sampling_time(now - since) - self.waited
-            if since + PROBE_PAUSE > min(MAX_WAIT, allowance) or \
-                    (self.deadline is not None and now + PROBE_PAUSE > self.deadline):
-                break
-            if first is None:
-                first = now
-                self.spells += 1
-            self.pause(PROBE_PAUSE)
-        if first is not None:
-            self.waited += self.clock() - first
-
     def run_group(self, size, jobs):
-        """The jobs at one size, one right after the other: random order, slow ones at an end;
-        with --probe, when the probe finds every CPU quiet (or has waited as long as it may)."""
-        self.wait_for_quiet()
+        """The jobs at one size, one right after the other: random order, slow ones at an end."""
         jobs = list(jobs)
         self.rng.shuffle(jobs)
         slow = [j for j in jobs if j.cost(size) > SLOW_SAMPLE and size in j.wall]
@@ -427,28 +296,19 @@ class Scheduler:
     def base_rounds(self):
         for r in range(1, self.args.rounds + 1):
             self.round = r
-            start, waited, spells = self.clock(), self.waited, self.spells
+            start = self.clock()
             sizes = list(self.sizes)
             self.rng.shuffle(sizes)
             for size in sizes:
                 self.run_group(size, self.live())
             count = sum(1 for j in self.jobs for row in j.rows if row["round"] == str(r))
-            print("   round {} of {}{}: {} samples in {:.0f} s{}".format(
+            print("   round {} of {}{}: {} samples in {:.0f} s".format(
                 r, self.args.rounds, " (every result verified)" if r == 1 and not self.args.no_verify else "",
-                count, self.clock() - start, self.waits_said(waited, spells)), flush=True)
-
-    def waits_said(self, waited, spells):
-        """', N s of them waiting out M spells the probe found' since (waited, spells), or ''."""
-        if self.spells == spells:
-            return ""
-        count = self.spells - spells
-        return ", {:.0f} s of them waiting out {} spell{} the probe found".format(
-            self.waited - waited, count, "s" if count > 1 else "")
+                count, self.clock() - start), flush=True)
 
     def extra_budget(self):
-        """EXTRA_SHARE of the time the rounds took, less what waiting for quiet cost: the waits
-        and the extra samples are one allowance, so --probe never makes a run longer."""
-        return max(0.0, EXTRA_SHARE * (self.clock() - self.started - self.waited) - self.waited)
+        """The extra samples' budget: EXTRA_SHARE of the time the rounds took."""
+        return max(0.0, EXTRA_SHARE * (self.clock() - self.started))
 
     def unsettled(self):
         """[(gap, job, size)] of the sizes not settled (plots/samples.py), widest gap first."""
@@ -484,9 +344,7 @@ class Scheduler:
                 cost = sum(j.cost(size) for j in plan[size])
                 if cost > budget - (self.clock() - start):
                     continue
-                self.deadline = start + budget - cost
                 self.run_group(size, plan[size])
-                self.deadline = None
                 spent_samples += len(plan[size])
                 self.progress()
         self.progress(last=True)
@@ -568,6 +426,38 @@ class Scheduler:
             print("     {}: n = {}".format(job.label, ", ".join(parts)), flush=True)
 
 
+def run_piped(command, timeout):
+    """(the finished run of `command`, the CSV it wrote): the command gets `--csv /dev/fd/N`,
+    N the write end of a pipe it inherits, which a thread reads as the rows come, so no
+    sample needs a file and a CSV larger than the pipe's buffer cannot block the job."""
+    read_end, write_end = os.pipe()
+    chunks = []
+
+    def drain():
+        with os.fdopen(read_end, "rb") as pipe:
+            chunks.extend(iter(lambda: pipe.read1(65536), b""))
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        done = cli.run(command + ["--csv", "/dev/fd/{}".format(write_end)], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout, pass_fds=(write_end,))
+    finally:
+        os.close(write_end)   # the job's copies ended with its group: the reader sees the end
+        reader.join(PIPE_WAIT)
+    return done, b"".join(chunks).decode("utf-8", "replace")
+
+
+def how_it_ended(status):
+    """'exited with N' or 'crashed with SIGNAME' of a child's return code."""
+    if status > 0:
+        return "exited with {}".format(status)
+    try:
+        return "crashed with " + signal.Signals(-status).name
+    except ValueError:
+        return "crashed with signal {}".format(-status)
+
+
 def _not_a_row(header, rows, size):
     """Why a sample's CSV is not one harness row at `size` with a GFLOPS above 0, or ""."""
     missing = [c for c in ("step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
@@ -610,15 +500,13 @@ def sample_all(scheduler, args):
     else:
         budget = args.budget if args.budget is not None else scheduler.extra_budget()
     if scheduler.unsettled() and budget > 0:
-        waited, spells = scheduler.waited, scheduler.spells
         count, spent = scheduler.extra_rounds(budget)
-        print("   more samples where they disagreed: {} in {:.0f} s ({} {:.0f} s){}".format(
-            count, spent, "time left" if args.settle is not None else "budget", budget,
-            scheduler.waits_said(waited, spells)), flush=True)
+        print("   more samples where they disagreed: {} in {:.0f} s ({} {:.0f} s)".format(
+            count, spent, "time left" if args.settle is not None else "budget", budget), flush=True)
     scheduler.report()
 
 
-def main(argv):
+def make_parser():
     parser = cli.Parser(prog=PROG, description="Sample harness executables side by side, "
                                      "spread over the run (see the top of this file).")
     parser.add_argument("--out", required=True, type=cli.name, help="folder of LABEL.csv and samples/LABEL.csv")
@@ -644,49 +532,66 @@ def main(argv):
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds one sample may take; a job still running then has failed (default: "
                              "{:.0f} s plus its product's time at {:g} GFLOPS)".format(TIMEOUT_BASE, TIMEOUT_RATE))
-    parser.add_argument("--probe", default=None, metavar="COMMAND",
-                        help="a harness executable run at n = {} on every CPU before each size's samples: "
-                             "the samples wait while it finds a CPU in a spell (default: no probe)".format(PROBE_SIZE))
     parser.add_argument("--settle", type=float, default=None, metavar="S",
                         help="sample what is unsettled until every size settles or S seconds after the "
                              "sampling began (instead of --budget)")
-    args = parser.parse_args(argv)
+    return parser
 
-    def usage(text):
-        print("{}: {}".format(PROG, text), file=sys.stderr)
-        return 2
 
-    try:
-        jobs = [parse_job(t, False) for t in args.job] + [parse_job(t, True) for t in args.ref]
-        sizes = parse_sizes(args.sizes)
-    except ValueError as e:
-        return usage(e)
+def checked(args):
+    """(jobs, sizes) of the parsed `args`, their defaults filled in; a ValueError is a usage error."""
+    jobs = [parse_job(t, False) for t in args.job] + [parse_job(t, True) for t in args.ref]
+    sizes = parse_sizes(args.sizes)
     if not jobs:
-        return usage("no --job given")
+        raise ValueError("no --job given")
     if args.settle is not None and args.budget is not None:
-        return usage("--settle and --budget: give one (--settle S bounds the whole sampling)")
+        raise ValueError("--settle and --budget: give one (--settle S bounds the whole sampling)")
     if args.max_samples is None:
         args.max_samples = SETTLE_MAX_SAMPLES if args.settle is not None else MAX_SAMPLES
     labels = [j.label for j in jobs]
     if len(set(labels)) != len(labels):
-        return usage("a label is given twice: {}".format(", ".join(sorted(set(l for l in labels if labels.count(l) > 1)))))
+        raise ValueError("a label is given twice: {}".format(", ".join(sorted(set(l for l in labels if labels.count(l) > 1)))))
     for name, value, lo, hi in (("--rounds", args.rounds, 1, 1000), ("--max-reps", args.max_reps, 1, 1000000),
                                 ("--max-samples", args.max_samples, 1, 1000)):
         if not lo <= value <= hi:
-            return usage("{} '{}': must be from {} to {}".format(name, value, lo, hi))
+            raise ValueError("{} '{}': must be from {} to {}".format(name, value, lo, hi))
     for name, value, lo, hi in (("--sample-time", args.sample_time, 1e-6, 3600), ("--tolerance", args.tolerance, 0, 1),
                                 ("--budget", args.budget if args.budget is not None else 0, 0, 1e6),
                                 ("--timeout", args.timeout if args.timeout is not None else 1, 1e-3, 1e7),
                                 ("--settle", args.settle if args.settle is not None else 1, 1e-3, 1e6)):
         if not (value == value and lo <= value <= hi):
-            return usage("{} '{}': must be from {:g} to {:g}".format(name, value, lo, hi))
+            raise ValueError("{} '{}': must be from {:g} to {:g}".format(name, value, lo, hi))
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
-    if args.probe is not None:
-        args.probe = shlex.split(args.probe)
-        if not args.probe:
-            return usage("--probe: no command")
+    return jobs, sizes
 
+
+def stopped(scheduler, jobs, signum):
+    """After Ctrl-C (SIGINT) or SIGTERM: every sample taken is kept, the group under way's too,
+    and a second signal must not cut the saving short. 130, or ends by SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        for job in jobs:
+            scheduler.save(job)
+    except output_file.OutputError as e:
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 3
+    print("{}{}: {}; the files hold the {} samples taken".format(
+        "\n" if sys.stdout.isatty() else "", PROG, "interrupted" if signum == signal.SIGINT else "terminated",
+        sum(len(j.rows) for j in jobs)), file=sys.stderr)
+    if signum == signal.SIGTERM:
+        cli.end_by(signum)
+    return 130
+
+
+def main(argv):
+    args = make_parser().parse_args(argv)
+    try:
+        jobs, sizes = checked(args)
+    except ValueError as e:
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 2
     out = args.out
     try:
         os.makedirs(os.path.join(out, "samples"), exist_ok=True)
@@ -694,7 +599,7 @@ def main(argv):
         print("{}: cannot write {}: {}".format(PROG, out, e.strerror), file=sys.stderr)
         return 3
     scheduler = Scheduler(args, jobs, sizes, out)
-    cli.on_sigterm()   # after the scratch folder, whose handler would leave the sample running
+    cli.on_sigterm()
     try:
         for job in jobs:
             for path in scheduler.paths(job):
@@ -714,24 +619,8 @@ def main(argv):
             print("{}: {}".format(PROG, problems[0]), file=sys.stderr)
             return 2
         sample_all(scheduler, args)
-    except (KeyboardInterrupt, cli.Terminated) as e:
-        # The sample under way is killed with its group (cli.run); every sample taken is
-        # kept, the group under way's too. A second signal must not cut the saving short.
-        signum = signal.SIGTERM if isinstance(e, cli.Terminated) else signal.SIGINT
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        try:
-            for job in jobs:
-                scheduler.save(job)
-        except output_file.OutputError as e:
-            print("{}: {}".format(PROG, e), file=sys.stderr)
-            return 3
-        print("{}{}: {}; the files hold the {} samples taken".format(
-            "\n" if sys.stdout.isatty() else "", PROG, "interrupted" if signum == signal.SIGINT else "terminated",
-            sum(len(j.rows) for j in jobs)), file=sys.stderr)
-        if signum == signal.SIGTERM:
-            cli.end_by(signum, [scheduler.tmp])
-        return 130
+    except (KeyboardInterrupt, cli.Terminated) as e:   # the sample under way died with its group (cli.run)
+        return stopped(scheduler, jobs, signal.SIGTERM if isinstance(e, cli.Terminated) else signal.SIGINT)
     except output_file.OutputError as e:
         print("{}: {}".format(PROG, e), file=sys.stderr)
         return 3

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""The statistics and markdown tables of tools/bench_vs_openblas.sh and tools/ablation.sh
+(docs/contracts.md); the scripts run the programs, this reads what they wrote.
+
+    tables.py bench SAMPLES NCPU SIZES BLIS [--busy DIR] [PEAK.csv ...]
+    tables.py ablation-csv FOLDER < RUNS
+    tables.py ablation-report CSV
+
+bench: the bench's tables from tools/interleave.py's samples (SAMPLES/LABEL.csv), the fp32
+peak of the widest ISA in the peak CSVs, and with --busy the runs of the busy table
+(DIR/LABEL.SIZE.ROUND.csv). ablation-csv: ablation.csv's rows (to standard output) from the
+runs (on standard input: `study|label|step and options`, one a line) and their rounds' CSVs
+(FOLDER/I.ROUND.csv, I the run's line from 0). ablation-report: the tables of an ablation CSV,
+checked whole first (plots/plot_ablation.py's reader). A file that is not what it should be:
+one line, exit 2. Standard library only.
+"""
+import csv
+import glob
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "plots"))
+import output_file  # noqa: E402,F401  (a reader that stops early ends us by SIGPIPE)
+import samples  # noqa: E402  (plots/samples.py: medians and paired ratios)
+from harness_csv import InputError  # noqa: E402
+
+ISA_ORDER = ("avx512", "avx2", "neon", "avx", "sse", "scalar")   # the widest first
+PAIRED = (("step10", "openblas1"), ("step10_avx2", "openblas_avx2"),
+          ("step10N", "openblasN"), ("step10_avx2N", "openblas_avx2N"))
+BUSY_SIZES = (100, 200, 400, 1000)
+
+
+def cell(x):
+    return "-" if x is None else "%.1f" % x
+
+
+def ratio(a, b):
+    return "-" if a is None or not b else "%.2f" % (a / b)
+
+
+def percent(x, peak):
+    return "-" if x is None or not peak else "%.0f%%" % (100 * x / peak)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# ---- bench_vs_openblas.sh ----------------------------------------------------------------------
+
+class Bench:
+    def __init__(self, folder, ncpu, sizes, blis):
+        self.ncpu, self.sizes, self.blis = ncpu, sizes, blis
+        self.best, self.kernel, rows = {}, {}, {}
+        for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
+            label = os.path.basename(path)[:-4]
+            rows[label] = read_csv(path)
+            for row in rows[label]:
+                key, value = (label, int(row["m"])), float(row["gflops_best"])
+                self.best[key] = max(self.best.get(key, value), value)
+                self.kernel[label] = row.get("kernel", "")
+        self.pairs = {}   # step 10's median paired ratio to OpenBLAS, as summary.md takes them
+        for ours, ref in PAIRED:
+            found = samples.paired_ratios(rows.get(ours, []), rows.get(ref, []), same_threads=False)
+            for (size, _), pair in found.items():
+                self.pairs[(ours, ref, size)] = pair[0]
+
+    def g(self, label, size):
+        return self.best.get((label, size))
+
+    def paired(self, ours, ref, size):
+        pair = self.pairs.get((ours, ref, size))
+        return "%.2f" % pair if pair is not None else ratio(self.g(ours, size), self.g(ref, size))
+
+    def ceiling(self, ceil, ours, size):
+        return "" if not ceil else " {} | {} |".format(cell(self.g(ceil, size)), ratio(self.g(ours, size), self.g(ceil, size)))
+
+    def table(self, title, isa, labels, name, peak, ceil):
+        ob, bl, ours, lesson = labels
+        extra = (" {} x 1 thread side by side | step 10 vs that |".format(self.ncpu), "---|---|") if ceil else ("", "")
+        print("\n" + title)
+        print("| n | OpenBLAS | BLIS | step 10 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS | % of {} peak "
+              "| {} | {} vs OpenBLAS |{}\n|---|---|---|---|---|---|---|---|---|---|{}".format(isa, name, name, *extra))
+        ratios = []
+        for s in self.sizes:
+            o, b, a, l = (self.g(x, s) for x in (ob, bl, ours, lesson))
+            print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |{}".format(
+                s, cell(o), cell(b) if self.blis else "-", cell(a), ratio(a, o), self.paired(ours, ob, s),
+                ratio(a, b) if self.blis else "-", percent(a, peak), cell(l), ratio(l, o), self.ceiling(ceil, ours, s)))
+            if o:
+                ratios.append((s, (a or 0.0) / o))
+        over = [r for s, r in ratios if s >= 512]
+        if over:
+            print("step 10: mean ratio to OpenBLAS over n >= 512: %.3f; worst ratio: %.3f"
+                  % (sum(over) / len(over), min(r for _, r in ratios)))
+
+    def avx2_table(self, threads, labels, ceil):
+        ob, bl, ours = labels
+        extra = (" {} x 1 thread side by side | step 10 avx2 vs that |".format(self.ncpu), "---|---|") if ceil else ("", "")
+        print("\nStep 10 --kernel avx2 against OpenBLAS (Haswell) and BLIS (haswell) AVX2 kernels, " + threads)
+        print("| n | OpenBLAS Haswell | BLIS haswell | step 10 avx2 | vs OpenBLAS | vs OpenBLAS, median of rounds | "
+              "vs BLIS |{}\n|---|---|---|---|---|---|---|{}".format(*extra))
+        for s in self.sizes:
+            o, b, a = (self.g(x, s) for x in labels)
+            print("| {} | {} | {} | {} | {} | {} | {} |{}".format(
+                s, cell(o), cell(b) if self.blis else "-", cell(a), ratio(a, o), self.paired(ours, ob, s),
+                ratio(a, b) if self.blis else "-", self.ceiling(ceil, ours, s)))
+
+    def print_all(self, isa, peak1, peak_n):
+        shown = lambda p: "-" if p is None else p[1]
+        value = lambda p: None if p is None else p[0]
+        self.table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak {} GFLOPS)".format(shown(peak1)), isa,
+                   ("openblas1", "blis1", "step10", "step08"), "step 08", value(peak1), "")
+        self.avx2_table("1 thread", ("openblas_avx2", "blis_avx2", "step10_avx2"), "")
+        if self.g("openblasN", self.sizes[0]) is not None:
+            self.table("Step 10, and step 09 (the lesson), {} threads (peak {} GFLOPS)".format(self.ncpu, shown(peak_n)),
+                       isa, ("openblasN", "blisN", "step10N", "step09"), "step 09", value(peak_n), "step10_ceiling")
+            self.avx2_table("{} threads".format(self.ncpu), ("openblas_avx2N", "blis_avx2N", "step10_avx2N"),
+                            "step10_avx2_ceiling")
+        k = lambda label: self.kernel.get(label, "")
+        print("\nkernels: OpenBLAS {}; BLIS {}; step 10 {} (avx2 run: {}); step 08 {}; step 09 {}; OpenBLAS AVX2 run: {}{}".format(
+            k("openblas1"), k("blis1") if self.blis else "not built", k("step10"), k("step10_avx2"), k("step08"),
+            k("step09"), k("openblas_avx2"), "; BLIS AVX2 run: " + k("blis_avx2") if self.blis else ""))
+
+
+def peaks(paths, ncpu):
+    """(isa, peak on one thread, peak on ncpu), each peak (GFLOPS, its text) or None: the fp32
+    peak of the widest vector ISA the peak CSVs measured, the best of them."""
+    best, seen = {}, set()
+    for path in paths:
+        for row in read_csv(path):
+            if row["precision"] != "fp32":
+                continue
+            seen.add(row["isa"])
+            key, value = (row["isa"], int(row["threads"])), float(row["gflops"])
+            if value > best.get(key, (0.0, ""))[0]:
+                best[key] = (value, row["gflops"])
+    isa = next((i for i in ISA_ORDER if i in seen), None)
+    if isa is None:
+        return "-", None, None
+    return isa, best.get((isa, 1)), best.get((isa, ncpu))
+
+
+def busy_table(folder, ncpu, blis):
+    """Table 3: step 10's worst run on every thread over each library's median run, one core busy."""
+    runs = {}
+    for path in glob.glob(os.path.join(folder, "*.csv")):
+        label, size = os.path.basename(path).split(".")[:2]
+        runs.setdefault((label, int(size)), []).extend(float(r["gflops_best"]) for r in read_csv(path))
+    if not runs:
+        return
+    median = lambda label, size: samples.median(runs[(label, size)]) if (label, size) in runs else None
+    print("\nOne core busy (a spin loop on CPU 0), %d threads: step 10 worst of 20 runs, the libraries median of 5" % ncpu)
+    print("| n | OpenBLAS median | BLIS median | step 10 worst | step 10 median | worst vs OpenBLAS | worst vs BLIS |\n"
+          "|---|---|---|---|---|---|---|")
+    for z in BUSY_SIZES:
+        o, b = median("openblasN", z), median("blisN", z)
+        w = min(runs[("step10N", z)]) if ("step10N", z) in runs else None
+        print("| {} | {} | {} | {} | {} | {} | {} |".format(z, cell(o), cell(b) if blis else "-", cell(w),
+                                                        cell(median("step10N", z)), ratio(w, o), ratio(w, b) if blis else "-"))
+
+
+def bench(argv):
+    busy = None
+    if len(argv) > 5 and argv[4] == "--busy":
+        busy = argv[5]
+        del argv[4:6]
+    folder, ncpu, sizes, blis = argv[0], int(argv[1]), [int(s) for s in argv[2].split(",")], argv[3] == "1"
+    isa, peak1, peak_n = peaks(argv[4:], ncpu)
+    Bench(folder, ncpu, sizes, blis).print_all(isa, peak1, peak_n)
+    if busy:
+        busy_table(busy, ncpu, blis)
+
+
+# ---- ablation.sh -------------------------------------------------------------------------------
+
+def ablation_csv(folder):
+    """ablation.csv: per run and size, the best, median and lowest round of its best repetition
+    (CPU time from bin/probe's gflops_cpu_best, else gflops_best) and the best round of the
+    wall clock (gflops_wall_best, else gflops_best)."""
+    out = ["study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall"]
+    runs = [line.rstrip("\n").split("|", 2) for line in sys.stdin if line.strip()]
+    for order, (study, label, args) in enumerate(runs):
+        switches = args.partition(" ")[2].replace(",", ";")
+        fast, wall = {}, {}
+        for path in sorted(glob.glob(os.path.join(folder, "{}.*.csv".format(order)))):
+            for row in read_csv(path):
+                fast.setdefault(row["m"], []).append(float(row["gflops_cpu_best" if "gflops_cpu_best" in row else "gflops_best"]))
+                wall.setdefault(row["m"], []).append(float(row["gflops_wall_best" if "gflops_wall_best" in row else "gflops_best"]))
+        for n, values in fast.items():
+            out.append("%s,%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f" % (study, order, label.replace(",", ";"), switches, n,
+                       max(values), samples.median(values), min(values), max(wall[n])))
+    print("\n".join(out))
+
+
+ABLATION_TABLES = (("off", "step 10 (avx512) with one idea off (GFLOPS, vs step 10)", True),
+                   ("added", "ideas added one by one, avx512 (GFLOPS, vs the row above)", False),
+                   ("off_avx2", "step 10 --kernel avx2 with one idea off (GFLOPS, vs step 10 avx2)", True),
+                   ("added_avx2", "ideas added one by one, avx2 (GFLOPS, vs the row above)", False))
+
+
+def ablation_report(path):
+    """The tables of an ablation CSV: each run's GFLOPS per size, and how far from the study's
+    first run (off) or the run above (added)."""
+    import plot_ablation   # its reader: columns, numbers, studies
+    plot_ablation.load(path)
+    sizes, runs, gflops = [], {}, {}
+    for row in read_csv(path):
+        if row["n"] not in sizes:
+            sizes.append(row["n"])
+        runs.setdefault(row["study"], {}).setdefault(row["order"], row["config"])
+        gflops[(row["study"], row["order"], row["n"])] = float(row["gflops"])
+    for study, title, against_first in ABLATION_TABLES:
+        if study not in runs:
+            continue
+        print("| {} |{}".format(title, "".join(" n = {} |".format(n) for n in sizes)))
+        print("|---|" + "---|" * len(sizes))
+        orders = list(runs[study])
+        for i, order in enumerate(orders):
+            before = orders[0] if against_first else orders[max(i - 1, 0)]
+            line = "| {} |".format(runs[study][order])
+            for n in sizes:
+                g, p = gflops.get((study, order, n), 0.0), gflops.get((study, before, n), 0.0)
+                line += " %.1f" % g + (" (%+.0f %%)" % (100 * (g / p - 1)) if i > 0 and p > 0 else "") + " |"
+            print(line)
+        print()
+
+
+def main(argv):
+    commands = {"bench": (bench, 4), "ablation-csv": (lambda a: ablation_csv(*a), 1),
+                "ablation-report": (lambda a: ablation_report(*a), 1)}
+    if not argv or argv[0] not in commands or len(argv) - 1 < commands[argv[0]][1]:
+        print("tables.py: usage: tables.py bench|ablation-csv|ablation-report ... (see the top of this file)", file=sys.stderr)
+        return 2
+    try:
+        commands[argv[0]][0](argv[1:])
+    except InputError as e:
+        print("{}: {}".format(os.environ.get("TABLES_PROG", "tables.py"), e), file=sys.stderr)
+        return 2
+    except (OSError, KeyError, ValueError, csv.Error) as e:
+        print("{}: {}: {}".format(os.environ.get("TABLES_PROG", "tables.py"), argv[0], e), file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
