@@ -146,10 +146,7 @@ measure_peak() {
 stage="the peak"
 [[ -n $peak_csv ]] || measure_peak before
 stage="the sampling"
-# Every contender at every size, side by side (tools/interleave.py): each round the sizes in a
-# new order and, at each, every contender one right after the other in a new order; more
-# samples where a size's samples disagree. A sample is up to --reps calls (20 x --reps below
-# 512, where a product takes microseconds) within 0.05 x --reps seconds.
+# Every contender at every size, side by side (tools/interleave.py: see the top of this file).
 python=$(command -v python3) || usage_error "needs python3 (the sampler, tools/interleave.py)"
 "$python" "$root/tools/interleave.py" --out "$tmp/sampled" --sizes "$sizes" --rounds "$rounds" \
   --max-reps $((reps * 20)) --sample-time "$(awk -v r="$reps" 'BEGIN { print 0.05 * r }')" "${jobs[@]}" \

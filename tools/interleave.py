@@ -1,60 +1,26 @@
 #!/usr/bin/env python3
 """Sample several executables side by side, spread over the whole run: the one scheduler of
-run_all.sh, make step-N, tools/grade.sh and tools/bench_vs_openblas.sh.
+run_all.sh, make step-N, tools/grade.sh, tools/bench_vs_openblas.sh and tools/tune.py.
+Options, files and exit status: docs/contracts.md, "Sampled runs"; why it samples this way:
+docs/harness.md, "How a run samples".
 
     tools/interleave.py --out DIR --job LABEL=COMMAND [--job ...] [--ref LABEL=COMMAND ...]
                         [--sizes LIST] [--rounds N] [--sample-time S] [--max-reps N]
                         [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
                         [--timeout S] [--settle S]
 
-A job is a harness executable with its fixed options (`step10_tuned=taskset -c 1
-build/bin/step10_tuned --threads 1`); a --ref job is a library that the others are compared
-with. A sample is one run of a job at one size, with the options the scheduler adds:
-`--sizes N --warmup 0 --reps MAX-REPS --time-limit SAMPLE-TIME --csv /dev/fd/N` (and
---no-verify after the first sample of that size, which is verified and so doubles as the
-warm-up). Its row is the best of the calls it timed; /dev/fd/N is the write end of a pipe the
-job inherits, so its CSV reaches the scheduler without a file.
-
-Round after round, every size of every job is sampled once. A round takes the sizes in a
-random order and, at each size, runs every job one right after the other in a random order
-(jobs whose samples take over a second go first or last, so the others stay back to back):
-a spell of a noisy machine then spoils a few samples of every size, never all samples of
-one, and samples of ours and a library at one size in one round are a pair (plots/samples.py:
-the ratio of a pair does not see a spell that slows both). After --rounds rounds, a size
-whose best sample no second sample confirms within --tolerance is *unsettled*: it gets more
-samples in EXTRA_ROUNDS more rounds, each spending an equal part of --budget, so that they
-too are spread over minutes. A round takes, job by job and size by size, the samples worth
-most a second (worth(): the chance that every sample so far fell in a spell, over what one
-costs), each (job, size) once, and at each size the --ref jobs on as many threads beside
-them, for pairs; a size stops when it is settled or has --max-samples. A slow lesson's
-sample at n = 1500 (seconds) so never holds up a fast step's at that size. What stays
-unsettled is named at the end.
-
-With --settle S (the writer's mode of run_all.sh), the extra samples are not bounded by
---budget but by a deadline S seconds after the first sample: the same rounds and the same
-worth() keep sampling what is unsettled (up to SETTLE_MAX_SAMPLES a size) until every size
-is settled, which ends the run early, or the next sample would end past the deadline. The
-rounds of --rounds always run whole. A progress line (sizes settled of sizes, time left)
-comes every PROGRESS_EVERY seconds, rewritten in place on a terminal.
-
-Writes, after every size of every round: DIR/LABEL.csv (one row per size: the harness's
-columns, gflops_best the best sample, gflops_median the median sample, reps all calls
-timed, then `samples` and `settled`) and DIR/samples/LABEL.csv (every sample, the harness's
-columns then `run,round,seq`), through plots/output_file.py; so an interrupted run leaves
-whole files of what it measured.
-
-Exit status: 0 every job ran and verified; 1 a result failed verification or a job failed
-(named, with its own line); 2 usage error, ours or a job's (each job runs once at n = 8
-before the first sample, so OMP_NUM_THREADS=99 is found before anything is measured); 3 a
-file cannot be written (checked before the first sample); 130 interrupted (SIGINT, Ctrl-C:
-the files are written with every sample taken). SIGTERM keeps the samples the same way, then
-ends the scheduler by SIGTERM. Each sample runs in its own process group, killed whole on
-Ctrl-C, SIGTERM or --timeout (default: TIMEOUT_BASE plus the product's time at TIMEOUT_RATE),
-so no job, nor anything a job started, outlives it. A job may not give the options the
-scheduler adds (OURS below): a usage error. A job whose CPU lacks what it needs (exit 77) is left out with one line, and
-its old DIR files are removed.
+A sample is one run of a job (a harness executable with its fixed options) at one size, with
+the options the scheduler adds (OURS): its CSV comes back through a pipe the job inherits
+(`--csv /dev/fd/N`, run_piped()), never a file. Round after round every size of every job is
+sampled once, the sizes in a random order and at each size the jobs one right after the
+other in a random order, so that a spell of a noisy machine spoils a few samples of every
+size, never all of one, and a step's and a library's samples of one round are a pair. A size
+no second sample confirms (plots/samples.py, settled) gets more samples in EXTRA_ROUNDS more
+rounds within --budget (or until --settle's deadline), those worth most a second first
+(worth()). Each sample runs in its own process group, killed whole on Ctrl-C, SIGTERM or
+--timeout; DIR's files are rewritten after every size of every round, so an interrupted run
+keeps what it measured.
 """
-import argparse
 import csv
 import os
 import random
