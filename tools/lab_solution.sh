@@ -35,7 +35,7 @@ number=$((10#$nn))
 command -v git > /dev/null || usage_error "git not found: the patches are applied and made with git"
 solutions="$root/docs/labs/instructor/solutions" steps="$root/steps"
 
-# The one file, folder or "from:" line the glob or pattern names, or nothing.
+# The one path a glob names, or nothing; the step named on a "from:" line of a file.
 only() { [ $# = 1 ] && [ -e "$1" ] && echo "$1"; return 0; }
 base_of() { sed -n "s/^$2 *\([0-9]\{2,4\}_[a-z0-9_]*\).*/\1/p" "$1" | head -n 1; }
 
