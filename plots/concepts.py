@@ -876,14 +876,8 @@ def positive(text):
     return int(text)
 
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        """A usage error on one line (argparse's own prints the usage first)."""
-        self.exit(2, "concepts.py: {}\n".format(message))
-
-
 def parse(argv):
-    parser = Parser(description="Draws the tutorial's concept pictures from the code's numbers.")
+    parser = cli.Parser(prog="concepts.py", description="Draws the tutorial's concept pictures from the code's numbers.")
     parser.add_argument("--out", required=True, help="folder the PNGs are written to (made if missing)")
     parser.add_argument("--cpuinfo-bin", default=os.path.join(ROOT, "build", "bin", "cpuinfo"),
                         help="the cpuinfo executable whose report gives the caches and blocks (default: %(default)s)")

@@ -1,9 +1,12 @@
-"""What every figure script shares: matplotlib set up the same way, titles that name the
-step, the thread count and the microarchitecture, the output file checked before any work
-and written by plots/output_file.py's rules, and one exit-status convention (0; 2 bad input,
-one line naming the file; 3 no matplotlib, or the output cannot be written).
+"""What every figure script shares: its command line (parser(), parse()), its inputs read
+once (Inputs, shared by make_figures.py's figures), matplotlib set up the same way, titles
+that name the step, the thread count and the microarchitecture, the output file checked
+before any work and written by plots/output_file.py's rules (draw()), and one exit-status
+convention (0; 2 bad input, one line naming the file; 3 no matplotlib, or the output cannot
+be written).
 """
 import argparse
+import copy
 import io
 import math
 import os
@@ -11,8 +14,10 @@ import sys
 import textwrap
 import zlib
 
+import cli
 import output_file
-from harness_csv import MAX_SIZE, InputError, step_number
+import samples
+from harness_csv import MAX_SIZE, InputError, load_machine, load_peak, load_run, step_number
 from output_file import OutputError
 
 
@@ -53,8 +58,7 @@ EXTRA_COLOURS = ("#637939", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354
 MARKERS = {"ref_openblas": "s", "ref_blis": "D"}   # steps: "o"
 
 # Ceilings (measured peaks): black, a dash pattern per instruction set, so that no two ISAs
-# look alike (the scalar and SSE peaks were the same grey dotted line); the all-core peak of
-# an ISA is the same pattern drawn twice as thick.
+# look alike; the all-core peak of an ISA is the same pattern drawn twice as thick.
 CEILING_DASHES = {"scalar": (0, (1, 2)), "sse": (0, (5, 2, 1, 2)), "avx": (0, (3, 2)),
                   "avx2": (0, (8, 3)), "avx512": (0, (8, 2, 1, 2, 1, 2)), "neon": (0, (4, 4))}
 CEILING_COLOUR = "black"
@@ -114,7 +118,7 @@ def save(fig, path):
 
 def literal(text):
     """Text from a file (a step, kernel or CPU name), drawn as written: matplotlib reads a pair
-    of '$' as mathtext, and '$\\frac{$' in a CSV stopped the figure with a parser traceback."""
+    of '$' as mathtext, and a stray '$\\frac{$' would stop the figure with a parser error."""
     return str(text).replace("$", r"\$")
 
 
@@ -130,7 +134,7 @@ def title(what, threads, machine, wrap=False):
     """'<what> - <threads> - <machine>': every figure says what it shows, on how many
     threads, on which microarchitecture (wrap, or a line longer than TITLE_CHARS: the last two
     on a line of their own). The machine's name, from a file, is cut at MACHINE_CHARS, a CPU
-    brand string's longest: a 600-character one ran off the canvas."""
+    brand string's longest, so that a longer one stays on the canvas."""
     machine = str(machine)
     if len(machine) > MACHINE_CHARS:
         machine = machine[:MACHINE_CHARS - 3] + "..."
@@ -143,10 +147,9 @@ TITLE_CHARS = 80
 
 
 # ---- Layout: everything inside the canvas, the axes at least AXES_SHARE of it ----------------
-# A legend below the axes once held a line per curve listing every unsettled size: wider than
-# the figure, its left side cut off, the plot squeezed to a third of the width. Now
-# a legend's labels wrap at LEGEND_CHARS, it takes as many columns as fit in the figure's
-# width, and the figure grows taller until the axes keep their share.
+# A legend's labels wrap at LEGEND_CHARS, it takes as many columns as fit in the figure's
+# width, and the figure grows taller until the axes keep their share: a wide legend would
+# cut off its side or squeeze the plot.
 AXES_SHARE = 0.62   # the tests ask for 60 %; a little over, for the rounding of a renderer
 LEGEND_CHARS = 34
 LEGEND_STYLE = {"fontsize": 9, "frameon": False, "handlelength": 2.2, "columnspacing": 1.4,
@@ -207,7 +210,7 @@ def grown(width, height, axes, share):
 
 def head(fig):
     """The share of the canvas's height a figure title takes, at its top (tight_layout leaves
-    it out: it ran into the panels' titles once the canvas grew)."""
+    it out, and it would run into the panels' titles of a grown canvas)."""
     title = fig._suptitle
     if title is None or not title.get_text().strip():
         return 0.0
@@ -244,25 +247,96 @@ def matrix_size(text):
     return size
 
 
+# ---- The command line of a figure script ------------------------------------------------------
+def parser(description, csv_help, many=False):
+    """A figure script's parser (usage errors on one line, plots/cli.py) with its input CSV(s);
+    the script adds its own options, then parse() the shared ones after them."""
+    p = cli.Parser(description=description)
+    p.add_argument("csv", nargs="+" if many else None, help=csv_help)
+    return p
+
+
+def parse(p, argv, at=False, machine="the CSV", title=True):
+    """argv parsed by `p` with the options every figure script has: --at (when `at`), --machine
+    (its default beside `machine`; None: no such option), --title and -o."""
+    if at:
+        p.add_argument("--at", type=matrix_size, default=1000, help="matrix size (default 1000; the nearest measured)")
+    if machine:
+        p.add_argument("--machine", help="machine.txt for the title (default: the one beside {})".format(machine))
+    if title:
+        p.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
+    p.add_argument("-o", "--output", required=True, help="image file to write (.png, .svg or .pdf)")
+    return p.parse_args(argv)
+
+
+# ---- Inputs: each file read and checked once ---------------------------------------------------
+class Inputs:
+    """The files figures read, each read and checked once (make_figures.py shares one among all
+    its figures and summary.md); every caller gets a copy of its own to change."""
+
+    def __init__(self):
+        self._read = {}
+
+    def read(self, load, path):
+        """load(path), from the first call's result after it."""
+        key = (load.__module__, load.__qualname__, os.path.abspath(path))
+        if key not in self._read:
+            self._read[key] = load(path)
+        return copy.deepcopy(self._read[key])
+
+    def runs(self, paths):
+        return [self.read(load_run, p) for p in paths]
+
+    def peak(self, path):   # {} without a path
+        return self.read(load_peak, path) if path else {}
+
+    def samples(self, csv_path):   # plots/samples.py's samples_beside
+        return self.read(samples.samples_beside, csv_path)
+
+    def machine(self, path, beside):
+        """machine.txt: `path`, else the one in the folder of `beside`."""
+        return load_machine(path or os.path.join(os.path.dirname(os.path.abspath(beside)), "machine.txt"))
+
+
+# ---- Drawing and saving, errors as exit codes --------------------------------------------------
+def peak_line(ax, isa, threads, gflops, label, **style):
+    """A measured peak as a horizontal line in its ISA's style (thick on all cores)."""
+    ax.axhline(gflops, **ceiling_style(isa, threads > 1), label=label, **style)
+
+
+def draw(render, args, inputs=None):
+    """The output checked, the figure rendered (from `inputs`, when given), saved and closed;
+    errors raised as InputError, NoMatplotlib or OutputError."""
+    check_output(args.output)
+    fig = render(args) if inputs is None else render(args, inputs)
+    try:
+        save(fig, args.output)
+    finally:
+        pyplot().close(fig)
+    return 0
+
+
 def figure_main(name, parse, render, argv):
     """The main() of a script that draws one figure: parse argv, render, save to
     args.output, errors as run() turns them into exit codes."""
     args = parse(argv)
+    return run(name, lambda: draw(render, args))
 
-    def body():
-        check_output(args.output)
-        save(render(args), args.output)
-        return 0
-    return run(name, body)
+
+def status_of(body):
+    """(status, message) of body(), which returns 0 or 1: its errors as exit statuses, 2 bad
+    input, 3 no matplotlib or an output that cannot be written, with their one line."""
+    try:
+        return body(), None
+    except InputError as e:
+        return 2, str(e)
+    except (NoMatplotlib, OutputError) as e:
+        return 3, str(e)
 
 
 def run(name, body):
-    """Calls body() and turns its errors into the exit status; body returns 0 or 1."""
-    try:
-        return body()
-    except InputError as e:
-        print("{}: {}".format(name, e), file=sys.stderr)
-        return 2
-    except (NoMatplotlib, OutputError) as e:
-        print("{}: {}".format(name, e), file=sys.stderr)
-        return 3
+    """Calls body() and turns its errors into the exit status, printing their line."""
+    status, message = status_of(body)
+    if message is not None:
+        print("{}: {}".format(name, message), file=sys.stderr)
+    return status

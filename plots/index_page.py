@@ -329,12 +329,9 @@ def main(argv):
         output_file.check(page)
         text, still = render(args.results, os.path.dirname(page))
         output_file.write(page, text)
-    except InputError as e:
+    except (InputError, output_file.OutputError) as e:   # bad input: 2; a page that cannot be written: 3
         print("{}: {}".format(PROG, e), file=sys.stderr)
-        return 2
-    except output_file.OutputError as e:
-        print("{}: {}".format(PROG, e), file=sys.stderr)
-        return 3
+        return 2 if isinstance(e, InputError) else 3
     if still:   # sizes unsettled of sizes measured, a curve each; the page lists the sizes
         print("   not settled (drawn hollow; the page lists the sizes): " + ", ".join(
             "{}{} {}/{}".format(label, "" if t == "1" else " ({} threads)".format(t), len(sizes), count)

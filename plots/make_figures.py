@@ -19,44 +19,40 @@ Makes, in DIR (default results/ at the checkout's root), each from the files it 
   summary.md         plots/summary.py's tables (spread.csv beside it: the per-size spread)
 --docs DIR also copies the figures there (the tutorial's docs/figures/). A figure whose
 inputs are not there is left out, with a line saying so. Titles name the microarchitecture
-from the CSVs or DIR/machine.txt. Every file is written by plots/output_file.py's rules. Needs
-matplotlib (through the plot_*.py scripts); exit 1 when a figure failed, 2 on a usage error or
-bad input (a plot script's or summary.py's exit 2 too), 3 when DIR or the --docs folder cannot
-take the files (checked before drawing; a plot script's exit 3 too: no matplotlib), 130
-Ctrl-C (one line; the plot script under way killed with its process group, each figure drawn
-whole or not at all).
+from the CSVs or DIR/machine.txt. Every figure is drawn in this one process by its plot
+script's render() (plots/plot_*.py, each file read once), and every file is written by
+plots/output_file.py's rules. Needs matplotlib; exit 1 when a figure failed, 2 on a usage
+error or bad input (a figure's or summary.md's too), 3 when DIR or the --docs folder cannot
+take the files (checked before drawing; a figure's exit 3 too: no matplotlib), 130 Ctrl-C
+(one line; each figure drawn whole or not at all).
 """
 import glob
-import io
+import importlib
+import inspect
+import itertools
 import os
-import subprocess
 import sys
+from types import SimpleNamespace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import cli  # noqa: E402  (plots/cli.py: one-line usage errors, the plot scripts in their own group)
+import cli  # noqa: E402  (plots/cli.py: one-line usage errors)
+import drawing  # noqa: E402  (plots/drawing.py: the figures' inputs, drawing and saving)
 import output_file  # noqa: E402
-import samples  # noqa: E402  (plots/samples.py: the samples files, checked)
 import summary  # noqa: E402  (plots/summary.py, next to this file)
-from harness_csv import MAX_SIZE, InputError, best_peak, load_bandwidth, load_peak, load_run, step_number  # noqa: E402
+from harness_csv import MAX_SIZE, InputError, best_peak, load_bandwidth, step_number  # noqa: E402
 from output_file import OutputError  # noqa: E402
 
-
-def script(name):
-    return os.path.join(HERE, name)
+PROG = "make_figures.py"
 
 
 def paths_of(runs):
     """The CSV files of these runs, each once, in order (a CSV with two thread counts is two runs)."""
-    out = []
-    for r in runs:
-        if r["path"] not in out:
-            out.append(r["path"])
-    return out
+    return list(dict.fromkeys(r["path"] for r in runs))
 
 
-def main(argv):
-    parser = cli.Parser(prog="make_figures.py", description="The figure set and summary.md from results/.")
+def parse(argv):
+    parser = cli.Parser(prog=PROG, description="The figure set and summary.md from results/.")
     parser.add_argument("--results", type=cli.name, default=os.path.join(os.path.dirname(HERE), "results"))
     parser.add_argument("--steps", help="only these step numbers, e.g. 5,7")
     parser.add_argument("--at", type=int, default=1000,
@@ -64,174 +60,197 @@ def main(argv):
     parser.add_argument("--docs", type=cli.name, help="also copy the figures to this folder")
     parser.add_argument("--compiler", help="for summary.md")
     parser.add_argument("--flags", help="for summary.md")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def read_results(args, inputs):
+    """What the figures are drawn from, every input read and checked before any is drawn."""
     results = args.results
-
-    def path(name):
-        return os.path.join(results, name)
-
-    try:
-        wanted = summary.parse_steps(args.steps)
-        if not 1 <= args.at <= MAX_SIZE:   # the plot scripts' limit: theirs would be two lines of usage each
-            raise InputError("--at '{}': a size is from 1 to {}".format(args.at, MAX_SIZE))
-        if not os.path.isdir(results):
-            raise InputError("{}: no such folder".format(results))
-        every_step = [r for r in summary.collect(results) if r["number"] is not None]
-        refs = [r for r in summary.collect(results, steps=set()) if r["number"] is None]
-        peak = load_peak(path("peak.csv")) if os.path.exists(path("peak.csv")) else None
-        if os.path.exists(path("bandwidth.csv")):
-            load_bandwidth(path("bandwidth.csv"))
-        scaling = sorted(glob.glob(os.path.join(results, "scaling", "*.csv")))
-        for csv in scaling:
-            load_run(csv)
-        for csv in dict.fromkeys(r["path"] for r in every_step + refs):   # before drawing, not in summary.md's turn
-            samples.samples_beside(csv)
-        if wanted is not None and not any(r["number"] in wanted for r in every_step):
-            raise InputError("--steps {}: no CSV of these steps in {}".format(args.steps, results))
-    except InputError as e:
-        print("make_figures.py: {}".format(e), file=sys.stderr)
-        return 2
-    steps = [r for r in every_step if wanted is None or r["number"] in wanted]
-    if not steps and not refs:
-        print("make_figures.py: {}: no step or reference CSV to draw".format(results), file=sys.stderr)
-        return 2
-
-    # The folders must take the files before anything is drawn.
-    try:
-        output_file.check(path("summary.md"))
-        if args.docs:
-            try:
-                os.makedirs(args.docs, exist_ok=True)
-            except OSError as e:
-                raise OutputError("cannot write {}: {}".format(args.docs, e.strerror))
-            output_file.check(os.path.join(args.docs, "overlay.png"))
-    except OutputError as e:
-        print("make_figures.py: {}".format(e), file=sys.stderr)
-        return 3
-
-    # The exit status of the figures: 1 when one failed; a plot script's (or summary.py's)
-    # 2, bad input, or 3, not writable, passed on (the gravest), as the docstring documents.
-    made, failed = [], 0
-    machine = ["--machine", path("machine.txt")] if os.path.exists(path("machine.txt")) else []
-
-    def draw(out, name, inputs, *options):
-        """One plot script; the figure is counted as made or failed."""
-        nonlocal failed
-        target = path(out)
-        result = cli.run([sys.executable, script(name)] + list(inputs) + list(options) + machine +
-                         ["-o", target], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-        if result.returncode != 0:
-            why = (result.stderr.strip().splitlines() or ["no message"])[-1]   # one line: a traceback's last
-            print("make_figures.py: {}: {} exited {}: {}".format(target, name, result.returncode, why), file=sys.stderr)
-            failed = worse(failed, result.returncode)
-            return
-        print("   figure: " + target)
-        made.append(target)
-
-    def leave_out(out, why):
-        print("make_figures.py: no {}: {}".format(out, why))
-
-    def peak_for(out, threads):
-        """--peak when peak.csv has a row for `threads`; else say the line is left out."""
-        if peak is None:
-            return []
-        if best_peak(peak, threads) is None:
-            print("make_figures.py: {}: no fp32 peak for {} thread(s) in peak.csv: drawn without the "
-                  "peak line".format(out, threads))
-            return []
-        return ["--peak", path("peak.csv")]
-
+    found = SimpleNamespace(results=results, path=lambda name: os.path.join(results, name),
+                            wanted=summary.parse_steps(args.steps))
+    if not 1 <= args.at <= MAX_SIZE:   # the plot scripts' limit: theirs would be two lines of usage each
+        raise InputError("--at '{}': a size is from 1 to {}".format(args.at, MAX_SIZE))
+    if not os.path.isdir(results):
+        raise InputError("{}: no such folder".format(results))
+    runs = summary.collect(results, inputs=inputs)
+    found.every_step = [r for r in runs if r["number"] is not None]
+    found.refs = [r for r in runs if r["number"] is None and os.path.basename(r["path"]).startswith("ref_")]
+    has = lambda name: os.path.exists(found.path(name))  # noqa: E731
+    found.peak = inputs.peak(found.path("peak.csv")) if has("peak.csv") else None
+    if has("bandwidth.csv"):
+        inputs.read(load_bandwidth, found.path("bandwidth.csv"))
+    found.scaling = sorted(glob.glob(found.path(os.path.join("scaling", "*.csv"))))
+    inputs.runs(found.scaling)
+    for csv in paths_of(found.every_step + found.refs):   # before drawing, not in summary.md's turn
+        inputs.samples(csv)
+    if found.wanted is not None and not any(r["number"] in found.wanted for r in found.every_step):
+        raise InputError("--steps {}: no CSV of these steps in {}".format(args.steps, results))
+    found.steps = [r for r in found.every_step if found.wanted is None or r["number"] in found.wanted]
+    if not found.steps and not found.refs:
+        raise InputError("{}: no step or reference CSV to draw".format(results))
     # A CSV holds one run, whose thread count may vary with the size (step 09 runs small
     # products on fewer threads): figures take whole CSVs, by the most threads they ran.
-    most = {}
-    for r in every_step + refs:
-        most[r["path"]] = max(most.get(r["path"], 0), r["threads"])
-    number_of = {r["path"]: r["number"] for r in every_step}
-    step_paths = paths_of(steps)
-    every_path = paths_of(every_step)
+    found.most = {}
+    for r in found.every_step + found.refs:
+        found.most[r["path"]] = max(found.most.get(r["path"], 0), r["threads"])
+    found.machine = ["--machine", found.path("machine.txt")] if has("machine.txt") else []
+    return found
 
-    # One figure per step CSV, against the step numbered before it when its CSV is there: the
-    # last one on one thread or on several as this one ran (step 10 on one thread against
-    # step 08, on all cores against step 09), else the one just before (step 09 against 08).
-    for csv in step_paths:
+
+def check_outputs(args):
+    """The folders must take the files before anything is drawn (OutputError)."""
+    output_file.check(os.path.join(args.results, "summary.md"))
+    if args.docs:
+        try:
+            os.makedirs(args.docs, exist_ok=True)
+        except OSError as e:
+            raise OutputError("cannot write {}: {}".format(args.docs, e.strerror))
+        output_file.check(os.path.join(args.docs, "overlay.png"))
+
+
+def leave_out(out, why):   # a figure whose inputs are not there
+    print("{}: no {}: {}".format(PROG, out, why))
+
+
+def peak_for(found, out, threads):
+    """--peak when peak.csv has a row for `threads`; else say the line is left out."""
+    if found.peak is None:
+        return []
+    if best_peak(found.peak, threads) is None:
+        print("{}: {}: no fp32 peak for {} thread(s) in peak.csv: drawn without the peak line".format(
+            PROG, out, threads))
+        return []
+    return ["--peak", found.path("peak.csv")]
+
+
+def step_figures(found):
+    """One figure per step CSV, against the step numbered before it when its CSV is there: the
+    last one on one thread or on several as this one ran (step 10 on one thread against step
+    08, on all cores against step 09), else the one just before (step 09 against 08)."""
+    number_of = {r["path"]: r["number"] for r in found.every_step}
+    every_path = paths_of(found.every_step)
+    for csv in paths_of(found.steps):
         before = [p for p in every_path if number_of[p] < number_of[csv]]
-        alike = [p for p in before if (most[p] > 1) == (most[csv] > 1)]
+        alike = [p for p in before if (found.most[p] > 1) == (found.most[csv] > 1)]
         csvs = ([(alike or before)[-1]] if before else []) + [csv]
         name = os.path.splitext(os.path.basename(csv))[0] + ".png"
-        draw(name, "plot_gflops.py", csvs, *peak_for(name, max(most[p] for p in csvs)))
+        yield name, "plot_gflops", csvs + peak_for(found, name, max(found.most[p] for p in csvs))
 
-    one = [p for p in step_paths + paths_of(refs) if most[p] == 1]
+
+def overlays(found):
+    """overlay.png and overlay_log.png of the one-thread runs, overlay_mt.png of the others."""
+    paths = paths_of(found.steps) + paths_of(found.refs)
+    one = [p for p in paths if found.most[p] == 1]
     if one:
         title = ["--title", "Every step and the BLAS libraries"]
-        draw("overlay.png", "plot_gflops.py", one, *peak_for("overlay.png", 1), *title)
-        draw("overlay_log.png", "plot_gflops.py", one, *peak_for("overlay_log.png", 1), "--log", *title)
-    multi = [p for p in step_paths + paths_of(refs) if most[p] > 1]
-    if multi:
-        threads = max(most[p] for p in multi)
-        same = [p for p in multi if most[p] == threads]
-        draw("overlay_mt.png", "plot_gflops.py", same, *peak_for("overlay_mt.png", threads),
-             "--title", "Multi-threaded, against the all-core peak")
-    else:
+        yield "overlay.png", "plot_gflops", one + peak_for(found, "overlay.png", 1) + title
+        yield "overlay_log.png", "plot_gflops", one + peak_for(found, "overlay_log.png", 1) + ["--log"] + title
+    multi = [p for p in paths if found.most[p] > 1]
+    if not multi:
         leave_out("overlay_mt.png", "no multi-threaded CSV (steps 09 and 10, ref_*_mt)")
+        return
+    threads = max(found.most[p] for p in multi)
+    same = [p for p in multi if found.most[p] == threads]
+    yield "overlay_mt.png", "plot_gflops", same + peak_for(found, "overlay_mt.png", threads) + [
+        "--title", "Multi-threaded, against the all-core peak"]
 
-    if steps:
-        draw("staircase.png", "plot_staircase.py", paths_of(steps + refs), "--at", str(args.at),
-             *(["--peak", path("peak.csv")] if peak else []))
-        missing = [f for f in ("peak.csv", "bandwidth.csv", "cpuinfo.txt") if not os.path.exists(path(f))]
+
+def machine_figures(found, at):
+    """The staircase and the roofline of the steps; the bandwidth, scaling and block maps."""
+    path, has = found.path, lambda name: os.path.exists(found.path(name))
+    size = ["--at", str(at)]
+    if found.steps:
+        yield "staircase.png", "plot_staircase", paths_of(found.steps + found.refs) + size + (
+            ["--peak", path("peak.csv")] if found.peak else [])
+        missing = [f for f in ("peak.csv", "bandwidth.csv", "cpuinfo.txt") if not has(f)]
         if missing:
-            leave_out("roofline.png", "no " + " or ".join(missing) + " in " + results)
+            leave_out("roofline.png", "no " + " or ".join(missing) + " in " + found.results)
         else:
-            draw("roofline.png", "plot_roofline.py", paths_of(steps), "--at", str(args.at),
-                 "--peak", path("peak.csv"), "--bandwidth", path("bandwidth.csv"), "--cpuinfo", path("cpuinfo.txt"))
-    if os.path.exists(path("bandwidth.csv")):
-        draw("bandwidth.png", "plot_bandwidth.py", [path("bandwidth.csv")],
-             *(["--cpuinfo", path("cpuinfo.txt")] if os.path.exists(path("cpuinfo.txt")) else []))
+            yield "roofline.png", "plot_roofline", paths_of(found.steps) + size + [
+                "--peak", path("peak.csv"), "--bandwidth", path("bandwidth.csv"), "--cpuinfo", path("cpuinfo.txt")]
+    if has("bandwidth.csv"):
+        yield "bandwidth.png", "plot_bandwidth", [path("bandwidth.csv")] + (
+            ["--cpuinfo", path("cpuinfo.txt")] if has("cpuinfo.txt") else [])
     else:
         leave_out("bandwidth.png", "no bandwidth.csv (build/bin/bandwidth --csv results/bandwidth.csv)")
-    if scaling and peak:
-        draw("scaling.png", "plot_scaling.py", scaling, "--at", str(args.at), "--peak", path("peak.csv"))
+    if found.scaling and found.peak:
+        yield "scaling.png", "plot_scaling", found.scaling + size + ["--peak", path("peak.csv")]
     else:
-        leave_out("scaling.png", "no scaling/*.csv" if not scaling else "no peak.csv")
+        leave_out("scaling.png", "no scaling/*.csv" if not found.scaling else "no peak.csv")
     for csv in sorted(glob.glob(path("blockmap_*.csv"))):
         slug = os.path.basename(csv)[len("blockmap_"):-len(".csv")]
         number = step_number(slug[len("step"):]) if slug.startswith("step") else None
-        if wanted is None or number in wanted:
-            draw("blockmap_{}.png".format(slug), "plot_blockmap.py", [csv])
+        if found.wanted is None or number in found.wanted:
+            yield "blockmap_{}.png".format(slug), "plot_blockmap", [csv]
 
-    summary_args = ["--results", results]
-    for key in ("steps", "compiler", "flags"):
-        if getattr(args, key):
-            summary_args += ["--" + key, getattr(args, key)]
-    stdout, sys.stdout = sys.stdout, io.StringIO()   # summary.py prints the table, not wanted here
+
+def draw(target, script, argv, inputs):
+    """One figure by its plot module's render(), in this process: (status, message), 0 and None
+    when it is written."""
+    module = importlib.import_module(script)
     try:
-        rc = summary.main(summary_args)
-    finally:
-        sys.stdout = stdout
-    if rc != 0:
-        failed = worse(failed, rc)
-    else:
-        print("   summary: " + path("summary.md"))
+        args = module.parse(argv + ["-o", target])
+    except SystemExit as e:   # argparse's, on arguments built above: a bug here
+        return 1, "its arguments refused (exit {})".format(e.code)
+    shares = "inputs" in inspect.signature(module.render).parameters
+    try:
+        return drawing.status_of(lambda: drawing.draw(module.render, args, inputs if shares else None))
+    except Exception as e:   # a bug in one plot script: that figure fails, the others are drawn
+        return 1, "{}: {}".format(type(e).__name__, e)
 
-    if args.docs and made:
+
+def draw_all(found, at, inputs):
+    """Every planned figure: (the files made, the exit status: 1 when one failed; a figure's 2,
+    bad input, or 3, not writable, passed on, the gravest)."""
+    made, failed = [], 0
+    # (file name, plot module, its command line but -o), in order, saying which are left out
+    for out, script, argv in itertools.chain(step_figures(found), overlays(found), machine_figures(found, at)):
+        target = found.path(out)
+        status, message = draw(target, script, argv + found.machine, inputs)
+        failed = worse(failed, status)
+        if status != 0:
+            print("{}: {}: {}.py: {}".format(PROG, target, script, message), file=sys.stderr)
+            continue
+        print("   figure: " + target)
+        made.append(target)
+    return made, failed
+
+
+def copy_to(folder, made):
+    """The figures made, copied into `folder` (OutputError when one cannot be read or written)."""
+    for figure in made:
         try:
-            for figure in made:
-                with open(figure, "rb") as f:
-                    image = f.read()
-                output_file.write(os.path.join(args.docs, os.path.basename(figure)), image)
+            with open(figure, "rb") as f:
+                image = f.read()
         except OSError as e:
-            print("make_figures.py: {}: cannot read ({})".format(figure, e.strerror), file=sys.stderr)
-            return 3
-        except OutputError as e:
-            print("make_figures.py: {}".format(e), file=sys.stderr)
-            return 3
-        print("   copied {} figure(s) to {}".format(len(made), args.docs))
-    return failed
+            raise OutputError("{}: cannot read ({})".format(figure, e.strerror))
+        output_file.write(os.path.join(folder, os.path.basename(figure)), image)
+    print("   copied {} figure(s) to {}".format(len(made), folder))
+
+
+def main(argv):
+    args, inputs = parse(argv), drawing.Inputs()
+    try:
+        found = read_results(args, inputs)
+        check_outputs(args)
+    except (InputError, OutputError) as e:   # bad input: 2; a folder that cannot take the files: 3
+        print("{}: {}".format(PROG, e), file=sys.stderr)
+        return 2 if isinstance(e, InputError) else 3
+    made, failed = draw_all(found, args.at, inputs)
+    # summary.write returns summary.md's text, never empty: its status is 0 once it is written
+    status = drawing.run(PROG, lambda: summary.write(
+        args.results, args.steps, {"compiler": args.compiler, "flags": args.flags}, inputs=inputs) and 0)
+    if status == 0:
+        print("   summary: " + found.path("summary.md"))
+    if args.docs and made and drawing.run(PROG, lambda: copy_to(args.docs, made) or 0) != 0:
+        return 3
+    return worse(failed, status)
 
 
 def worse(status, rc):
-    """The status after a figure's exit `rc` (not 0): 3 over 2 over 1, any other code as 1."""
-    return max(status, rc if rc in (2, 3) else 1)
+    """The status after a figure's exit `rc`: 3 over 2 over 1, any other code as 1, 0 as nothing."""
+    return max(status, rc if rc in (0, 2, 3) else 1)
 
 
 if __name__ == "__main__":
-    cli.main_of(main, "make_figures.py", "; the figures drawn so far are whole, the others as they were")
+    cli.main_of(main, PROG, "; the figures drawn so far are whole, the others as they were")

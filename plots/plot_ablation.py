@@ -9,14 +9,9 @@ per study, a row of two per kernel, one horizontal bar per configuration and siz
 Malformed or empty input: exit 2 with one line naming the file and the problem; no matplotlib,
 or OUT.png cannot be written: exit 3.
 """
-import argparse
-import sys
-
 import cli
 import drawing
-import output_file
 from harness_csv import MAX_RATE, MAX_SIZE, InputError, number, read_rows
-from output_file import OutputError
 
 REQUIRED = ["study", "order", "config", "n", "gflops"]
 PANELS = [("off", "step 10 (avx512) with one idea switched off"), ("added", "ideas added one by one (avx512)"),
@@ -39,11 +34,8 @@ def load(path):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description="tools/ablation.sh's results as bar charts.")
-    parser.add_argument("csv", help="ablation CSV (tools/ablation.sh)")
-    parser.add_argument("--title", help="figure title")
-    parser.add_argument("-o", "--output", required=True, help="PNG file to write")
-    return parser.parse_args(argv)
+    return drawing.parse(drawing.parser("tools/ablation.sh's results as bar charts.", "ablation CSV (tools/ablation.sh)"),
+                         argv, machine=None)
 
 
 def draw_panel(ax, study, title, configs, sizes, top):
@@ -67,9 +59,9 @@ def draw_panel(ax, study, title, configs, sizes, top):
     ax.grid(True, axis="x", alpha=0.3)
 
 
-def render(args, studies=None):
-    """The figure (tests call this to look inside it); studies: load(args.csv), when read."""
-    studies = studies or load(args.csv)
+def render(args, inputs=None):
+    """The figure (tests call this to look inside it), from `inputs` when its CSV was read."""
+    studies = (inputs or drawing.Inputs()).read(load, args.csv)
     plt = drawing.pyplot()
     panels = [(s, t) for s, t in PANELS if s in studies]
     sizes = sorted({n for s, _ in panels for c in studies[s].values() for n in c["gflops"]})
@@ -98,18 +90,12 @@ def render(args, studies=None):
 
 def main(argv):
     args = parse(argv)
-    try:
-        studies = load(args.csv)
-    except InputError as e:
-        print(f"plot_ablation.py: {e}", file=sys.stderr)
-        return 2
-    try:
-        output_file.check(args.output)
-        drawing.save(render(args, studies), args.output)
-    except (OutputError, drawing.NoMatplotlib) as e:
-        print(f"plot_ablation.py: {e}", file=sys.stderr)
-        return 3
-    return 0
+    inputs = drawing.Inputs()
+
+    def body():   # the CSV first: a malformed one is exit 2 whatever the output
+        inputs.read(load, args.csv)
+        return drawing.draw(render, args, inputs)
+    return drawing.run("plot_ablation.py", body)
 
 
 if __name__ == "__main__":

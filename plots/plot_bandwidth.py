@@ -9,13 +9,10 @@ name moved up or down until it overlaps no other);
 with --cpuinfo (build/bin/cpuinfo's report), dotted lines at the cache sizes. Both axes are
 logarithmic. Bad input: exit 2 with one line naming the file.
 """
-import argparse
-import os
-import sys
-
 import cli
 import drawing
-from harness_csv import InputError, load_bandwidth, load_machine, machine_name
+import roofline_model
+from harness_csv import InputError, load_bandwidth, machine_name, open_regular
 
 
 # Where a level's label may go around its point, in points (dx, dy, ha, va): beside it first,
@@ -49,13 +46,13 @@ def place_labels(fig, ax, labels):
         placed.append(box)
 
 
-def render(args):
-    rows = load_bandwidth(args.csv)
-    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.csv)), "machine.txt"))
+def render(args, inputs=None):
+    inputs = inputs or drawing.Inputs()
+    rows = inputs.read(load_bandwidth, args.csv)
+    machine = inputs.machine(args.machine, args.csv)
     caches = {}
     if args.cpuinfo:
-        import plot_roofline
-        caches, _ = plot_roofline.read_cpuinfo(args.cpuinfo)
+        caches = inputs.read(read_caches, args.cpuinfo)
 
     plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(9.5, 5.5), dpi=130)
@@ -100,13 +97,22 @@ def render(args):
     return fig
 
 
+def read_caches(path):
+    """{level: bytes} of build/bin/cpuinfo's report (results/cpuinfo.txt)."""
+    try:
+        with open_regular(path) as f:   # a FIFO: one line, not a wait
+            caches, _ = roofline_model.parse_cpuinfo(f.read())
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError("{}: cannot read ({})".format(path, getattr(e, "strerror", e)))
+    if not (caches.get("L1") and caches.get("L2")):
+        raise InputError("{}: no cache sizes (no line 'caches L1d .. KiB, L2 .. MiB')".format(path))
+    return caches
+
+
 def parse(argv):
-    parser = argparse.ArgumentParser(description="Bandwidth against working-set size.")
-    parser.add_argument("csv", help="bandwidth.csv (build/bin/bandwidth)")
+    parser = drawing.parser("Bandwidth against working-set size.", "bandwidth.csv (build/bin/bandwidth)")
     parser.add_argument("--cpuinfo", help="build/bin/cpuinfo's report, for the cache sizes")
-    parser.add_argument("--machine", help="machine.txt (default: the one beside the CSV)")
-    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    return parser.parse_args(argv)
+    return drawing.parse(parser, argv, title=False)
 
 
 def main(argv):

@@ -9,14 +9,11 @@ GFLOPS; the step's own kc x mc (the row with default = 1: the step run with no b
 on the kernel that ran) is outlined in black, the best cell marked with a star; a cell whose
 run failed verification is crossed out. Bad input: exit 2 with one line naming the file.
 """
-import argparse
 import math
-import os
-import sys
 
 import cli
 import drawing
-from harness_csv import MAX_RATE, MAX_SIZE, InputError, load_machine, machine_name, number, read_rows
+from harness_csv import MAX_RATE, MAX_SIZE, InputError, machine_name, number, read_rows
 
 REQUIRED = ["step", "n", "kc", "mc", "default", "gflops_best", "verified"]
 
@@ -44,9 +41,10 @@ def load(path):
     return cells
 
 
-def render(args):
-    cells = load(args.csv)
-    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.csv)), "machine.txt"))
+def render(args, inputs=None):
+    inputs = inputs or drawing.Inputs()
+    cells = inputs.read(load, args.csv)
+    machine = inputs.machine(args.machine, args.csv)
     kcs = sorted(set(c["kc"] for c in cells))
     mcs = sorted(set(c["mc"] for c in cells))
     grid = [[float("nan")] * len(kcs) for _ in mcs]
@@ -94,12 +92,7 @@ def render(args):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description="Heatmap of GFLOPS over kc x mc.")
-    parser.add_argument("csv", help="CSV from tools/block_map.py")
-    parser.add_argument("--machine", help="machine.txt (default: the one beside the CSV)")
-    parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
-    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    return parser.parse_args(argv)
+    return drawing.parse(drawing.parser("Heatmap of GFLOPS over kc x mc.", "CSV from tools/block_map.py"), argv)
 
 
 def main(argv):

@@ -21,14 +21,9 @@ and the legend says so; a CSV that swept whole on several thread counts gives a 
 Bad input (a malformed CSV, a GFLOPS that is negative or not finite, a peak that is not
 above 0, an image format matplotlib cannot write): exit 2 with one line naming the file.
 """
-import argparse
-import os
-import sys
-
 import cli
 import drawing
-from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
-                         machine_name, split_as_run)
+from harness_csv import InputError, best_peak, isa_peak, machine_name, split_as_run
 
 # A best-peak line more than this far above everything else would squash the curves.
 FAR_ABOVE = 1.6
@@ -64,7 +59,7 @@ def curves(runs):
 
 
 # What a figure's markers mean, said once in its legend whatever the number of curves or sizes
-# (a legend line per curve listing every unsettled size was wider than the figure).
+# (a legend line per curve listing its unsettled sizes would be wider than the figure).
 BAND_TEXT = {True: "band: from the best sample down to the median sample",
              False: "band: from the best repetition down to the median"}
 UNSETTLED_TEXT = "hollow point: unsettled, its samples disagree (summary.md, spread.csv)"
@@ -158,12 +153,11 @@ def draw_ceilings(ax, args, peaks, drawn, threads, own, best, top):
     isa, value, note = own
     label = "{} {} peak, {}: {:.1f} GFLOPS".format("estimated" if note else "measured", isa,
                                                   drawing.threads_text([threads]), value)
-    ax.axhline(value, **drawing.ceiling_style(isa, threads > 1), label=label + (" ({})".format(note) if note else ""))
+    drawing.peak_line(ax, isa, threads, value, label + (" ({})".format(note) if note else ""))
     top = max(top, value)
     if best[0] != isa:
         if args.log or best[1] <= FAR_ABOVE * top:
-            ax.axhline(best[1], **drawing.ceiling_style(best[0], threads > 1),
-                       label="machine's best, {}: {:.1f} GFLOPS".format(best[0], best[1]))
+            drawing.peak_line(ax, best[0], threads, best[1], "machine's best, {}: {:.1f} GFLOPS".format(*best))
             top = max(top, best[1])
         else:
             ax.plot([], [], linestyle="none",
@@ -183,9 +177,8 @@ def draw_ceilings(ax, args, peaks, drawn, threads, own, best, top):
         if other and (args.log or other <= FAR_ABOVE * top):
             whose = drawing.literal(users[0]) + "'s " if len(users) == 1 else ""
             on = ", " + drawing.threads_text([other_threads]) if other_threads != threads else ""
-            ax.axhline(other, **drawing.ceiling_style(other_isa, other_threads > 1),
-                       label="{}{} peak{}: {:.1f}{}".format(whose, other_isa, on, other,
-                                                           " (estimated)" if other_note else ""))
+            drawing.peak_line(ax, other_isa, other_threads, other, "{}{} peak{}: {:.1f}{}".format(
+                whose, other_isa, on, other, " (estimated)" if other_note else ""))
     right = ax.secondary_yaxis("right", functions=(lambda g: 100.0 * g / value, lambda p: p * value / 100.0))
     right.set_ylabel("% of the {} peak".format(isa))
     if args.log:
@@ -193,17 +186,18 @@ def draw_ceilings(ax, args, peaks, drawn, threads, own, best, top):
     return top
 
 
-def render(args):
-    """The figure for parsed arguments (tests call this to look inside it)."""
-    runs = [load_run(p) for p in args.csv]
+def render(args, inputs=None):
+    """The figure for parsed arguments (tests call this to look inside it), from `inputs`
+    (drawing.Inputs) when its files were read already."""
+    inputs = inputs or drawing.Inputs()
+    runs = inputs.runs(args.csv)
     drawn = curves(runs)
     threads = max(c["threads"] for c in drawn)
     own = best = None
-    peaks = load_peak(args.peak) if args.peak else {}
+    peaks = inputs.peak(args.peak)
     if args.peak:
         own, best = ceilings(peaks, threads, runs[-1], args.peak_isa, args.peak)
-    machine_file = args.machine or os.path.join(os.path.dirname(os.path.abspath(args.csv[0])), "machine.txt")
-    machine = load_machine(machine_file)
+    machine = inputs.machine(args.machine, args.csv[0])
 
     plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(10, 6), dpi=130)
@@ -238,17 +232,12 @@ def render(args):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description="GFLOPS against size, one curve per CSV.")
-    parser.add_argument("csv", nargs="+", help="harness CSV files")
+    parser = drawing.parser("GFLOPS against size, one curve per CSV.", "harness CSV files", many=True)
     parser.add_argument("--peak", help="peak CSV (isa,precision,threads,gflops)")
     parser.add_argument("--peak-isa", help="read the %% axis against this ISA's peak "
                                            "(default: the one the last CSV's kernel ran)")
     parser.add_argument("--log", action="store_true", help="GFLOPS axis in log scale")
-    parser.add_argument("--machine", help="machine.txt for the title's microarchitecture "
-                                          "(default: the one beside the first CSV)")
-    parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
-    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    return parser.parse_args(argv)
+    return drawing.parse(parser, argv, machine="the first CSV")
 
 
 def main(argv):

@@ -12,14 +12,9 @@ Right: efficiency, two ways: solid, GFLOPS over that peak at t threads (how much
 machine t threads use); dashed, GFLOPS(t) / (t x GFLOPS(1)) (how well the code itself
 scales). Bad input: exit 2 with one line naming the file.
 """
-import argparse
-import os
-import sys
-
 import cli
 import drawing
-from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
-                         machine_name, nearest, split_by_threads)
+from harness_csv import InputError, best_by_size, best_peak, machine_name, nearest, split_by_threads
 
 
 def series(runs, at):
@@ -47,15 +42,16 @@ def peak_at(peaks, threads, most):
     return (full[1] * threads / most, False) if full else (None, False)
 
 
-def render(args):
-    runs = [load_run(p) for p in args.csv]
+def render(args, inputs=None):
+    inputs = inputs or drawing.Inputs()
+    runs = inputs.runs(args.csv)
     data = series(runs, args.at)
     counts = sorted(set(t for s in data.values() for t in s))
-    peaks = load_peak(args.peak)
+    peaks = inputs.peak(args.peak)
     if not peaks or best_peak(peaks, 1) is None:
         raise InputError("{}: needs fp32 rows for 1 thread and for all cores".format(args.peak))
     most = max(t for _, t in peaks)
-    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.peak)), "machine.txt"))
+    machine = inputs.machine(args.machine, args.peak)
 
     plt = drawing.pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.5), dpi=120)
@@ -96,13 +92,10 @@ def render(args):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description="GFLOPS and parallel efficiency against thread count.")
-    parser.add_argument("csv", nargs="+", help="harness CSVs at several thread counts")
+    parser = drawing.parser("GFLOPS and parallel efficiency against thread count.",
+                            "harness CSVs at several thread counts", many=True)
     parser.add_argument("--peak", required=True, help="peak.csv (build/bin/peak)")
-    parser.add_argument("--at", type=drawing.matrix_size, default=1000, help="matrix size (default 1000; the nearest measured)")
-    parser.add_argument("--machine", help="machine.txt (default: the one beside peak.csv)")
-    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    return parser.parse_args(argv)
+    return drawing.parse(parser, argv, at=True, machine="peak.csv", title=False)
 
 
 def main(argv):

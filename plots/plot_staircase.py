@@ -16,18 +16,13 @@ ran, and the machine's best one-thread peak (and all-core peak, when a bar is pa
 lines. The GFLOPS axis is logarithmic: a factor of 100 between step 01 and step 08 is the
 point. Bad input: exit 2 with one line naming the file.
 """
-import argparse
-import os
-import sys
-
 import cli
 import drawing
 import samples
-from harness_csv import (InputError, best_peak, isa_peak, load_machine, load_peak, load_run,
-                         machine_name, nearest_row)
+from harness_csv import InputError, best_peak, isa_peak, machine_name, nearest_row
 
 
-def bars_and_lines(runs, at):
+def bars_and_lines(runs, at, inputs):
     """(bars, refs, first): a bar per step CSV, in step order, with its GFLOPS at the size
     nearest `at` (on the threads that ran it) and its speed-ups; a line per one-thread
     reference at a thread count some bar ran on; the bar of step 01 (or the first) the
@@ -40,7 +35,7 @@ def bars_and_lines(runs, at):
         row = nearest_row(run, at)
         item = {"step": run["step"], "number": run["number"], "threads": row["threads"],
                 "kernel": run["kernel"], "isa": run["isa"], "n": row["m"], "gflops": row["best"],
-                "samples": [r for r in samples.samples_beside(run["path"])
+                "samples": [r for r in inputs.samples(run["path"])
                             if int(r["m"]) == row["m"] and int(r["threads"]) == row["threads"]]}
         if run["number"] is not None:
             bars.append(item)
@@ -64,13 +59,14 @@ def bars_and_lines(runs, at):
     return bars, refs, first
 
 
-def render(args):
-    runs = [load_run(p) for p in args.csv]
-    bars, refs, first = bars_and_lines(runs, args.at)
+def render(args, inputs=None):
+    inputs = inputs or drawing.Inputs()
+    runs = inputs.runs(args.csv)
+    bars, refs, first = bars_and_lines(runs, args.at, inputs)
     if not bars:
         raise InputError("{}: no step CSV (step column NN_slug) to draw a bar for".format(args.csv[0]))
-    peaks = load_peak(args.peak) if args.peak else {}
-    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.csv[0])), "machine.txt"))
+    peaks = inputs.peak(args.peak)
+    machine = inputs.machine(args.machine, args.csv[0])
 
     plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(max(9, 1.15 * len(bars) + 2), 6.5), dpi=130)
@@ -110,8 +106,8 @@ def render(args):
     for threads in sorted(set(b["threads"] for b in bars)):
         best = best_peak(peaks, threads) if peaks else None
         if best:
-            ax.axhline(best[1], **drawing.ceiling_style(best[0], threads > 1), zorder=1,
-                       label="measured {} peak, {}: {:.1f}".format(best[0], drawing.threads_text([threads]), best[1]))
+            drawing.peak_line(ax, best[0], threads, best[1], "measured {} peak, {}: {:.1f}".format(
+                best[0], drawing.threads_text([threads]), best[1]), zorder=1)
             top = max(top, best[1])
     ax.set_yscale("log")
     drawing.plain_numbers(ax.yaxis)
@@ -131,14 +127,9 @@ def render(args):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description="One bar per step at one size.")
-    parser.add_argument("csv", nargs="+", help="step and reference CSVs (harness CSVs)")
+    parser = drawing.parser("One bar per step at one size.", "step and reference CSVs (harness CSVs)", many=True)
     parser.add_argument("--peak", help="peak.csv (build/bin/peak)")
-    parser.add_argument("--at", type=drawing.matrix_size, default=1000, help="matrix size (default 1000; the nearest measured)")
-    parser.add_argument("--machine", help="machine.txt (default: the one beside the first CSV)")
-    parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
-    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    return parser.parse_args(argv)
+    return drawing.parse(parser, argv, at=True, machine="the first CSV")
 
 
 def main(argv):

@@ -21,7 +21,7 @@ sizes timed while other programs held the CPUs for 5 % (BUSY) or more of the tim
 sizes the scaling run (DIR/scaling/) measured on as many threads more than 10 % (SPREAD) off,
 and bests above the measured peak; one short paragraph says what that means. The per-size
 detail goes to spread.csv beside OUT.md (docs/contracts.md, "Results and targets"). The tables
-are written without spaces around their "|" (wc -w counted each padded one as a word). Standard
+are written without spaces around their "|" (a word count would count each padded one). Standard
 library only; Python 3.7 or later. Malformed input (a GFLOPS that is negative or not finite, a peak
 that is not above 0 ...): exit 2 with one line naming the file and the problem; OUT.md or
 spread.csv cannot be written: exit 3 (both are written by plots/output_file.py's rules).
@@ -37,8 +37,9 @@ import sys
 import cli  # plots/cli.py: one-line usage errors
 import output_file
 import samples as sampling
-from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_peak, load_run,
-                         nearest, split_as_run, split_by_threads, step_number)
+from drawing import Inputs   # the files read once (drawing.py imports no matplotlib)
+from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_run, nearest,
+                         split_as_run, split_by_threads, step_number)
 from output_file import OutputError
 
 SIZES = (500, 1000, 1500)
@@ -51,13 +52,13 @@ SPREAD = 0.10
 BUSY = 0.05
 
 
-def load_runs(path):
+def load_runs(path, inputs):
     """One harness CSV as runs, one per thread count in it, each with {size: best GFLOPS},
     the sizes that failed verification and whether any row went unverified (--no-verify).
     cells: {table size: the measured size that stands for it}, the size nearest it in the
     whole CSV, when this thread count ran it (step 09 runs small sizes on fewer threads:
     their run has no cell at 1000)."""
-    whole = load_run(path)
+    whole = inputs.read(load_run, path)
     runs = []
     split = split_by_threads(whole)
     for run in split:
@@ -74,40 +75,41 @@ def load_runs(path):
     return runs
 
 
-def collect(results, steps=None):
+def collect(results, steps=None, inputs=None):
     """The runs in `results`: steps (only those numbered in `steps`, when given), then references."""
+    inputs = inputs or Inputs()
     runs = []
     for path in sorted(glob.glob(os.path.join(results, "step*.csv"))):
         # The number is the file's (stepNN_slug.csv, as run_all.sh names it), whatever its step
         # column says: a step whose column is not its slug was left out of every figure.
         number = step_number(os.path.basename(path)[len("step"):])
-        for r in load_runs(path):
+        for r in load_runs(path, inputs):
             r["number"] = number if number is not None else r["number"]
             if steps is None or r["number"] in steps:
                 runs.append(r)
     runs.sort(key=lambda r: (r["number"] if r["number"] is not None else 1 << 30, r["threads"]))
-    refs = [r for p in sorted(glob.glob(os.path.join(results, "ref_*.csv"))) for r in load_runs(p)]
+    refs = [r for p in sorted(glob.glob(os.path.join(results, "ref_*.csv"))) for r in load_runs(p, inputs)]
     refs.sort(key=lambda r: (r["step"] != "ref_openblas", r["step"], r["threads"]))
     return runs + refs
 
 
-def load_samples(results, run):
+def load_samples(results, run, inputs):
     """The samples behind a run's CSV (results/samples/<csv name>), as rows; [] when none."""
-    return sampling.samples_beside(os.path.join(results, os.path.basename(run["path"])))
+    return inputs.samples(os.path.join(results, os.path.basename(run["path"])))
 
 
-def paired(results, runs):
+def paired(results, runs, inputs):
     """{(step, threads): {size: (median, lowest, highest, pairs)}}: each run's ratio to
     ref_openblas from the samples taken back to back (plots/samples.py), over the library's
     one-thread and all-core samples alike (a pair needs the same round, size and threads)."""
     ref_rows = []
     for name in ("ref_openblas.csv", "ref_openblas_mt.csv"):
-        ref_rows += sampling.samples_beside(os.path.join(results, name))
+        ref_rows += inputs.samples(os.path.join(results, name))
     out = {}
     if not ref_rows:
         return out
     for run in runs:
-        ours = load_samples(results, run)
+        ours = load_samples(results, run, inputs)
         if not ours or run["step"] == "ref_openblas":
             continue
         for (m, threads), value in sampling.paired_ratios(ours, ref_rows).items():
@@ -116,13 +118,13 @@ def paired(results, runs):
     return out
 
 
-def curves_of(runs):
+def curves_of(runs, inputs):
     """The curves the figures draw (harness_csv.split_as_run) of the CSVs behind `runs`: one
     per CSV and thread count, a size run on fewer threads kept in its CSV's curve."""
     out = []
     for path in dict.fromkeys(r["path"] for r in runs):
         whole = next(r for r in runs if r["path"] == path)
-        for part in split_as_run(load_run(path)):
+        for part in split_as_run(inputs.read(load_run, path)):
             part["twin"] = whole["mixed"] and any(r["path"] != path and (r["step"], r["threads"]) ==
                                                   (part["step"], part["threads"]) for r in runs)
             out.append(part)
@@ -139,17 +141,17 @@ def size_detail(row, values, scaling, ceiling):
             "scaling": scaling, "above_peak": bool(ceiling and row["best"] > ceiling[1])}
 
 
-def spread_detail(results, runs, peak=None):
+def spread_detail(results, runs, peak, inputs):
     """Per curve, its sizes (size_detail) and the share of its samples a spell disturbed: the
     scheduler's own measures (plots/samples.py: settled, spread, gap, quiet_share), the scaling
-    run's result at the same size and thread count (on a busy host the two can differ by half),
-    and whether the best is above the measured peak
-    (a host that ran the CPU faster for a while, or a peak measured in a spell)."""
-    scaling = [load_run(p) for p in sorted(glob.glob(os.path.join(results, "scaling", "*.csv")))]
+    run's result at the same size and thread count (on a loaded machine the two can differ
+    widely), and whether the best is above the measured peak (a CPU that ran faster for a
+    while, or a peak measured in a spell)."""
+    scaling = inputs.runs(sorted(glob.glob(os.path.join(results, "scaling", "*.csv"))))
     out = []
-    for curve in curves_of(runs):
+    for curve in curves_of(runs, inputs):
         values = {}
-        for r in load_samples(results, curve):
+        for r in load_samples(results, curve, inputs):
             values.setdefault((int(r["m"]), int(r["threads"])), []).append(float(r["gflops_best"]))
         sizes = []
         for row in curve["rows"]:
@@ -271,13 +273,9 @@ def fmt(value, digits=1):
     return "{:.{}f}".format(value, digits)
 
 
-def render(runs, peak, machine, spread=None, pairs=None):
-    """summary.md's text; spread: spread_detail()'s curves (None: not looked for); pairs:
-    paired()'s ratios to OpenBLAS (a run without them shows the ratio of the bests)."""
-    pairs = pairs or {}
-    openblas = {r["threads"]: r for r in runs if r["step"] == "ref_openblas"}
-    lines = ["# SGEMM: where each step stands", ""]
-    lines += [table_row(["machine", ""]), "|---|---|"]
+def machine_table(machine, peak):
+    """summary.md's head: the machine it ran on and its measured peaks."""
+    lines = ["# SGEMM: where each step stands", "", table_row(["machine", ""]), "|---|---|"]
     for key, label in (("cpu", "CPU"), ("uarch", "microarchitecture"), ("cores", "cores"),
                        ("compiler", "compiler"), ("flags", "flags"), ("date", "date")):
         lines.append(table_row([label, machine.get(key) or "unknown"]))
@@ -291,41 +289,40 @@ def render(runs, peak, machine, spread=None, pairs=None):
             for t, (isa, g) in ((t, best_peak(peak, t)) for t in counts))]))
     else:
         lines.append(table_row(["measured fp32 peak", "no peak.csv (run build/bin/peak --csv results/peak.csv)"]))
-    lines.append("")
-    lines.append("GFLOPS: the best sample at each size (@n: the nearest size measured, when that one was not); "
-                 "% of the measured fp32 peak at the run's thread count; x OpenBLAS: the median over the rounds "
-                 "of the ratio to ref_openblas sampled right before or after it at the same size and thread count "
-                 "(of the rounds in which both came within {:.0f} % of their size's best), the range of those "
-                 "ratios in brackets (without samples, or no such round: the ratio of the bests).".format(
-                     100 * sampling.PAIR_NEAR))
-    lines.append("")
+    return lines
+
+
+def step_cells(run, size, peak_here, ref, pair_of):
+    """A run's three cells at a table size: GFLOPS, % of the peak, x OpenBLAS."""
+    m = run["cells"].get(size)
+    if m is None:
+        return ["-", "-", "-"]
+    gflops = run["best"][m]
+    cells = [fmt(gflops) + ("" if m == size else " @{}".format(m)),
+             fmt(100.0 * gflops / peak_here[1], 0) + "%" if peak_here else "-"]
+    pair = pair_of.get(m)
+    if pair is not None:
+        # the median of the rounds' paired ratios, and their range when they differ
+        return cells + [fmt(pair[0], 2) + (" ({}-{})".format(fmt(pair[1], 2), fmt(pair[2], 2))
+                                           if fmt(pair[1], 2) != fmt(pair[2], 2) else "")]
+    if ref is not None and ref["best"].get(m):
+        return cells + [fmt(gflops / ref["best"][m], 2)]
+    return cells + ["-"]
+
+
+def step_table(runs, peak, pairs):
+    """summary.md's table, a row per run, and its verification notes."""
+    openblas = {r["threads"]: r for r in runs if r["step"] == "ref_openblas"}
     header = ["step", "kernel", "threads"]
     for size in SIZES:
         header += ["GFLOPS n={}".format(size), "% peak", "x OpenBLAS"]
-    lines.append(table_row(header))
-    lines.append("|" + "|".join(["---"] * 3 + ["--:"] * (3 * len(SIZES))) + "|")
+    lines = [table_row(header), "|" + "|".join(["---"] * 3 + ["--:"] * (3 * len(SIZES))) + "|"]
     notes = []
     for run in runs:
         cells = [run["step"], ", ".join(run["kernels"]) or "-", str(run["threads"])]
-        peak_here = best_peak(peak, run["threads"])
-        ref = openblas.get(run["threads"])
+        pair_of = pairs.get((run["step"], run["threads"], run["path"]), {})
         for size in SIZES:
-            m = run["cells"].get(size)
-            if m is None:
-                cells += ["-", "-", "-"]
-                continue
-            gflops = run["best"][m]
-            cells.append(fmt(gflops) + ("" if m == size else " @{}".format(m)))
-            cells.append(fmt(100.0 * gflops / peak_here[1], 0) + "%" if peak_here else "-")
-            pair = pairs.get((run["step"], run["threads"], run["path"]), {}).get(m)
-            if pair is not None:
-                # the median of the rounds' paired ratios, and their range when they differ
-                cells.append(fmt(pair[0], 2) + (" ({}-{})".format(fmt(pair[1], 2), fmt(pair[2], 2))
-                                                if fmt(pair[1], 2) != fmt(pair[2], 2) else ""))
-            elif ref is not None and ref["best"].get(m):
-                cells.append(fmt(gflops / ref["best"][m], 2))
-            else:
-                cells.append("-")
+            cells += step_cells(run, size, best_peak(peak, run["threads"]), openblas.get(run["threads"]), pair_of)
         if run["cells"]:
             lines.append(table_row(cells))
         for sizes, what in ((run["failed"], "FAILED verification"),
@@ -334,8 +331,20 @@ def render(runs, peak, machine, spread=None, pairs=None):
                 notes.append("- **{}** ({} thread{}): {} at n = {}.".format(
                     run["step"], run["threads"], "s" if run["threads"] > 1 else "", what,
                     ", ".join(str(m) for m in sizes)))
-    if notes:
-        lines += ["", "Verification:"] + notes
+    return lines + (["", "Verification:"] + notes if notes else [])
+
+
+def render(runs, peak, machine, spread=None, pairs=None):
+    """summary.md's text; spread: spread_detail()'s curves (None: not looked for); pairs:
+    paired()'s ratios to OpenBLAS (a run without them shows the ratio of the bests)."""
+    lines = machine_table(machine, peak) + [""]
+    lines.append("GFLOPS: the best sample at each size (@n: the nearest size measured, when that one was not); "
+                 "% of the measured fp32 peak at the run's thread count; x OpenBLAS: the median over the rounds "
+                 "of the ratio to ref_openblas sampled right before or after it at the same size and thread count "
+                 "(of the rounds in which both came within {:.0f} % of their size's best), the range of those "
+                 "ratios in brackets (without samples, or no such round: the ratio of the bests).".format(
+                     100 * sampling.PAIR_NEAR))
+    lines += [""] + step_table(runs, peak, pairs or {})
     if spread is not None:
         lines += ["", "Spread (plots/samples.py): settled, a second sample within {} of the best; spread, "
                       "(best - worst) / best; disturbed, the share of samples a spell slowed more than that."
@@ -363,47 +372,53 @@ def main(argv):
         parser.add_argument("--" + key, help="the machine's " + key + " (overrides machine.txt)")
     parser.add_argument("--cores", help="core count (overrides machine.txt)")
     args = parser.parse_args(argv)
-
+    overrides = {key: getattr(args, key) for key in ("compiler", "flags", "date", "cores")}
     try:
-        steps = parse_steps(args.steps)
-        if not os.path.isdir(args.results):
-            raise InputError("{}: no such folder".format(args.results))
-        runs = collect(args.results, steps)
-        if steps is not None and not any(r["number"] in steps for r in runs):   # a table of references only
-            raise InputError("--steps {}: no CSV of these steps in {}".format(args.steps, args.results))
-        if not runs:
-            raise InputError("{}: no step*.csv or ref_*.csv to summarise".format(args.results))
-        peak_path = os.path.join(args.results, "peak.csv")
-        peak = load_peak(peak_path) if os.path.exists(peak_path) else {}
-        machine = load_machine(os.path.join(args.results, "machine.txt"))
-        spread = spread_detail(args.results, runs, peak)
-        pairs = paired(args.results, runs)
-    except InputError as e:
+        print(write(args.results, args.steps, overrides, args.output), end="")
+    except (InputError, OutputError) as e:   # bad input: 2; a file that cannot be written: 3
         print("summary.py: {}".format(e), file=sys.stderr)
-        return 2
+        return 2 if isinstance(e, InputError) else 3
+    return 0
 
-    for key in ("compiler", "flags", "date", "cores"):
-        if getattr(args, key):
-            machine[key] = getattr(args, key)
+
+def gather(results, steps_text, inputs):
+    """(runs, peak, machine, spread, pairs): what summary.md says, read and checked."""
+    steps = parse_steps(steps_text)
+    if not os.path.isdir(results):
+        raise InputError("{}: no such folder".format(results))
+    runs = collect(results, steps, inputs)
+    if steps is not None and not any(r["number"] in steps for r in runs):   # a table of references only
+        raise InputError("--steps {}: no CSV of these steps in {}".format(steps_text, results))
+    if not runs:
+        raise InputError("{}: no step*.csv or ref_*.csv to summarise".format(results))
+    peak_path = os.path.join(results, "peak.csv")
+    peak = inputs.peak(peak_path) if os.path.exists(peak_path) else {}
+    machine = load_machine(os.path.join(results, "machine.txt"))
+    return runs, peak, machine, spread_detail(results, runs, peak, inputs), paired(results, runs, inputs)
+
+
+def write(results, steps_text=None, overrides=None, output=None, inputs=None):
+    """summary.md (OUTPUT, by default RESULTS/summary.md) and spread.csv beside it, written from
+    the CSVs in `results` (through `inputs`, when read already); returns summary.md's text.
+    Raises InputError (bad input) or OutputError (a file that cannot be written)."""
+    runs, peak, machine, spread, pairs = gather(results, steps_text, inputs or Inputs())
+    for key, value in (overrides or {}).items():
+        if value:
+            machine[key] = value
     machine.setdefault("cpu", next((r["cpu"] for r in runs if r["cpu"]), ""))
     machine.setdefault("uarch", next((r["uarch"] for r in runs if r["uarch"]), ""))
     machine.setdefault("cores", str(os.cpu_count() or "unknown"))
     machine.setdefault("date", datetime.date.today().isoformat())
 
-    output = args.output or os.path.join(args.results, "summary.md")
+    output = output or os.path.join(results, "summary.md")
     text = render(runs, peak, machine, spread, pairs)
     # The per-size detail goes beside it, as a table to read with a tool rather than prose.
     spread_path = os.path.join(os.path.dirname(os.path.abspath(output)), "spread.csv")
-    try:
-        for path in (output, spread_path):   # both checked before either is written
-            output_file.check(path)
-        output_file.write(output, text)
-        output_file.write(spread_path, spread_csv(spread))
-    except OutputError as e:
-        print("summary.py: {}".format(e), file=sys.stderr)
-        return 3
-    print(text, end="")
-    return 0
+    for path in (output, spread_path):   # both checked before either is written
+        output_file.check(path)
+    output_file.write(output, text)
+    output_file.write(spread_path, spread_csv(spread))
+    return text
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Issue 49: the figures of a run on a busy host (tests/data/zen3-busy/, the real Zen 3 run of
-3e3a60b, every size unsettled) are clean. Every figure make_figures.py draws is rendered with
+"""The figures of a run on a loaded machine (tests/data/zen3-busy/, a recorded run in which
+every size is unsettled: docs/tuning-log.md) are clean. Every figure make_figures.py draws is rendered with
 the arguments it passes, and matplotlib's own extents must show: every text and every legend
 inside the canvas, the title and axis labels clear of each other and of the legend, the axes
 holding at least 60 % of the canvas, no legend text listing sizes. Then the summary of that
@@ -99,20 +99,17 @@ def figure_calls(plots, results):
     import make_figures
     calls = {}
 
-    def record(command, **_):
-        out = command[command.index("-o") + 1]
-        calls[os.path.basename(out)] = (os.path.basename(command[1]), command[2:])
-        return subprocess.CompletedProcess(command, 0, "", "")
-    # make_figures.py runs each script through plots/cli.py's run() (its own process group),
-    # or subprocess.run: the one it has is recorded.
-    runner = getattr(make_figures, "cli", None) or make_figures.subprocess
-    real, runner.run = runner.run, record
+    def record(target, script, argv, inputs):
+        calls[os.path.basename(target)] = (script + ".py", argv + ["-o", target])
+        return 0, None
+    # make_figures.py draws each figure in its process through draw(): recorded instead.
+    real, make_figures.draw = make_figures.draw, record
     stdout, sys.stdout = sys.stdout, open(os.devnull, "w")
     try:
         make_figures.main(["--results", results])
     finally:
         sys.stdout.close()
-        sys.stdout, runner.run = stdout, real
+        sys.stdout, make_figures.draw = stdout, real
     return calls
 
 

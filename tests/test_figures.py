@@ -7,6 +7,7 @@ and one line naming the file. What is inside each figure is tests/test_plot.py's
     test_figures.py PATH/TO/plots     (run by ctest with the interpreter that has matplotlib)
 """
 import csv
+import io
 import os
 import re
 import shutil
@@ -36,6 +37,24 @@ def spread_rows(results):
     """results/spread.csv as {(step, threads, csv, n): row}."""
     with open(os.path.join(results, "spread.csv"), newline="") as f:
         return {(r["step"], int(r["threads"]), r["csv"], int(r["n"])): r for r in csv.DictReader(f)}
+
+
+def in_process(module, argv):
+    """make_figures.main(argv) in this process: (its status, what it printed, the Python programs
+    it started)."""
+    started, real = [], subprocess.Popen
+
+    def popen(command, *args, **kwargs):
+        if any(str(word).endswith(".py") for word in (command if isinstance(command, list) else [command])):
+            started.append(command)
+        return real(command, *args, **kwargs)
+    out = io.StringIO()
+    subprocess.Popen, stdout, sys.stdout = popen, sys.stdout, out
+    try:
+        status = module.main(argv)
+    finally:
+        subprocess.Popen, sys.stdout = real, stdout
+    return status, out.getvalue(), started
 
 
 def main():
@@ -158,12 +177,10 @@ def main():
         import make_figures as module
         calls = {}
 
-        def record(command, **_):
-            calls[os.path.basename(command[command.index("-o") + 1])] = \
-                [os.path.basename(a) for a in command if a.endswith(".csv")]
-            return subprocess.CompletedProcess(command, 0, "", "")
-        runner = getattr(module, "cli", None) or module.subprocess   # plots/cli.py's run(), or subprocess's
-        real, runner.run = runner.run, record
+        def record(target, script, argv, inputs):
+            calls[os.path.basename(target)] = [os.path.basename(a) for a in argv if a.endswith(".csv")]
+            return 0, None
+        real, module.draw = module.draw, record   # each figure make_figures.py draws, recorded
         try:
             with open(os.devnull, "w") as quiet:
                 stdout, sys.stdout = sys.stdout, quiet
@@ -172,7 +189,7 @@ def main():
                 finally:
                     sys.stdout = stdout
         finally:
-            runner.run = real
+            module.draw = real
         for figure, inputs in (("step10_tuned.png", ["step08_avx512_14x32.csv", "step10_tuned.csv"]),
                                ("step10_tuned_mt.png", ["step09_openmp.csv", "step10_tuned_mt.csv"]),
                                ("step09_openmp.png", ["step08_avx512_14x32.csv", "step09_openmp.csv"])):
@@ -205,16 +222,18 @@ def main():
 
         # Without peak.csv the figures are drawn without the peak line, the roofline and the
         # scaling figure are left out (saying so); summary says so.
+        # Drawn in this process, which starts no other (no Python process per figure).
         os.rename(os.path.join(results, "peak.csv"), os.path.join(d, "peak.csv"))
-        r = run([make_figures, "--results", results, "--steps", "1"])
-        expect(r.returncode == 0, "no peak.csv: exit {}: {}".format(r.returncode, r.stderr))
-        expect("no roofline.png" in r.stdout and "no scaling.png" in r.stdout,
-               "no peak.csv: the roofline and scaling figures should be said to be left out: " + r.stdout)
+        status, out, started = in_process(module, ["--results", results, "--steps", "1"])
+        expect(status == 0, "no peak.csv: exit {}".format(status))
+        expect("no roofline.png" in out and "no scaling.png" in out and "figure: " in out,
+               "no peak.csv: the roofline and scaling figures should be said to be left out: " + out)
+        expect(not started, "make_figures.py started {}: every figure is drawn in its own process".format(started))
         with open(os.path.join(results, "summary.md")) as f:
             expect("no peak.csv" in f.read(), "summary.md without peak.csv should say so")
         os.rename(os.path.join(d, "peak.csv"), os.path.join(results, "peak.csv"))
 
-        # Issue 12.16: a --no-verify CSV (verified=0, max_rel_err=nan) is unverified, not failed.
+        # A --no-verify CSV (verified=0, max_rel_err=nan) is unverified, not failed.
         write("step07_packing.csv", HEADER + "07_packing,500,500,500,1,30.0,29.0,0.1,nan,0,sse,3,Test CPU 9000\n")
         r = run([summary, "--results", results])
         text = summary_text()
@@ -230,8 +249,8 @@ def main():
                "summary.md: one row per thread count:\n" + text)
         os.remove(os.path.join(results, "step07_packing.csv"))
 
-        # Issue 28: summary.md says where a step's own numbers disagree: a median sample far
-        # below its best (step 05 at n = 500); a size no second sample confirmed (issue 33:
+        # Summary.md says where a step's own numbers disagree: a median sample far
+        # below its best (step 05 at n = 500); a size no second sample confirmed (
         # tools/interleave.py's settled column, step 01 at n = 500, its spread from
         # results/samples/); a scaling run that measured the same size on as many threads
         # otherwise (step 09 at n = 900: 150 in the sweep, 100 there); nothing for what agrees.
@@ -258,7 +277,7 @@ def main():
                                                                           lambda n: 100.0 if n == 900 else 150.0))
         r = run([summary, "--results", results])
         text = summary_text()
-        # Issue 49: a row per curve (settled of measured, the worst spread and where, samples a
+        # A row per curve (settled of measured, the worst spread and where, samples a
         # size, the share a spell disturbed), a line only for a curve with more to say; the per-size
         # detail in results/spread.csv.
         spread = text[text.find("Spread"):]
@@ -287,7 +306,7 @@ def main():
         # runs made 80 and 90; no line for a curve with nothing more to say)
         expect(len(table) == 11 and len(flagged) == 2 and flagged[1] == "- **10_tuned** (2 threads): scaling run 44 % off at n = 100.",
                "summary.md: a line for a curve with nothing more to say:\n" + spread)
-        # Issue 33: x OpenBLAS is the median over rounds of the ratio of the two samples taken
+        # X OpenBLAS is the median over rounds of the ratio of the two samples taken
         # side by side (results/samples/), with their range; not the ratio of the two bests.
         sample_line = "{s},900,900,900,{t},{g},{g},0.1,1e-7,1,{k},3,x,r1,{r},{q}\n"
         write(os.path.join("samples", "step10_tuned.csv"), HEADER.rstrip("\n") + ",run,round,seq\n" + "".join(
@@ -353,7 +372,7 @@ def main():
         write("step10_tuned_mt.csv", harness_csv("10_tuned", lambda n: 1 if n == 100 else 2, "avx512",
                                                  lambda n: 50.0 if n == 100 else 176.0))
 
-        # Issue 12.15: NaN, inf, 1e309 or negative GFLOPS, a zero or NaN peak: exit 2 and one line
+        # NaN, inf, 1e309 or negative GFLOPS, a zero or NaN peak: exit 2 and one line
         # naming the file, from summary.py and make_figures.py alike.
         good05 = harness_csv("05_simd_4x4", 1, "sse", lambda n: 20.0)
         for value in ("nan", "inf", "1e309", "-5"):
