@@ -261,11 +261,18 @@ figure_size=1000   # the figures' one size (staircase, roofline, scaling, block 
 
 stage="the peak"
 mark_partial "run_all.sh has been replacing it since $(date '+%Y-%m-%d %H:%M %Z'); if that run has ended, it was cut short"
-# The machine, for summary.md: what the figures were measured on and built with.
+# The machine: machine.json as bin/cpuinfo --json describes it (plots/machine.py reads it: the
+# roofline's caches, tiles and blocks), and for summary.md machine.txt, its cpu and uarch lines
+# from that JSON, then what the figures were built with.
+"$bin/cpuinfo" --json | write_out "$results/machine.json"
 cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+json_python=${python:-$(command -v python3 || true)}   # machine.py needs no matplotlib
 {
-  echo "cpu: $(grep -m1 -E '^(model name|Model|Hardware)' /proc/cpuinfo 2>/dev/null | sed 's/^[^:]*: //')"
-  echo "uarch: $("$bin/cpuinfo" --uarch 2>/dev/null)"
+  if [ -n "$json_python" ]; then
+    "$json_python" "$root/plots/machine.py" --txt "$results/machine.json"
+  else
+    echo "uarch: $("$bin/cpuinfo" --uarch 2>/dev/null)"
+  fi
   echo "cores: $cores"
   echo "compiler: $("$(cache_value CMAKE_CXX_COMPILER)" --version 2>/dev/null | head -n 1)"
   echo "flags: $(cache_value CMAKE_CXX_FLAGS) $(cache_value CMAKE_CXX_FLAGS_RELEASE) (Release); kernel files add their ISA's flags (-mavx2 -mfma, -mavx512f ...)"
@@ -406,7 +413,7 @@ done
 # plots/make_figures.py: one figure per step CSV (against the step before it on as many
 # threads, its own ISA's peak and the best), overlay.png and overlay_log.png (every one-thread step, OpenBLAS, BLIS),
 # overlay_mt.png (the parallel runs against the all-core peak), staircase.png, roofline.png,
-# bandwidth.png, scaling.png, blockmap_*.png and summary.md. --docs copies the figures to
+# bandwidth.png, scaling.png, blockmap_*.png and summary.md, all in one Python process. --docs copies the figures to
 # docs/figures/<microarchitecture>/ (one folder per machine).
 figure_opts=(--results "$results")
 [ -n "$steps_wanted" ] && figure_opts+=(--steps "$steps_wanted")

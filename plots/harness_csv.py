@@ -9,9 +9,13 @@ import os
 import re
 import stat
 
-# The columns docs/contracts.md fixes, in order (more may follow).
-REQUIRED = ["step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
-            "max_rel_err", "verified"]
+# The harness CSV's columns, in order: the Python side of the one schema, whose C++ side is
+# common/src/csv.cpp's list (bin/cpuinfo --json reports it as csv_columns; test_csv_schema.py
+# checks that the two, and the header a step writes, agree). docs/contracts.md, "The CSV".
+COLUMNS = ["step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best", "max_rel_err",
+           "verified", "kernel", "reps", "cpu", "uarch", "params", "cpu_wait"]
+# Those every reader needs, the first ten (older CSVs lack the later ones; tools may add more).
+REQUIRED = COLUMNS[:10]
 PEAK_REQUIRED = ["isa", "precision", "threads", "gflops"]
 BANDWIDTH_REQUIRED = ["kind", "bytes", "threads", "gbps"]
 

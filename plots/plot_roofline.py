@@ -2,15 +2,17 @@
 """The roofline: every step as a point under the compute roofs of each ISA and the memory
 roofs of each level of the memory hierarchy, log-log.
 
-    plot_roofline.py CSV [CSV ...] --peak PEAK_CSV --bandwidth BANDWIDTH_CSV --cpuinfo CPUINFO
+    plot_roofline.py CSV [CSV ...] --peak PEAK_CSV --bandwidth BANDWIDTH_CSV --cpuinfo MACHINE_JSON
                      [--at N] [--machine FILE] -o OUT.png
 
 Compute roofs: peak.csv's fp32 rows (one per ISA). Memory roofs: bandwidth.csv's read rows
 at each level's point (bandwidth x intensity). A point per step CSV (steps 01-10; lab steps
 and libraries have no model): its best GFLOPS at the size nearest to --at (1000), at the
 arithmetic intensity its loop nest achieves against the level whose roof is lowest for it,
-computed by plots/roofline_model.py (docs/roofline.md) from its block sizes and the caches,
-both read from the report of build/bin/cpuinfo (--cpuinfo); small hollow points at its
+computed by plots/roofline_model.py (docs/roofline.md) from its register tile, its block sizes
+and the caches, all from build/bin/cpuinfo --json (--cpuinfo: results/machine.json, read by
+plots/machine.py; a results/cpuinfo.txt given means the machine.json beside it; the block sizes
+of the CSV's params column first); small hollow points at its
 intensity against each other level; a dotted line up to what bounds it, the lower of that
 roof and its ISA's peak, which its colour and the caption under the axes name (one function,
 roofline_model.place, gives all three). One panel per thread count among the CSVs.
@@ -22,6 +24,7 @@ import sys
 
 import cli
 import drawing
+import machine as machine_json
 import roofline_model as model
 from harness_csv import (ISAS, InputError, open_regular, isa_peak, level_bandwidth, load_bandwidth, load_machine,
                          load_peak, load_run, machine_name, nearest_row)
@@ -31,34 +34,40 @@ LEVEL_COLOURS = {"L1": "tab:blue", "L2": "tab:green", "L3": "tab:orange", "DRAM"
 COMPUTE_COLOUR = "black"   # a point bound by its ISA's peak, as the compute roofs are drawn
 
 
-def read_cpuinfo(path):
-    try:
-        with open_regular(path) as f:   # a FIFO: one line, not a wait
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError("{}: cannot read ({})".format(path, getattr(e, "strerror", e)))
-    caches, blocks = model.parse_cpuinfo(text)
-    missing = [lv for lv in ("L1", "L2") if lv not in caches]
-    if missing:
-        raise InputError("{}: no cache sizes (no line 'caches L1d .. KiB, L2 .. MiB')".format(path))
-    caches.setdefault("L3", 0)
-    return caches, blocks
+def machine_path(path):
+    """The machine.json to read for --cpuinfo PATH: PATH, except that a cpuinfo report there
+    (results/cpuinfo.txt, text, as older callers pass) means the machine.json beside it, which
+    run_all.sh writes from the same program."""
+    beside = os.path.join(os.path.dirname(os.path.abspath(path)), "machine.json")
+    if os.path.basename(path) == "cpuinfo.txt" and os.path.isfile(beside):
+        return beside
+    return path
 
 
-def points(runs, threads, at, caches, blocks, bandwidth, peaks=None):
+def read_machine(path):
+    """The caches of cpuinfo --json (a saved copy), and the Machine for the steps' tiles and blocks."""
+    m = machine_json.load(machine_path(path))
+    if not (m.caches["L1"] > 0 and m.caches["L2"] > 0):
+        raise InputError("{}: no cache sizes (caches.l1d and caches.l2 are 0)".format(path))
+    return dict(m.caches), m
+
+
+def points(runs, threads, at, caches, machine, bandwidth, peaks=None):
     """The steps' points at `threads` (those whose size nearest `at` ran on that many): step,
     GFLOPS, size, intensities, and where it stands (roofline_model.place: the level whose roof
     is lowest, that roof, and the bound, against its ISA's peak at `threads` when `peaks` has
-    it). Steps the model does not know are listed apart (`skipped`)."""
+    it). Steps the model does not know, or whose tile `machine` (plots/machine.py) does not give
+    for the kernel that ran, are listed apart (`skipped`)."""
     out, skipped = [], []
     for run in runs:
         row = nearest_row(run, at)
         if row["threads"] != threads or run["number"] is None:
             continue
         n = row["m"]
-        # The blocks of the variant that ran (the CSV's params), else those cpuinfo reports.
-        traffic = model.bytes_per_fma(run["number"], run["kernel"], n, caches,
-                                      row["params"] or blocks.get(run["step"]))
+        # The tile of the variant that ran, and its blocks (the CSV's params), else those cpuinfo reports.
+        step = machine.step(run["step"]) or machine.step(run["number"])   # a lab's copy of a step: by number
+        tile = step.tile_of(run["kernel"]) if step else None
+        traffic = model.bytes_per_fma(run["number"], tile, n, caches, row["params"] or (step.params if step else None))
         if traffic is None:
             skipped.append(run["step"])
             continue
@@ -165,7 +174,7 @@ def render(args):
     runs = [load_run(p) for p in args.csv]
     peaks = load_peak(args.peak)
     bandwidth_rows = load_bandwidth(args.bandwidth)
-    caches, blocks = read_cpuinfo(args.cpuinfo)
+    caches, described = read_machine(args.cpuinfo)
     machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.peak)), "machine.txt"))
     counts = sorted(set(nearest_row(r, args.at)["threads"] for r in runs))
     panels = []
@@ -175,7 +184,7 @@ def render(args):
             raise InputError("{}: no read rows at a level's point for {} thread(s)".format(args.bandwidth, threads))
         if not any(isa_peak(peaks, isa, threads)[0] for isa in ISAS):
             raise InputError("{}: no fp32 row of {} for {} thread(s)".format(args.peak, "/".join(ISAS), threads))
-        pts, skipped = points(runs, threads, args.at, caches, blocks, bandwidth, peaks)
+        pts, skipped = points(runs, threads, args.at, caches, described, bandwidth, peaks)
         if pts:
             panels.append((threads, bandwidth, pts, skipped))
     if not panels:
@@ -199,7 +208,8 @@ def parse(argv):
     parser.add_argument("csv", nargs="+", help="step CSVs (harness CSVs)")
     parser.add_argument("--peak", required=True, help="peak.csv (build/bin/peak)")
     parser.add_argument("--bandwidth", required=True, help="bandwidth.csv (build/bin/bandwidth)")
-    parser.add_argument("--cpuinfo", required=True, help="the report of build/bin/cpuinfo")
+    parser.add_argument("--cpuinfo", required=True,
+                        help="build/bin/cpuinfo --json's output (results/machine.json)")
     parser.add_argument("--at", type=drawing.matrix_size, default=1000, help="matrix size of the points (default 1000)")
     parser.add_argument("--machine", help="machine.txt (default: the one beside peak.csv)")
     parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")

@@ -1,7 +1,8 @@
 """The roofline model of each step's loop nest: how many bytes each multiply-add makes move
 between each level of the memory hierarchy and the level above it, from the step's register
-tile, its block sizes and the cache sizes; hence its arithmetic intensity (flops per byte)
-against each level, and which level bounds it. docs/roofline.md derives every formula.
+tile, its block sizes and the cache sizes (as plots/machine.py reads them from cpuinfo --json);
+hence its arithmetic intensity (flops per byte) against each level, and which level bounds it.
+docs/roofline.md derives every formula.
 
 Standard library only. A 'level' here is where the bytes come from:
   L1    the bytes the core's load and store instructions move (registers <-> L1)
@@ -15,26 +16,25 @@ FLOAT = 4        # bytes
 LINE = 64        # bytes per cache line
 LEVELS = ("L1", "L2", "L3", "DRAM")
 
-# Each step's loop nest, as the model sees it: the register tile (mr x nr elements of C per
-# inner loop), whether C stays in registers over the k loop, and what blocking it does.
+# Each step's loop nest, as the model sees it: whether C stays in registers over the k loop,
+# and what blocking it does. The register tile (mr x nr elements of C per inner loop) is the
+# step's own, from the registry: bin/cpuinfo --json reports each variant's (plots/machine.py).
 #   c_in_registers: steps 01 and 02 keep the sum in a register but store it to C after every
 #     multiply-add (C might alias A or B, so the compiler must write it before the next load);
 #     from step 03 on C stays in registers over the k loop.
 #   blocked: kc x mc cache blocks (06 on); packed: A and B copied into slivers (07 on).
 STEPS = {
-    1: {"mr": 1, "nr": 1, "c_in_registers": False, "blocked": False, "packed": False},
-    2: {"mr": 1, "nr": 4, "c_in_registers": False, "blocked": False, "packed": False},
-    3: {"mr": 1, "nr": 4, "c_in_registers": True, "blocked": False, "packed": False},
-    4: {"mr": 4, "nr": 4, "c_in_registers": True, "blocked": False, "packed": False},
-    5: {"mr": 4, "nr": 4, "c_in_registers": True, "blocked": False, "packed": False},
-    6: {"mr": 4, "nr": 4, "c_in_registers": True, "blocked": True, "packed": False},
-    7: {"mr": 4, "nr": 4, "c_in_registers": True, "blocked": True, "packed": True},
-    8: {"blocked": True, "packed": True, "c_in_registers": True},
-    9: {"blocked": True, "packed": True, "c_in_registers": True},
-    10: {"blocked": True, "packed": True, "c_in_registers": True},
+    1: {"c_in_registers": False, "blocked": False, "packed": False},
+    2: {"c_in_registers": False, "blocked": False, "packed": False},
+    3: {"c_in_registers": True, "blocked": False, "packed": False},
+    4: {"c_in_registers": True, "blocked": False, "packed": False},
+    5: {"c_in_registers": True, "blocked": False, "packed": False},
+    6: {"c_in_registers": True, "blocked": True, "packed": False},
+    7: {"c_in_registers": True, "blocked": True, "packed": True},
+    8: {"c_in_registers": True, "blocked": True, "packed": True},
+    9: {"c_in_registers": True, "blocked": True, "packed": True},
+    10: {"c_in_registers": True, "blocked": True, "packed": True},
 }
-# Steps 08-10: the micro-kernel, hence the tile, depends on the ISA the kernel ran.
-TILES = {"avx512": (14, 32), "avx2": (6, 16), "neon": (8, 12)}
 
 
 def fits(nbytes, cache):
@@ -43,16 +43,14 @@ def fits(nbytes, cache):
     return cache > 0 and nbytes <= cache / 2
 
 
-def loop_nest(number, kernel):
-    """The STEPS entry for a step, with mr and nr filled in; None for a step the model does
-    not know (lab steps 11 and up, or 08-10 with an unknown kernel)."""
-    if number not in STEPS:
+def loop_nest(number, tile):
+    """The STEPS entry for a step, with its register tile (mr, nr) filled in; None for a step
+    the model does not know (lab steps 11 and up) or without a tile (a variant cpuinfo gives
+    none for)."""
+    if number not in STEPS or not tile:
         return None
     nest = dict(STEPS[number])
-    if "mr" not in nest:
-        if kernel not in TILES:
-            return None
-        nest["mr"], nest["nr"] = TILES[kernel]
+    nest["mr"], nest["nr"] = tile
     return nest
 
 
@@ -129,9 +127,10 @@ def skips_packing(number, n, caches, blocks):
     return number == 10 and not blocks.get("set") and fits(FLOAT * n * n, caches["L2"])
 
 
-def bytes_per_fma(number, kernel, n, caches, blocks=None):
-    """{level: bytes per multiply-add}, or None when the model does not know the step."""
-    nest = loop_nest(number, kernel)
+def bytes_per_fma(number, tile, n, caches, blocks=None):
+    """{level: bytes per multiply-add} of step `number` with register tile (mr, nr), or None
+    when the model does not know the step."""
+    nest = loop_nest(number, tile)
     if nest is None:
         return None
     if nest["blocked"] and blocks and not skips_packing(number, n, caches, blocks):
@@ -174,7 +173,9 @@ def place(intensities, bandwidth, ceiling=None):
             "roofs": {lv: bandwidth[lv] * intensities[lv] for lv in LEVELS if lv in bandwidth and lv in intensities}}
 
 
-# ---- What cpuinfo says: the caches and each step's block sizes --------------------------------
+# ---- What cpuinfo's report says: the caches and each step's block sizes ------------------------
+# The roofline reads plots/machine.py (cpuinfo --json) instead; plots/concepts.py still reads
+# the report with this.
 
 UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}
 

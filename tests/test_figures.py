@@ -112,6 +112,9 @@ def main():
                              "  01_baseline           scalar   (no block sizes)\n"
                              "  09_openmp             avx512   mc = 112   rows\n"
                              "                                 kc = 1056   depth\n")
+        # The roofline's machine (cpuinfo --json, as run_all.sh saves it): a recorded one.
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "zen3-busy", "machine.json")) as f:
+            write("machine.json", f.read())
         os.makedirs(os.path.join(results, "scaling"))
         for threads, gflops in ((1, 80.0), (2, 150.0)):
             write(os.path.join("scaling", "step09_openmp.t{}.csv".format(threads)),
@@ -431,22 +434,26 @@ def main():
                 expect(r.returncode == 2 and len(lines) == 1 and "step02_unroll_1x4.csv" in lines[0],
                        "{} on {}: exit {}, stderr {!r}".format(os.path.basename(script), kind, r.returncode, r.stderr[-400:]))
         os.remove(bad)
-        # cpuinfo.txt as a FIFO: the figures that read it (roofline, bandwidth) fail, one line each
-        # (they waited for ever), the rest are drawn, and their exit 2 (bad input) is make_figures.py's;
-        # --at past kMaxSize: one line, exit 2.
-        os.rename(os.path.join(results, "cpuinfo.txt"), os.path.join(d, "cpuinfo.txt"))
-        os.mkfifo(os.path.join(results, "cpuinfo.txt"))
+        # cpuinfo.txt and machine.json as FIFOs: the figures that read them (roofline, bandwidth)
+        # fail, one line each (they waited for ever), the rest are drawn, and their exit 2 (bad
+        # input) is make_figures.py's; --at past kMaxSize: one line, exit 2.
+        fifos = ("cpuinfo.txt", "machine.json")
+        for name in fifos:
+            os.rename(os.path.join(results, name), os.path.join(d, name))
+            os.mkfifo(os.path.join(results, name))
         try:
             r = subprocess.run([sys.executable, make_figures, "--results", results], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
             lines = r.stderr.strip().splitlines()
-            expect(r.returncode == 2 and lines and all(l.startswith("make_figures.py: ") and "cpuinfo.txt" in l
-                                                        for l in lines),
-                   "make_figures.py with a FIFO cpuinfo.txt: exit {}, stderr {!r}".format(r.returncode, r.stderr[-400:]))
+            expect(r.returncode == 2 and len(lines) == 2 and all(l.startswith("make_figures.py: ") and
+                                                                 any(name in l for name in fifos) for l in lines),
+                   "make_figures.py with a FIFO cpuinfo.txt and machine.json: exit {}, stderr {!r}".format(
+                       r.returncode, r.stderr[-400:]))
         except subprocess.TimeoutExpired:
-            failures.append("make_figures.py with a FIFO cpuinfo.txt: still running after 120 s")
-        os.remove(os.path.join(results, "cpuinfo.txt"))
-        os.rename(os.path.join(d, "cpuinfo.txt"), os.path.join(results, "cpuinfo.txt"))
+            failures.append("make_figures.py with a FIFO cpuinfo.txt and machine.json: still running after 120 s")
+        for name in fifos:
+            os.remove(os.path.join(results, name))
+            os.rename(os.path.join(d, name), os.path.join(results, name))
         r = run([make_figures, "--results", results, "--at", "46341"])
         expect(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "--at" in r.stderr,
                "make_figures.py --at 46341: exit {}, stderr {!r}".format(r.returncode, r.stderr[-400:]))

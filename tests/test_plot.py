@@ -5,6 +5,7 @@ appeared.
 
     test_plot.py PATH/TO/plots/plot_gflops.py   (run by ctest with the interpreter that has matplotlib)
 """
+import json
 import math
 import os
 import re
@@ -30,6 +31,20 @@ Steps built, the variant each runs here, and the block sizes it uses here:
   09_openmp             avx512   mc = 112   rows
                                  kc = 1056   depth
 """
+# The roofline's machine (cpuinfo --json): a recorded one, with CPUINFO's caches and blocks.
+BLOCKS = {"06_blocking": {"kc": 384, "mc": 680}, "08_avx512_14x32": {"mc": 112, "kc": 1056, "nc": 8192},
+          "09_openmp": {"mc": 112, "kc": 1056}}
+
+
+def machine_json(root):
+    with open(os.path.join(root, "tests", "data", "zen3-busy", "machine.json")) as f:
+        data = json.load(f)
+    data["caches"].update(l1d=48 * 1024, l2=2 << 20, l3=64 << 20)
+    for step in data["steps"]:
+        step["params"] = [{"name": k, "value": v, "help": ""} for k, v in BLOCKS.get(step["slug"], {}).items()]
+    return json.dumps(data)
+
+
 BANDWIDTH = ("kind,bytes,threads,gbps,level,isa\n"
              "read,24576,1,300.0,L1,avx512\nread,1048576,1,120.0,L2,avx512\n"
              "read,23068672,1,30.0,L3,avx512\nread,1090519040,1,12.0,DRAM,avx512\n"
@@ -52,6 +67,7 @@ def harness(step, kernel, values, threads=1, header=HEADER, uarch=None, verified
 def main():
     plots = os.path.dirname(os.path.abspath(sys.argv[1]))
     sys.path.insert(0, plots)
+    root = os.path.dirname(plots)
     import plot_bandwidth
     import plot_blockmap
     import plot_gflops
@@ -266,7 +282,7 @@ def main():
 
         # ---- The roofline model, and plot_roofline.py ----------------------------------------
         caches = {"L1": 48 * 1024, "L2": 2 << 20, "L3": 64 << 20}
-        traffic = roofline_model.bytes_per_fma(1, "scalar", 1000, caches)
+        traffic = roofline_model.bytes_per_fma(1, (1, 1), 1000, caches)
         # Step 01: A and B loaded (4 + 4 bytes), the sum stored to C (4), never loaded: 12 bytes
         # per multiply-add, 2/12 flop/B. Its B column (1000 lines, 64 KB) misses L1: a line per
         # multiply-add from L2, plus A's 4 bytes.
@@ -275,29 +291,32 @@ def main():
         # Step 02 as compiled: per step of p, 4 x (load A, multiply by B, add, store to C), A
         # loaded again after each store (C might be A): 12 bytes per multiply-add too, not the
         # 5 of a 1 x 4 tile plus C. B's rows: a line per 4 multiply-adds from L2, plus A's 1.
-        traffic = roofline_model.bytes_per_fma(2, "scalar", 1000, caches)
+        traffic = roofline_model.bytes_per_fma(2, (1, 4), 1000, caches)
         expect(abs(traffic["L1"] - 12) < 1e-9 and abs(traffic["L2"] - 17) < 1e-9,
                "roofline model, step 02: {}".format(traffic))
-        # Steps 08-10's tiles are the kernels' constants (kMrAvx512 = 14, kNrAvx512 = 32, ...).
-        root = os.path.dirname(plots)
-        for header in ("steps/08_avx512_14x32/microkernels.hpp", "steps/10_tuned/microkernels.hpp"):
-            with open(os.path.join(root, header)) as f:
-                found = {isa.lower(): (int(mr), int(nr)) for isa, mr, nr in
-                         re.findall(r"kMr(\w+)\s*=\s*(\d+)\s*,\s*kNr\1\s*=\s*(\d+)", f.read())}
-            expect(found == roofline_model.TILES,
-                   "roofline model: TILES {} are not {}'s {}".format(roofline_model.TILES, header, found))
-        tile = roofline_model.intensity(roofline_model.bytes_per_fma(8, "avx512", 1000, caches,
+        # (Steps 08-10's tiles are the kernels' constants, through the registry: test_machine.py.)
+        tile = roofline_model.intensity(roofline_model.bytes_per_fma(8, (14, 32), 1000, caches,
                                                                      {"kc": 1056, "mc": 112, "nc": 8192}))
         # 14 x 32 tile: 448 multiply-adds per 46 floats loaded, 2 * 448 / 184 = 4.87 flop/B,
         # a little less for the C tile (8 bytes per element, once per kc = 1000).
         expect(abs(tile["L1"] - 896 / (184 + 448 * 8 / 1000)) < 1e-6, "roofline model, step 08 L1: {}".format(tile))
         refused("plot_roofline.py", [s01, "--peak", peak, "--bandwidth", write("bw0.csv", BANDWIDTH),
-                                     "--cpuinfo", write("noinfo.txt", "nothing here\n"), "-o", out],
-                "noinfo.txt", "a cpuinfo without cache sizes")
+                                     "--cpuinfo", write("noinfo.json", "nothing here\n"), "-o", out],
+                "noinfo.json", "a machine.json that is not JSON")
+        no_caches = json.loads(machine_json(root))
+        no_caches["caches"]["l2"] = 0
+        refused("plot_roofline.py", [s01, "--peak", peak, "--bandwidth", write("bw0.csv", BANDWIDTH),
+                                     "--cpuinfo", write("nocache.json", json.dumps(no_caches)), "-o", out],
+                "nocache.json", "a machine.json without an L2 size")
+        del no_caches["steps"][0]["slug"]
+        refused("plot_roofline.py", [s01, "--peak", peak, "--bandwidth", write("bw0.csv", BANDWIDTH),
+                                     "--cpuinfo", write("noslug.json", json.dumps(no_caches)), "-o", out],
+                "noslug.json", "a machine.json with a step without its slug")
         bandwidth = write("bandwidth.csv", BANDWIDTH)
         cpuinfo = write("cpuinfo.txt", CPUINFO)
+        machine_file = write("machine.json", machine_json(root))
         s06 = write("s06.csv", harness("06_blocking", "sse", [(1000, 13.0, 12.0)]))
-        args = [s01, s05b, s06, s08, s09, "--peak", peak, "--bandwidth", bandwidth, "--cpuinfo", cpuinfo, "-o", out]
+        args = [s01, s05b, s06, s08, s09, "--peak", peak, "--bandwidth", bandwidth, "--cpuinfo", machine_file, "-o", out]
         r = run("plot_roofline.py", args)
         expect(r.returncode == 0, "plot_roofline.py: exit {}: {}".format(r.returncode, r.stderr))
         is_png(out, "plot_roofline.py")
@@ -323,7 +342,7 @@ def main():
         # at the right edge must not print over each other.
         close = write("peak_close.csv", PEAK + "avx,fp32,1,92.0\n")
         fig = plot_roofline.render(plot_roofline.parse([s01, "--peak", close, "--bandwidth", bandwidth,
-                                                        "--cpuinfo", cpuinfo, "-o", out]))
+                                                        "--cpuinfo", machine_file, "-o", out]))
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
         labels = [t for t in fig.axes[0].texts if t.get_text().strip().split(" ")[0] in ("avx", "avx2")]
@@ -340,7 +359,8 @@ def main():
         run08 = harness_csv.load_run(s08p)
         expect(run08["rows"][0]["params"] == {"mc": 112, "kc": 125, "nc": 8192},
                "harness_csv: the params column: {}".format(run08["rows"][0]["params"]))
-        pts, _ = plot_roofline.points([run08], 1, 1000, caches, {"08_avx512_14x32": {"kc": 1056, "mc": 112, "nc": 8192}},
+        import machine
+        pts, _ = plot_roofline.points([run08], 1, 1000, caches, machine.parse(machine_json(root), "machine.json"),
                                       harness_csv.level_bandwidth(harness_csv.load_bandwidth(bandwidth), 1))
         expect(len(pts) == 1 and abs(pts[0]["intensities"]["L1"] - 896 / (184 + 448 * 8 / 125)) < 1e-6,
                "plot_roofline.py: step 08's blocks should come from its params column: {}".format(pts))
@@ -433,7 +453,7 @@ def main():
                                           uarch="$\\frac{$"))
         for script, args in (("plot_gflops.py", [tex, "--peak", peak]), ("plot_staircase.py", [tex, "--peak", peak]),
                              ("plot_scaling.py", [tex, tex_t, "--peak", peak]),
-                             ("plot_roofline.py", [tex, "--peak", peak, "--bandwidth", bandwidth, "--cpuinfo", cpuinfo])):
+                             ("plot_roofline.py", [tex, "--peak", peak, "--bandwidth", bandwidth, "--cpuinfo", machine_file])):
             r = run(script, args + ["-o", out])
             expect(r.returncode == 0 and not r.stderr, "{} with $\\frac{{$ in the CSV: exit {}, {!r}".format(
                 script, r.returncode, r.stderr[-300:]))
@@ -550,7 +570,7 @@ def main():
         for bw_file, step_csv, gflops, expected in ((bandwidth, s01, 1.0, "L2"), (slow, s01, 1.0, "DRAM"),
                                                     (bandwidth, s08, 110.0, "compute")):
             fig = plot_roofline.render(plot_roofline.parse([step_csv, "--peak", peak, "--bandwidth", bw_file,
-                                                            "--cpuinfo", cpuinfo, "-o", out]))
+                                                            "--cpuinfo", machine_file, "-o", out]))
             ax = fig.axes[0]
             what = "roofline, {} with {}".format(os.path.basename(step_csv), os.path.basename(bw_file))
             roof_of = {l.get_label().split()[0]: l.get_ydata()[0] / l.get_xdata()[0]

@@ -64,7 +64,8 @@ def scripts(out):
         ("plot_gflops.py", data("step01_baseline.csv") + ["-o", fig], fig),
         ("plot_staircase.py", data("step01_baseline.csv", "step06_blocking.csv") + ["--at", "1000", "-o", fig], fig),
         ("plot_roofline.py", data("step06_blocking.csv") + ["--peak", peak, "--bandwidth", bandwidth,
-                                                           "--cpuinfo", cpuinfo, "--at", "1000", "-o", fig], fig),
+                                                           "--cpuinfo", data("machine.json")[0], "--at", "1000",
+                                                           "-o", fig], fig),
         ("plot_bandwidth.py", [bandwidth, "--cpuinfo", cpuinfo, "-o", fig], fig),
         ("plot_scaling.py", data("scaling/step09_openmp.t1.csv", "scaling/step09_openmp.t2.csv")
          + ["--peak", peak, "--at", "1000", "-o", fig], fig),

@@ -47,7 +47,7 @@ function sizes_done(file,   s) {   # at the end of each file
 }
 
 BEGIN {
-  split("step m n k threads gflops_best gflops_median seconds_best max_rel_err verified", required, " ")
+  nrequired = split("step m n k threads gflops_best gflops_median seconds_best max_rel_err verified", required, " ")
   if (sizes != "") { count = split(sizes, list, ","); for (i = 1; i <= count; ++i) want[list[i] + 0] = 1 }
 }
 
@@ -58,7 +58,7 @@ FNR == 1 {
   delete col
   width = NF
   for (i = 1; i <= NF; ++i) col[$i] = i
-  for (i = 1; i <= 10; ++i)
+  for (i = 1; i <= nrequired; ++i)
     if (!(required[i] in col)) problem("no " required[i] " column: not a harness CSV")
   next
 }

@@ -27,7 +27,7 @@ void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, i
 }
 // <<< loops
 
-constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar}};
+constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar, nullptr, {}, 1, 1}};
 
 }  // namespace
 

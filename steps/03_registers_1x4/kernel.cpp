@@ -50,7 +50,7 @@ void gemm_scalar(int m, int n, int k, const float* A, int lda, const float* B, i
             add_dot(k, &A(i, 0), lda, &B(0, j), ldb, &C(i, j));
 }
 
-constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar}};
+constexpr gemm::Variant variants[] = {{"scalar", gemm_scalar, nullptr, {}, 1, 4}};
 
 }  // namespace
 

@@ -8,9 +8,9 @@
 namespace {
 
 #if defined(__x86_64__)
-constexpr gemm::Variant variants[] = {{"sse", step05::gemm_sse, gemm::cpu::has_sse2, "SSE2"}};
+constexpr gemm::Variant variants[] = {{"sse", step05::gemm_sse, gemm::cpu::has_sse2, "SSE2", 4, 4}};
 #elif defined(__aarch64__)
-constexpr gemm::Variant variants[] = {{"neon", step05::gemm_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr gemm::Variant variants[] = {{"neon", step05::gemm_neon, gemm::cpu::has_neon, "NEON", 4, 4}};
 #else
 #error "step 05 is written for x86-64 (SSE) and AArch64 (NEON)"
 #endif

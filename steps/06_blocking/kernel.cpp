@@ -41,9 +41,9 @@ void set_kc(int v) { kc_set = v; }
 void set_mc(int v) { mc_set = v; }
 
 #if defined(__x86_64__)
-constexpr gemm::Variant variants[] = {{"sse", step06::gemm_sse, gemm::cpu::has_sse2, "SSE2"}};
+constexpr gemm::Variant variants[] = {{"sse", step06::gemm_sse, gemm::cpu::has_sse2, "SSE2", 4, 4}};
 #elif defined(__aarch64__)
-constexpr gemm::Variant variants[] = {{"neon", step06::gemm_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr gemm::Variant variants[] = {{"neon", step06::gemm_neon, gemm::cpu::has_neon, "NEON", 4, 4}};
 #else
 #error "step 06 is written for x86-64 (SSE) and AArch64 (NEON)"
 #endif

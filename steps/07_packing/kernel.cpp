@@ -119,12 +119,12 @@ void packed_blocks(MicroKernel micro_kernel, int m, int n, int k, const float* A
 void gemm_sse(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     packed_blocks(step07::micro_kernel_sse, m, n, k, A, lda, B, ldb, C, ldc);
 }
-constexpr gemm::Variant variants[] = {{"sse", gemm_sse, gemm::cpu::has_sse2, "SSE2"}};
+constexpr gemm::Variant variants[] = {{"sse", gemm_sse, gemm::cpu::has_sse2, "SSE2", 4, 4}};
 #elif defined(__aarch64__)
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     packed_blocks(step07::micro_kernel_neon, m, n, k, A, lda, B, ldb, C, ldc);
 }
-constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON", 4, 4}};
 #else
 #error "step 07 is written for x86-64 (SSE) and AArch64 (NEON)"
 #endif

@@ -75,14 +75,14 @@ void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, i
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm(kAvx2, m, n, k, A, lda, B, ldb, C, ldc);
 }
-constexpr gemm::Variant variants[] = {{"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
-                                      {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"}};
+constexpr gemm::Variant variants[] = {{"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F", kMrAvx512, kNrAvx512},
+                                      {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA", kMrAvx2, kNrAvx2}};
 #elif defined(__aarch64__)
 constexpr Tile kNeon{microkernel_neon_8x12, kMrNeon, kNrNeon};
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     blocked_gemm(kNeon, m, n, k, A, lda, B, ldb, C, ldc);
 }
-constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON", kMrNeon, kNrNeon}};
 #else
 #error "step 08 has micro-kernels for x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
 #endif

@@ -127,13 +127,14 @@ void gemm_avx512(int m, int n, int k, const float* A, int lda, const float* B, i
 void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     parallel_gemm({step08::microkernel_avx2_6x16, step08::kMrAvx2, step08::kNrAvx2}, m, n, k, A, lda, B, ldb, C, ldc);
 }
-constexpr gemm::Variant variants[] = {{"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
-                                      {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"}};
+constexpr gemm::Variant variants[] = {
+    {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F", step08::kMrAvx512, step08::kNrAvx512},
+    {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA", step08::kMrAvx2, step08::kNrAvx2}};
 #elif defined(__aarch64__)
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     parallel_gemm({step08::microkernel_neon_8x12, step08::kMrNeon, step08::kNrNeon}, m, n, k, A, lda, B, ldb, C, ldc);
 }
-constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"}};
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON", step08::kMrNeon, step08::kNrNeon}};
 #else
 #error "step 09 runs step 08's micro-kernels: x86-64 (AVX-512, AVX2) and AArch64 (NEON) only"
 #endif

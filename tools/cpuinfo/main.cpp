@@ -9,27 +9,177 @@
 // (gemm::cpu::machine_lines; docs/contracts.md, "Wisdom (step 10)"), for tools/tune.py:
 //     cpu VENDOR FAMILY MODEL MICROARCH
 //     caches L1D L2 L3
+// `cpuinfo --json [--sizes N,N,...] [--threads T,T,...]` prints all of that as one JSON object
+// (docs/contracts.md, "bin/cpuinfo --json"), with each step's plan for those products, for
+// plots/machine.py. The report, --steps and --json come from one gathering (peak.hpp's context).
+#include "json.hpp"
 #include "peak.hpp"
 
+#include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
+#include <gemm/harness.hpp>
 #include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
 #include <gemm/registry.hpp>
 
 #include <iostream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace {
 
+using gemm::peak::StepFacts;
+
+constexpr const char* kUsage =
+    "usage: cpuinfo [--steps | --uarch | --identity | --json [--sizes N,N,...] [--threads T,T,...]]\n"
+    "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
+    "the variant and block sizes each step uses here. --steps: one line per step,\n"
+    "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts. --uarch: the\n"
+    "microarchitecture's name (or vendor, family and model when not in the table).\n"
+    "--identity: the two lines a wisdom file records and step 10 compares,\n"
+    "'cpu VENDOR FAMILY MODEL MICROARCH' and 'caches L1D L2 L3' (bytes, after GEMM_CACHES).\n"
+    "--json: all of the report but the measured clock as one JSON object (identity, caches,\n"
+    "cores, features, peak formula inputs, libraries, the CSV's columns, each step's variant,\n"
+    "register tile and block sizes); with --sizes and --threads, each step's plan for every\n"
+    "m = n = k in the list on each thread count (sizes 1 to 46340; threads 1 to 4 x the CPUs).\n"
+    "A bad option or value: one line on stderr, exit 2.\n";
+
+// What --json's plans are for: the sizes and thread counts given.
+struct PlanRequest {
+    std::vector<int> sizes, threads;
+};
+
+std::vector<int> whole_list(std::string_view option, std::string_view list, long long hi) {
+    std::vector<int> out;
+    for (const std::string& item : gemm::list_option(option, list))
+        out.push_back(static_cast<int>(gemm::whole_option(option, item, 1, hi)));
+    return out;
+}
+
+void steps_lines(const std::vector<StepFacts>& steps) {
+    for (const StepFacts& s : steps)
+        std::cout << s.step->number << ' ' << s.step->slug << ' ' << (s.step->def->parallel ? "parallel" : "serial")
+                  << ' ' << (s.variant ? s.variant->name : std::string_view("unsupported")) << '\n';
+}
+
+// "mc=112 kc=256 note=x" as an object; a value of digits is a number, anything else a string.
+void pairs(cpuinfo::Json& j, std::string_view key, const std::string& text) {
+    j.object(key);
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t space = std::min(text.find(' ', at), text.size());
+        const std::string item = text.substr(at, space - at);
+        at = space + 1;
+        const std::size_t eq = item.find('=');
+        if (item.empty() || eq == std::string::npos || eq == 0) continue;
+        const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+        const bool digits = !value.empty() && value.size() < 16 && value.find_first_not_of("0123456789") == std::string::npos;
+        if (digits) j.value(name, std::stoll(value));
+        else j.value(name, value);
+    }
+    j.end();
+}
+
+void tile(cpuinfo::Json& j, const gemm::Variant& v) {
+    if (v.mr > 0 && v.nr > 0) j.object("tile").value("mr", v.mr).value("nr", v.nr).end();
+    else j.null("tile");
+}
+
+void step_json(cpuinfo::Json& j, const StepFacts& s, const PlanRequest& request) {
+    const gemm::StepDef& def = *s.step->def;
+    j.object().value("number", s.step->number).value("slug", s.step->slug);
+    j.value("threading", def.parallel ? "parallel" : "serial");
+    if (s.variant) j.value("variant", s.variant->name);
+    else j.value("variant", "unsupported");
+    if (s.variant) tile(j, *s.variant);
+    else j.null("tile");
+    j.array("variants");
+    for (const gemm::Variant& v : def.variants) {
+        j.object().value("name", v.name).flag("supported", v.is_supported()).value("requirement", v.requirement);
+        tile(j, v);
+        j.end();
+    }
+    j.end().array("params");
+    for (const StepFacts::Value& p : s.params) j.object().value("name", p.name).value("value", p.value).value("help", p.help).end();
+    j.end();
+    if (s.has_tuned) j.object("tuned").value("source", s.tuned.source).value("note", s.tuned.note).end();
+    j.array("plans");
+    if (s.variant)
+        for (int size : request.sizes)
+            for (int threads : request.threads) {
+                j.object().value("size", size).value("threads", threads);
+                pairs(j, "plan", def.plan ? def.plan(s.variant->name, size, size, size, threads) : std::string());
+                j.end();
+            }
+    j.end().end();
+}
+void identity_json(cpuinfo::Json& j) {
+    const gemm::cpu::Identity& id = gemm::cpu::identity();
+    const gemm::cpu::MachineLines lines = gemm::cpu::machine_lines();
+    j.object("identity").value("name", gemm::cpu::name()).value("arch", gemm::cpu::arch());
+    j.value("vendor", id.vendor).value("family", id.family).value("model", id.model).value("stepping", id.stepping);
+    j.value("microarch", gemm::cpu::microarch().name).value("label", gemm::cpu::microarch_label());
+    j.array("wisdom_lines").element(lines.cpu).element(lines.caches).end();
+    j.end();
+    const gemm::cpu::Caches& c = gemm::cpu::caches();
+    j.object("caches").value("l1d", static_cast<long long>(c.l1d)).value("l2", static_cast<long long>(c.l2));
+    j.value("l3", static_cast<long long>(c.l3)).value("source", c.source).end();
+}
+
+void peak_json(cpuinfo::Json& j, const gemm::peak::Context& ctx) {
+    j.object("cpus").value("logical", ctx.logical_cpus).value("physical_cores", ctx.physical_cores);
+    j.value("pinning_note", gemm::cpu::pinning_note());
+    j.value("core_kinds", gemm::cpu::core_kinds_line(gemm::cpu::core_kinds())).end();
+    j.object("clock").real("os_ghz", ctx.os_clock.ghz).value("source", ctx.os_clock.source).end();
+    j.object("features").array("names");
+    for (std::string_view f : ctx.features) j.element(f);
+    j.end().value("source", ctx.feature_source).end();
+    // bin/peak's formula: physical cores x GHz x FLOPs per cycle, per ISA (os_ghz: 0 = unknown).
+    j.object("peak").value("formula", "physical_cores x ghz x fp32_per_cycle");
+    j.value("pipes", gemm::cpu::microarch().pipes).array("isas");
+    for (const gemm::peak::IsaFacts& isa : ctx.isas)
+        j.object().value("name", isa.isa->name).real("fp32_per_cycle", isa.flops.fp32)
+            .real("fp64_per_cycle", isa.flops.fp32 * isa.isa->fp64_share).value("source", isa.flops.source)
+            .value("why", isa.flops.why).end();
+    j.end().end();
+    j.object("libraries").value("openblas", ctx.openblas).value("blis", ctx.blis).end();
+}
+
+void json_report(const PlanRequest& request) {
+    const gemm::peak::Context ctx = gemm::peak::context();
+    cpuinfo::Json j;
+    j.object().value("format", "gemm-steps cpuinfo 1");
+    identity_json(j);
+    peak_json(j, ctx);
+    j.array("csv_columns");
+    for (std::string_view column : gemm::csv_columns()) j.element(column);
+    j.end().array("steps");
+    for (const StepFacts& s : ctx.steps) step_json(j, s, request);
+    j.end().end();
+    std::cout << j.text();
+}
+
+// --json's own options: --sizes and --threads, each at most once (repeated_option sees to it).
+PlanRequest plan_request(int argc, char** argv) {
+    PlanRequest request;
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--sizes") {
+            request.sizes = whole_list(arg, gemm::option_value(argc, argv, i), gemm::kMaxSize);
+        } else if (arg == "--threads") {
+            request.threads = whole_list(arg, gemm::option_value(argc, argv, i), gemm::max_threads(gemm::kThreadsPerCpu));
+        } else {
+            throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
+        }
+    }
+    if (request.threads.empty() && !request.sizes.empty()) request.threads = {1};
+    return request;
+}
+
 int run(int argc, char** argv) {
     if (gemm::wants_help(argc, argv)) {
-        std::cout << "usage: cpuinfo [--steps | --uarch | --identity]\n"
-                     "Prints the CPU, its instruction sets (CPUID or HWCAP), cores, clock, caches and\n"
-                     "the variant and block sizes each step uses here. --steps: one line per step,\n"
-                     "NUMBER SLUG parallel|serial VARIANT|unsupported, for scripts. --uarch: the\n"
-                     "microarchitecture's name (or vendor, family and model when not in the table).\n"
-                     "--identity: the two lines a wisdom file records and step 10 compares,\n"
-                     "'cpu VENDOR FAMILY MODEL MICROARCH' and 'caches L1D L2 L3' (bytes, after GEMM_CACHES).\n";
+        std::cout << kUsage;
         return 0;
     }
     if (const std::string problem = gemm::environment_problem(); !problem.empty()) {
@@ -37,6 +187,19 @@ int run(int argc, char** argv) {
         return 2;
     }
     const std::string_view arg = argc > 1 ? argv[1] : "";
+    if (arg == "--json") {
+        PlanRequest request;
+        try {
+            if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+                throw gemm::UsageError(gemm::shown(twice) + ": given twice");
+            request = plan_request(argc, argv);
+        } catch (const gemm::UsageError& e) {
+            std::cerr << "cpuinfo: " << e.what() << '\n';
+            return 2;
+        }
+        json_report(request);
+        return 0;
+    }
     if (argc > 2) {
         std::cerr << "cpuinfo: " << gemm::quoted("", argv[2]) << ": unexpected argument (see --help)\n";
         return 2;
@@ -51,11 +214,7 @@ int run(int argc, char** argv) {
         return 0;
     }
     if (arg == "--steps") {
-        for (const gemm::Step& s : gemm::steps()) {
-            const gemm::Variant* v = s.best_variant();
-            std::cout << s.number << ' ' << s.slug << ' ' << (s.def->parallel ? "parallel" : "serial")
-                      << ' ' << (v ? v->name : std::string_view("unsupported")) << '\n';
-        }
+        steps_lines(gemm::peak::step_facts());
         return 0;
     }
     if (!arg.empty()) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gemm/cpu.hpp>
+#include <gemm/registry.hpp>
 
 #include <iosfwd>
 #include <span>
@@ -75,6 +76,37 @@ struct Row {
     double theoretical;    // 0 when the frequency is unknown
 };
 void write_csv(std::ostream& out, const std::vector<Row>& rows);   // isa,precision,threads,gflops
+
+// What bin/cpuinfo reports, gathered once: its human report, --steps and --json are all
+// written from these (tools/cpuinfo; docs/contracts.md, "bin/cpuinfo").
+struct StepFacts {
+    const Step* step;
+    const Variant* variant;   // the one it runs here; nullptr: not supported on this CPU
+    struct Value {
+        std::string_view name, help;
+        int value;
+    };
+    std::vector<Value> params;   // the params in effect here (Param::in_effect), their values now
+    bool has_tuned = false;      // a step with values tuned on this machine (step 10's wisdom)
+    TunedParams tuned;           // what a run would take (tuned_params(variant, 0))
+};
+std::vector<StepFacts> step_facts();
+
+struct IsaFacts {
+    const Isa* isa;
+    FlopsPerCycle flops;         // fp32 per core and cycle; fp64 is isa->fp64_share of it
+};
+struct Context {
+    std::vector<std::string_view> features;   // of those the steps use: sse2 avx fma avx2 avx512f neon
+    std::string feature_source;
+    int logical_cpus = 0;                     // this process may use
+    int physical_cores = 0;                   // under them
+    Frequency os_clock;
+    std::vector<IsaFacts> isas;               // those bin/peak measures here
+    std::string openblas, blis;               // the reference runners' kernel set, or why none
+    std::vector<StepFacts> steps;
+};
+Context context();   // runs the reference runners' --kernels (fast); measures nothing
 
 // The CPU report: name, features and where they come from, cores, frequency, caches and
 // the block sizes every registered step with tunables uses here (from gemm::steps()).

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #if defined(__linux__)
 #include <unistd.h>
@@ -27,20 +29,21 @@ std::string bytes(long b) {
     return std::to_string(b) + " B";
 }
 
-std::string feature_list() {
+std::vector<std::string_view> features_used() {
     const cpu::Features& f = cpu::features();
+    std::vector<std::string_view> names;
+    for (auto [has, name] : {std::pair{f.sse2, "sse2"}, {f.avx, "avx"}, {f.fma, "fma"}, {f.avx2, "avx2"},
+                             {f.avx512f, "avx512f"}, {f.neon, "neon"}})
+        if (has) names.push_back(name);
+    return names;
+}
+
+std::string feature_list(const std::vector<std::string_view>& names) {
     std::string s;
-    auto add = [&](bool has, const char* name) {
-        if (!has) return;
+    for (std::string_view name : names) {
         if (!s.empty()) s += ' ';
         s += name;
-    };
-    add(f.sse2, "sse2");
-    add(f.avx, "avx");
-    add(f.fma, "fma");
-    add(f.avx2, "avx2");
-    add(f.avx512f, "avx512f");
-    add(f.neon, "neon");
+    }
     return s.empty() ? "(none of those the steps use)" : s;
 }
 
@@ -84,6 +87,34 @@ std::string library_kernels(const char* runner) {
 #endif
 }
 
+// The report's last part: each step, the variant it runs here and its block sizes.
+void step_report(std::ostream& out, const std::vector<StepFacts>& steps) {
+    const std::string indent(2 + 22 + 9, ' ');
+    out << "\nSteps built, the variant each runs here, and the block sizes it uses here:\n";
+    if (steps.empty()) out << "  (no steps built)\n";
+    for (const StepFacts& s : steps) {
+        out << "  " << std::left << std::setw(22) << s.step->slug << std::setw(9)
+            << (s.variant ? std::string(s.variant->name) : "-");
+        if (!s.variant) {
+            out << "not supported on this CPU\n";
+            continue;
+        }
+        if (s.step->def->params.empty()) {
+            out << "(no block sizes)\n";
+            continue;
+        }
+        bool first = true;
+        for (const StepFacts::Value& p : s.params) {
+            if (!first) out << indent;
+            first = false;
+            out << p.name << " = " << p.value << "   " << p.help << '\n';
+        }
+        if (s.has_tuned)
+            out << indent << "source=" << s.tuned.source << (s.tuned.note.empty() ? "" : " (" + s.tuned.note + ")")
+                << '\n';
+    }
+}
+
 std::string fpc(double v) {
     std::ostringstream s;
     s << v;
@@ -92,10 +123,42 @@ std::string fpc(double v) {
 
 }  // namespace
 
+std::vector<StepFacts> step_facts() {
+    std::vector<StepFacts> out;
+    for (const Step& s : gemm::steps()) {
+        StepFacts facts{&s, s.best_variant(), {}, false, {}};
+        if (facts.variant != nullptr) {
+            for (const Param& p : s.def->params)
+                if (p.in_effect()) facts.params.push_back({p.name, p.help, p.get()});
+            // The values are the rules': with threads = 0 the step sets nothing, it says what a
+            // run would take.
+            if (s.def->tuned_params != nullptr) {
+                facts.has_tuned = true;
+                facts.tuned = s.def->tuned_params(facts.variant->name, 0);
+            }
+        }
+        out.push_back(std::move(facts));
+    }
+    return out;
+}
+
+Context context() {
+    Context c;
+    c.features = features_used();
+    c.feature_source = feature_source();
+    c.logical_cpus = static_cast<int>(cpu::allowed_cpus().size());
+    c.physical_cores = physical_cores(c.logical_cpus);
+    c.os_clock = os_frequency();
+    for (const Isa* isa : available_isas()) c.isas.push_back({isa, flops_per_cycle(isa->name, cpu::microarch())});
+    c.openblas = library_kernels("ref_openblas");
+    c.blis = library_kernels("ref_blis");
+    c.steps = step_facts();
+    return c;
+}
+
 void cpu_report(std::ostream& out) {
     const cpu::Caches& c = cpu::caches();
-    const int logical = static_cast<int>(cpu::allowed_cpus().size());
-    const Frequency f = os_frequency();
+    const Context ctx = context();
     auto row = [&](const char* key) -> std::ostream& { return out << std::left << std::setw(11) << key; };
 
     const cpu::Identity& id = cpu::identity();
@@ -108,12 +171,13 @@ void cpu_report(std::ostream& out) {
                          : id.vendor.empty() ? std::string("unknown (the CPU does not identify itself here)")
                                              : "not in the table (" + cpu::microarch_label() + ")")
                      << "\n";
-    row("features") << feature_list() << "  [" << feature_source() << "]\n";
+    row("features") << feature_list(ctx.features) << "  [" << ctx.feature_source << "]\n";
     row("peak ISAs");
-    for (const Isa* isa : available_isas()) out << isa->name << ' ';
+    for (const IsaFacts& isa : ctx.isas) out << isa.isa->name << ' ';
     out << " [what bin/peak measures here]\n";
-    row("cores") << logical << " logical CPU(s) this process may use, on " << physical_cores(logical)
+    row("cores") << ctx.logical_cpus << " logical CPU(s) this process may use, on " << ctx.physical_cores
                  << " physical core(s)\n";
+    const Frequency& f = ctx.os_clock;
     const Frequency measured = measure_clock(1, 0.02);
     row("clock");
     if (measured.ghz > 0)
@@ -123,48 +187,18 @@ void cpu_report(std::ostream& out) {
     out << " [" << f.source << "]\n";
     row("FP pipes") << (core.pipes.empty() ? "not in the table" : core.pipes) << "\n";
     row("FLOPs/cyc");
-    for (const Isa* isa : available_isas()) {
-        const FlopsPerCycle fp = flops_per_cycle(isa->name, core);
-        out << isa->name << ' ' << fpc(fp.fp32) << (fp.source.rfind("table", 0) == 0 ? "" : "?") << "  ";
-    }
+    for (const IsaFacts& isa : ctx.isas)
+        out << isa.isa->name << ' ' << fpc(isa.flops.fp32) << (isa.flops.source.rfind("table", 0) == 0 ? "" : "?")
+            << "  ";
     out << "[fp32 per core and cycle; ? = not from the table: bin/peak infers or assumes it]\n";
-    row("OpenBLAS") << library_kernels("ref_openblas") << "\n";
-    row("BLIS") << library_kernels("ref_blis") << "\n";
+    row("OpenBLAS") << ctx.openblas << "\n";
+    row("BLIS") << ctx.blis << "\n";
     row("caches") << "L1d " << bytes(c.l1d) << ", L2 " << bytes(c.l2) << " per core, L3 " << bytes(c.l3)
                   << " shared  [" << c.source << "]\n";
     if (const std::string kinds = cpu::core_kinds_line(cpu::core_kinds()); !kinds.empty())
         row("core kinds") << kinds << "  [sysctl hw.perflevelN]\n";
     if (*cpu::pinning_note() != '\0') row("threads") << cpu::pinning_note() << "\n";
-
-    out << "\nSteps built, the variant each runs here, and the block sizes it uses here:\n";
-    if (gemm::steps().empty()) out << "  (no steps built)\n";
-    for (const Step& s : gemm::steps()) {
-        const Variant* v = s.best_variant();
-        out << "  " << std::left << std::setw(22) << s.slug << std::setw(9)
-            << (v ? std::string(v->name) : "-");
-        if (!v) {
-            out << "not supported on this CPU\n";
-            continue;
-        }
-        if (s.def->params.empty()) {
-            out << "(no block sizes)\n";
-            continue;
-        }
-        bool first = true;
-        for (const Param& p : s.def->params) {
-            if (!p.in_effect()) continue;
-            if (!first) out << std::string(2 + 22 + 9, ' ');
-            first = false;
-            out << p.name << " = " << p.get() << "   " << p.help << '\n';
-        }
-        // A step with values tuned on this machine (step 10's wisdom) says whether a run takes
-        // them: the values above are the rules'; nothing is set here.
-        if (s.def->tuned_params != nullptr) {
-            const TunedParams t = s.def->tuned_params(v->name, 0);
-            out << std::string(2 + 22 + 9, ' ') << "source=" << t.source << (t.note.empty() ? "" : " (" + t.note + ")")
-                << '\n';
-        }
-    }
+    step_report(out, ctx.steps);
 }
 
 }  // namespace gemm::peak

@@ -110,6 +110,9 @@ struct CsvRow {
     // the hypervisor held (gemm::cpu::waited_share), 0 to 1; NaN where the OS does not say.
     double cpu_wait = 0;
 };
+// The columns in order, as the header names them: the one list the header and each line are
+// written from (common/src/csv.cpp), which bin/cpuinfo --json reports as csv_columns.
+std::vector<std::string_view> csv_columns();
 std::string csv_header();
 std::string csv_line(const CsvRow& row);
 std::string csv_text(const std::vector<CsvRow>& rows);   // the header and one line per row

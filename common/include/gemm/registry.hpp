@@ -22,6 +22,10 @@ struct Variant {
     Kernel kernel;
     bool (*supported)() = nullptr;      // nullptr: runs on every CPU
     std::string_view requirement = {};  // what the exit-77 line names: "AVX-512F"
+    // The register tile: the mr x nr block of C its inner loop computes at a time (1 x 4 for
+    // step 02, 14 x 32 for step 08's AVX-512 kernel). 0 x 0: none stated (a library). It is
+    // what bin/cpuinfo --json reports and plots/roofline_model.py models.
+    int mr = 0, nr = 0;
 
     bool is_supported() const { return kernel != nullptr && (supported == nullptr || supported()); }
 };
@@ -71,6 +75,8 @@ struct StepDef {
     // before the header. With threads = 0 (bin/cpuinfo's report) the step sets nothing and the
     // note describes what a run would take.
     TunedParams (*tuned_params)(std::string_view variant, int threads) = nullptr;
+    // What the step would run for an m x n x k product on `threads` threads with variant `variant`: "key=value ..." pairs (the CSV params column's form). nullptr: nothing beyond the params.
+    std::string (*plan)(std::string_view variant, int m, int n, int k, int threads) = nullptr;
 };
 
 struct Step {

@@ -1,0 +1,106 @@
+#include "json.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace cpuinfo {
+
+std::string Json::quoted(std::string_view text) {
+    std::string s = "\"";
+    for (const char ch : text) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') {
+            s += '\\';
+            s += ch;
+        } else if (c == '\n') {
+            s += "\\n";
+        } else if (c == '\t') {
+            s += "\\t";
+        } else if (c < 0x20 || c == 0x7f) {   // the other control characters as \u00XX
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            s += buf;
+        } else {
+            s += ch;   // UTF-8 bytes pass as they are
+        }
+    }
+    return s + '"';
+}
+
+void Json::start(std::string_view key) {
+    if (!open_.empty()) {
+        if (open_.back().has_items) out_ += ',';
+        open_.back().has_items = true;
+        out_ += '\n';
+        out_.append(2 * open_.size(), ' ');
+    }
+    if (!key.empty()) out_ += quoted(key) + ": ";
+}
+
+void Json::open(std::string_view key, char bracket) {
+    start(key);
+    out_ += bracket;
+    open_.push_back({bracket == '{' ? '}' : ']', false});
+}
+
+Json& Json::object(std::string_view key) {
+    open(key, '{');
+    return *this;
+}
+
+Json& Json::array(std::string_view key) {
+    open(key, '[');
+    return *this;
+}
+
+Json& Json::end() {
+    const Open closing = open_.back();
+    open_.pop_back();
+    if (closing.has_items) {
+        out_ += '\n';
+        out_.append(2 * open_.size(), ' ');
+    }
+    out_ += closing.bracket;
+    if (open_.empty()) out_ += '\n';
+    return *this;
+}
+
+Json& Json::value(std::string_view key, std::string_view text) {
+    start(key);
+    out_ += quoted(text);
+    return *this;
+}
+
+Json& Json::value(std::string_view key, long long number) {
+    start(key);
+    out_ += std::to_string(number);
+    return *this;
+}
+
+Json& Json::real(std::string_view key, double number) {
+    start(key);
+    if (!std::isfinite(number)) {
+        out_ += "null";
+        return *this;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", number);
+    out_ += buf;
+    return *this;
+}
+
+Json& Json::flag(std::string_view key, bool yes) {
+    start(key);
+    out_ += yes ? "true" : "false";
+    return *this;
+}
+
+Json& Json::null(std::string_view key) {
+    start(key);
+    out_ += "null";
+    return *this;
+}
+
+Json& Json::element(std::string_view text) { return value({}, text); }
+
+}  // namespace cpuinfo
