@@ -11,14 +11,14 @@ docs/contracts.md, "The tuner", gives its columns). One column of panels per thr
 - the plane of the two block sizes the search moved most (kc x mc on most CPUs), both axes
   logarithmic like the search's ladder: every block candidate that moved in that plane (its
   other block sizes those of the incumbent it was compared with), coloured by its ratio to
-  the rules, chained through the incumbents (a diverging map, white at 1.0, the noise
-  hatched on the colour bar); the arrows are the search's path from the rules through each
-  adopted point; the rules' point is a black square, the winner a star, both labelled with
-  their values; the dashed curve is kc x mc x 4 bytes = L2, the A block filling L2.
+  the rules, chained through the incumbents (a diverging map, white at 1.0, the widest
+  interval the search closed hatched on the colour bar); the arrows are the search's path
+  from the rules through each adopted point; the rules' point is a black square, the winner
+  a star, both labelled with their values; the dashed curve is kc x mc x 4 bytes = L2, the A block filling L2.
 - a strip per other block size that moved (nc, one-slice): its value against the ratio to the
   rules, each candidate joined to the incumbent it moved from.
-- the switches tried: bars from 1.0, each over the band of its incumbent's ratio +- the noise,
-  which it had to clear; and the final rounds' tuned / rules, measured side by side.
+- the switches tried: bars from 1.0, each over the band of its ratio's interval (which had to
+  clear the incumbent's by the margin); and the final rounds' tuned / rules, side by side.
 - what the rules' and the winner's blocks take of L2 (the A block, kc x mc floats) and L3
   (the B panel, kc x nc floats).
 
@@ -60,6 +60,13 @@ def block(path, line, row, column):
     return number(path, line, row, column, int, minimum=1, maximum=MAX_BLOCK)
 
 
+def optional(path, line, row, column, **limits):
+    """A number of the row's column, or None where it is empty (a row without an interval)."""
+    if not (row.get(column) or "").strip():
+        return None
+    return number(path, line, row, column, maximum=MAX_RATIO, **limits)
+
+
 def load(path):
     """The rows of a search record, checked: {setting: {"rows": [...], the search's columns}}."""
     raw = read_rows(path, REQUIRED)
@@ -92,7 +99,10 @@ def load(path):
              "ratio": number(path, line, row, "ratio", positive=True, maximum=MAX_RATIO) if judged else None,
              "ratio_to_rules": number(path, line, row, "ratio_to_rules", positive=True, maximum=MAX_RATIO)
              if judged else None,
-             "noise": number(path, line, row, "noise", minimum=0, maximum=MAX_RATIO)}
+             "noise": optional(path, line, row, "noise", minimum=0),
+             "low": optional(path, line, row, "low", positive=True),
+             "high": optional(path, line, row, "high", positive=True),
+             "decision": (row.get("decision") or "").strip()}
         search = {"setting": setting,
                   "threads": number(path, line, row, "thread_count", int, minimum=1, maximum=MAX_THREADS),
                   "rules": {"mc": block(path, line, row, "rules_mc"), "kc": block(path, line, row, "rules_kc"),
@@ -119,7 +129,9 @@ def load(path):
                     path, s["setting"], shown(s["winner"])))
             s["winner_row"] = adopted[-1]
         s["final"] = next((r for r in s["rows"] if r["phase"] == "final"), None)
-        s["noise"] = max(s["rows"], key=lambda r: r["batch"])["noise"]
+        # What the search resolved: the widest interval among the decisions it closed.
+        closed = [r["noise"] for r in s["rows"] if r["noise"] is not None and r["decision"] in ("won", "lost")]
+        s["noise"] = max(closed or [r["noise"] for r in s["rows"] if r["noise"] is not None] or [0.0])
     return [searches[k] for k in SETTINGS if k in searches]
 
 
@@ -352,7 +364,7 @@ def draw_strip(ax, search, norm, cmap, name):
 
 def draw_switches(ax, search, norm, cmap):
     """Bars from 1.0: each switch candidate's ratio to the rules (chained), over the band of its
-    incumbent's ratio +- the noise; and the final rounds' tuned / rules, measured directly."""
+    interval (chained the same way); and the final rounds' tuned / rules, measured directly."""
     bars = [(" + ".join(r["switches"]) or "(none)", r) for r in search["rows"] if r["phase"] == "switch"]
     if search["final"] is not None:
         bars.append(("final rounds:\nwinner / rules", search["final"]))
@@ -365,8 +377,8 @@ def draw_switches(ax, search, norm, cmap):
     values = [1.0]
     for i, (label, r) in enumerate(bars):
         y = len(bars) - 1 - i
-        if r["phase"] == "switch":
-            low, high = r["vs_to_rules"] * (1 - r["noise"]), r["vs_to_rules"] * (1 + r["noise"])
+        if r["phase"] == "switch" and r["low"] is not None and r["high"] is not None:
+            low, high = r["vs_to_rules"] * r["low"], r["vs_to_rules"] * r["high"]
             ax.fill_betweenx([y - 0.45, y + 0.45], low, high, color="0.82", zorder=1)
             values += [low, high]
         if r["ratio_to_rules"] is not None:
@@ -385,10 +397,8 @@ def draw_switches(ax, search, norm, cmap):
             text = "\u00d7{:.3f}{}".format(r["ratio_to_rules"], "" if r["adopted"] else ": not above 1, the rules kept")
         elif r["adopted"]:
             text = "\u00d7{:.3f}, adopted".format(r["ratio_to_rules"])
-        elif r["pooled"] is not None and r["ratio"] > 1 + r["noise"] and r["pooled"] <= 1 + r["noise"] / 2:
-            text = "\u00d7{:.3f} mean, median pair \u00d7{:.3f}".format(r["ratio_to_rules"], r["pooled"])
         else:
-            text = "\u00d7{:.3f}".format(r["ratio_to_rules"])
+            text = "\u00d7{:.3f}{}".format(r["ratio_to_rules"], ", " + r["decision"] if r["decision"] else "")
         ax.text(0.99, y, text, transform=right, ha="right", va="center", fontsize=7.5,
                 color="red" if r["ratio_to_rules"] is None else "black")
     ax.axvline(1.0, color="black", linewidth=1)
@@ -396,7 +406,7 @@ def draw_switches(ax, search, norm, cmap):
     ax.set_yticklabels([drawing.literal(label) for label, _ in reversed(bars)], fontsize=8)
     ax.set_ylim(-0.6, len(bars) - 0.4)
     ax.set_xlabel("switches tried, and the final rounds: ratio to the rules\n"
-                  "(grey: the incumbent's ratio \u00b1 the noise, which a switch had to clear)", fontsize=8)
+                  "(grey: its interval, which had to clear the incumbent's ratio by the margin)", fontsize=8)
     ax.tick_params(axis="x", labelsize=8)
 
 
@@ -436,11 +446,11 @@ def render(args):
                            cax=fig.add_subplot(grid[0:2 + strips, 2 * column + 1]),
                            extend="max" if max(ratios + [1.0]) > 1.0 + half else "neither")
         bar.set_label("ratio to the rules, chained through the incumbents\n"
-                      "(1 = the rules, > 1 faster; hatched: 1 \u00b1 the noise)", fontsize=9)
+                      "(1 = the rules, > 1 faster; hatched: 1 \u00b1 what the search resolved)", fontsize=9)
         bar.ax.axhspan(1 - noise, 1 + noise, facecolor="none", edgecolor="black", hatch="////", linewidth=0.8)
         blocks = sum(1 for r in search["rows"] if r["phase"] != "final")
         batches = len(set(r["batch"] for r in search["rows"] if r["phase"] != "final"))
-        ax.set_title("{}: {} candidates in {} batches; noise \u00b1{:.1f} %{}".format(
+        ax.set_title("{}: {} candidates in {} batches; decides \u00b1{:.1f} %{}".format(
             drawing.threads_text([search["threads"]]), blocks, batches, 100 * noise,
             "" if search["complete"] else "\nthe search did not finish: its best so far"), fontsize=11)
         # What the rules' and the winner's blocks take of the caches, and the ratios.
@@ -455,7 +465,7 @@ def render(args):
             lines.append("winner: the rules (the final rounds measured {} at \u00d7{:.3f})".format(
                 final["options"] or "the tuned point", final["ratio"]))
         else:
-            lines.append("winner: the rules (no candidate beat them by more than the noise)")
+            lines.append("winner: the rules (no candidate beat them by the margin)")
         notes.text(0.0, 1.0, drawing.literal("\n".join(lines)), transform=notes.transAxes, va="top", ha="left",
                    fontsize=8, family="monospace")
         handles, labels = ax.get_legend_handles_labels()

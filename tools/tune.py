@@ -3,106 +3,75 @@
 thread and on all cores, and writes the winners to a wisdom file that step 10 reads.
 
     tools/tune.py [--build DIR] [-o PATH] [--budget S] [--threads 1|all|both] [--sizes LIST]
-                  [--kernel NAME] [--rounds N] [--seed N] [--fresh] [--no-ref]
+                  [--kernel NAME] [--rounds N] [--margin PCT] [--seed N] [--fresh] [--no-ref]
 
-What it searches. Step 10's tunables --mc, --kc, --nc and --one-slice (integers; the rules of
-steps/10_tuned/blocks.cpp give their values when none is set, and the step reports those
-values in its CSV's params column, which is where the tuner reads them), the switches
---no-copy-b, --no-prefetch, --no-even-k, --no-vector-pack (those in effect for the kernel
-that runs), and, for the AVX-512 kernel, --fold at the form the rules did not pick (1 the
-broadcasts folded into the FMAs, 2 one per row: the rules decide from the core's load ports,
-which a table gives and an unknown core may not match). Each block size moves on a log-spaced ladder around the rules' value: rung j is
-the value x 2^(j/4) (x1.19 a rung), rounded to what the step rounds it to (mc to the tile's
-rows, nc to its columns, kc and one-slice to 16), from x1/4 (j = -8) to x4 (j = +8): 17
-values each. --one-slice is a coordinate only where the rules take some k in one slice
-deeper than kc (and, because --kc alone turns one slice off in step 10, a candidate that
-sets any block size passes the rules' one-slice depth along unless it moves it).
+What it searches (docs/contracts.md, "The tuner", has the whole contract). Step 10's
+tunables --mc, --kc, --nc and --one-slice (the rules of steps/10_tuned/blocks.cpp give
+their values, which the step reports in its CSV's params column), the switches --no-copy-b,
+--no-prefetch, --no-even-k, --no-vector-pack (those in effect for the kernel), and, for the
+AVX-512 kernel, --fold at the form the rules did not pick (the rules decide it from a table
+of the cores' load ports, which an unknown core may not match). Each block size moves on a
+ladder around the rules' value: rung j is the value x 2^(j/4), rounded as the step rounds
+it, from x1/4 (j = -8) to x4 (j = +8). --one-slice is a coordinate only where the rules take
+some k in one slice deeper than kc (a candidate that sets a block size passes the rules'
+depth along: --kc alone turns one slice off). A point whose blocks read more from beyond L2
+per FLOP (2 / mc + 4 / kc bytes) than the rules allow (the larger of 0.025 and what their
+own blocks read) is not measured: a neighbour streaming memory would show its cost.
 
-A point whose blocks read more from beyond L2 per FLOP (2 / mc + 4 / kc bytes: the B panel
-once per A block, C once per slice of k) than the rules allow, the larger of 0.025 and what
-the rules' own blocks read, is not measured: a quiet machine would not show its cost, a
-neighbour streaming memory would (steps/10_tuned/README.md, "What comes from beyond L2").
-
-The grid of that space is 17^4 block points x 2^4 switch settings (1.3 million points; 17^3
-x 2^4 = 78,608 where one-slice is no coordinate; twice that with --fold), each needing the 4 training sizes x 3
-rounds = 12 samples. The search measures 30-45 of them (a coordinate search with a shrinking
-step, as in pattern search):
-
-1. Start at the rules' point (the step with no option: exactly how it runs).
-2. Coarse, one coordinate at a time (kc, mc, nc, one-slice): the incumbent and four
-   candidates x0.5, x0.71, x1.41 and x2 (rungs -4, -2, +2, +4) in one batch. When the
-   winner is an outer one (x0.5 or x2), the next batch goes on in its direction (x1.41 and
-   x2 further), until that stops winning or the ladder ends.
-3. Polish: every coordinate one rung either way (x0.84, x1.19) in one batch; the winner
-   becomes the incumbent and the poll is repeated around it, until no neighbour wins. So the
-   result is a point none of whose ladder neighbours is better by more than the noise. On a
-   cost that is unimodal along each coordinate (block sizes are: too small re-reads memory,
-   too large spills a cache) and whose coordinates interact mildly, that is where the grid
-   would put its best, within one rung and the noise: the coarse steps cross flat or bumpy
-   stretches a one-rung search would stop on, and the polls repeated after every move
-   follow the interactions that a single sweep per coordinate would miss.
-4. Switches, one at a time at the best blocks, in one batch; the winner is kept and the
-   others are tried again on top of it, until none wins.
-5. Final: the rules, the tuned point and the library (build/bin/ref_openblas on as many
-   threads) side by side, for the report's paired ratios; a tuned point these rounds do not
-   confirm (its mean paired ratio to the rules is not above 1) is dropped for the rules.
-
-Values that act alike at every training size are one candidate (mc, kc, nc at or above the
-largest size all mean "the whole matrix"; one-slice depths that take the same sizes in one
-slice; a point equal to the rules except for the small-matrix path, when no training size
-takes it): a ladder step that changes nothing is skipped over, so on a CPU whose L3 makes
-nc far larger than any training size, nc costs no measurement. Counted for the default
-space: 4 x 4 coarse candidates, 0-2 extensions of 2, 1-3 polls of up to 8 (visited points
-are not measured again), 4-7 switch candidates: 30-45 candidates, 12 samples each, plus the
-incumbent's 12 in each of 8-12 batches, about 500-650 samples per thread count (the grid:
-940,000 or 16 million samples). On the made-up bowl of tests/test_tune.py it takes 30-33
-candidates and about 500 samples per thread count.
+The search (a coordinate search with a shrinking step, as in pattern search), from the
+rules' point: coarse, one coordinate at a time (kc, mc, nc, one-slice), x0.5, x0.71, x1.41
+and x2 in one batch, going on in the direction of an outer winner; polish, every coordinate
+one rung either way, repeated around each new incumbent until none wins (on a cost unimodal
+along each coordinate, as block sizes are, that is where the grid would put its best, within
+a rung and the margin); the switches one at a time at the best blocks, repeated on top of a
+winner; last, the rules, the tuned point and the library (build/bin/ref_openblas) side by
+side, and a tuned point not above the rules there is dropped for them. Values that act
+alike at every training size are one candidate (blocks at or above the largest size; one-
+slice depths that take the same sizes in one slice): a step that changes nothing is skipped
+over. 30-45 candidates, about 500-800 samples per thread count on a quiet machine (the grid
+of 17^3 x 2^4 points: 940,000), the whole budget on a busy one.
 
 How candidates are compared. A batch is run by tools/interleave.py's scheduler
 (Scheduler.run_group): round after round (--rounds, 3), the training sizes in a new random
 order and, at each size, the incumbent and every candidate one right after the other in a
-new random order. A candidate's paired ratio at a size in a round is its sample over the
-incumbent's taken back to back (plots/samples.py, paired_ratios): a spell of a busy machine
-that slows both cancels out. The *noise* is how far such a ratio strays across rounds:
-2.3 x the median, over every ratio of every candidate and size measured so far at this
-thread count, of its distance from its size's median ratio (relative; the median's own 0
-left out), and at least 0.005. Without spells that is the median range of three rounds'
-ratios (2.3 x 0.69 = 1.59 standard deviations); unlike a range, it is not moved by a spell
-that slows one sample of a pair. A candidate replaces the incumbent only when (the noise rule)
-
-    the mean over the sizes of its per-size median ratio > 1 + noise      (the objective)
-    the median of all its ratios, every size and round   > 1 + noise / 2  (most pairs agree)
-    its lowest per-size median ratio                      > 1 - noise      (slower nowhere)
-
-and among several the highest mean wins; above a noise of MAX_NOISE (0.25) none is adopted:
-the machine is too noisy to judge. Where every candidate runs alike, the mean of 4
-medians of 3 ratios strays from 1 by a third of the ratios' standard deviation, so the noise
-(1.6 of them) is some five standard deviations of the objective; a pair spoilt at one or two
-sizes cannot carry the median of all pairs: the rules are kept.
+new random order. A pair is a candidate's sample and the incumbent's at one size in one
+round: taken back to back, so a slow spell of the machine (seconds long: another program, a
+neighbour's memory traffic) slows both alike and cancels in their ratio (docs/harness.md,
+"The tuner's decisions"). A decision, candidate against incumbent, is the interval of their
+ratio (interval()): the mean of all its pairs' log-ratios, a fifth at either end left out
+(the pairs a spell's edge split), every size in equal number (a geometric mean over the
+sizes), +- t x its standard error (95 %). The candidate WINS when the interval lies above
+1 + margin (--margin, 1 %); it LOSES when the interval lies below 1 + margin (slower, or
+faster by less than matters) or has narrowed to a quarter of the margin (the difference is
+the margin itself, near enough); while it straddles, the decision is open. After the batch's
+rounds, while no candidate has won and a decision is open, the search buys another round
+of pairs for the open decision whose interval is widest (the incumbent and it at every
+size). The winner with the highest estimate becomes the incumbent (the others' open
+decisions are superseded). A search stops before its budget only when every decision closed.
 
 Training sizes: 640, 896, 1280, 1792 (--sizes), none of 512, 1024, 1536, 2048 (what the
 tuned step is checked at), and all above the sizes at which step 10 skips packing (4 n^2 <=
 L2 / 2), where a block option would change the small-matrix path as well.
 
-Budget (--budget, 300 s): each thread count's search has an equal share, 12 % of which is
-kept for the final rounds. A group of samples (one size of one round, its jobs back to back)
-starts only when its expected time (each job's median sample there so far) fits before the
-deadline; the search ends there with the best so far (written, the state kept: the same
-command again goes on). The final rounds start only when all of them fit in what is left
-of the whole budget. A line on standard error says what is being tried, the best so far and
-the time left. Ctrl-C (SIGINT) stops after the group of samples running (a second Ctrl-C at
-once); nothing is written but the state. The state, PATH.state beside the wisdom file (JSON,
-through plots/output_file.py like every file the project writes), holds every complete
+Budget (--budget, 300 s): each thread count's search has an equal share of what is left when
+it starts (one that closed its decisions early leaves its time to the next), less what its
+final rounds are expected to take. A group of samples (one size of one round, its jobs back
+to back) starts only when its expected time (each job's median sample there so far) fits
+before the deadline; the search ends there with the best so far (written, the state kept:
+the same command again goes on). The final rounds start only when all of them fit in what
+is left. A line on standard error says what is being tried, each decision with its interval
+and verdict, the best so far and the time left. Ctrl-C (SIGINT) stops after the group of
+samples running (a second Ctrl-C at once); nothing is written but the state. The state,
+PATH.state beside the wisdom file (JSON, through plots/output_file.py), holds every complete
 group of samples: the same command again replays them instead of measuring (the search is
-deterministic given its samples and its seed, which the state keeps) and measures on from
-where it stopped. Only a group that a Ctrl-C broke (the run it stopped was in it) is measured
-again, whole, so that its pairs stay back to back. A state of other arguments, another CPU,
-cache sizes or executable is not used; --fresh ignores it. One of ours that is damaged (a
-field not as written here) is refused, exit 3, unless --fresh. It is removed once both
-searches have ended and their final rounds have run. One tuner at a time writes PATH: it
-holds an flock on .NAME.lock beside it (take_lock). A side file's name too long for its
-folder is cut and ended by a hash (side_path). SIGTERM kills the run under way and ends the
-tuner by that signal, its files whole.
+deterministic given its samples and its seed, which the state keeps) and measures on. Only
+a group that a Ctrl-C broke is measured again, whole, so that its pairs stay back to back.
+A state of other arguments, another CPU, cache sizes or executable is not used; --fresh
+ignores it; a damaged one of ours is refused, exit 3, unless --fresh. It is removed once
+both searches and their final rounds have ended. One tuner at a time writes PATH: it holds
+an flock on .NAME.lock beside it (take_lock). A side file's name too long for its folder is
+cut and ended by a hash (side_path). SIGTERM kills the run under way and ends the tuner by
+that signal, its files whole.
 
 The wisdom file (default BUILD/wisdom/step10_tuned.txt, -o PATH; its folder made if
 needed):
@@ -116,15 +85,15 @@ needed):
     threads all mc=224 kc=1168 nc=8192 no-copy-b=1
     noise 0.021
 
-A threads line lists the options the winner was measured with, those that differ from the
-step's rules (none: the rules won); one-slice=N stands beside kc when the rules' one-slice
-depth was kept (step 10 turns one slice off when kc alone is given). A thread count not
-tuned in this run keeps its line from the file there, when that is a wisdom file of the
-same cpu, caches and kernel. Every candidate runs with GEMM_WISDOM=off in its environment,
-one-thread runs pinned to the last CPU (taskset), all-core runs on every CPU this process
-may use with OMP_PROC_BIND=close OMP_PLACES=cores, as tools/bench_vs_openblas.sh does, on as
-many threads as the step's first run reports (OMP_THREAD_LIMIT); where that is one, the
-threads all line is not tuned (--threads all: exit 2).
+noise is the widest half-width among the intervals of the decisions the searches closed:
+the difference they resolve. A threads line lists the options the winner was measured with
+that differ from the step's rules (none: the rules won), one-slice=N beside kc when the
+rules' depth was kept. A thread count not tuned in this run keeps its line from the file
+there, when that is a wisdom file of the same cpu, caches and kernel. Every candidate runs
+with GEMM_WISDOM=off, one-thread runs pinned to the last CPU (taskset), all-core runs on
+every CPU this process may use with OMP_PROC_BIND=close OMP_PLACES=cores, on as many threads
+as the step's first run reports (OMP_THREAD_LIMIT); where that is one, the threads all line
+is not tuned (--threads all: exit 2).
 
 Exit status: 0 the wisdom file written (also when the budget ended the search: the report
 says so); 1 a run of step 10 failed or gave a wrong result (named; the file is written from
@@ -134,17 +103,12 @@ be written, or is there and is not tune.py's (checked before any run); 77 this C
 run step 10 (or its --kernel); 130 interrupted (the state holds the samples taken).
 
 The record of the search: beside the wisdom file, STEM.search.csv (STEM: PATH without its
-.txt), one row per candidate judged in each batch at each thread count, and a row for the
-tuned point in the final rounds; rewritten whole (plots/output_file.py) after every batch, so
-that an interrupted run keeps what it judged, and a resumed run, replaying the same batches,
-writes the same rows and goes on. Its columns are in docs/contracts.md ("The tuner"). Every
-candidate's ratio to the rules is chained through the incumbents (a ratio is measured only
-against the incumbent of its batch): the incumbent's own ratio to the rules times the median
-of all the candidate's paired ratios to the incumbent (robust to a spell at one size, which
-moves the mean of the sizes' medians that the noise rule judges by). At the end,
-plots/plot_tuning.py draws it into STEM.tuning.png when this Python has matplotlib (else
-/usr/bin/python3 when that one has; else one line says how to draw it later). Neither is
-written when PATH is a device.
+.txt), one row per candidate judged in each batch at each thread count (its interval and
+decision among its columns, docs/contracts.md), and a row for the tuned point in the final
+rounds; rewritten whole after every batch. A candidate's ratio to the rules is chained: its
+incumbent's times its own estimated ratio to that incumbent. At the end plots/plot_tuning.py
+draws it into STEM.tuning.png (with this Python's matplotlib, else /usr/bin/python3's, else
+one line says how). Neither is written when PATH is a device.
 
 For tests, main(argv, machine=Synthetic(...)) runs the real search on a made-up machine: a
 Python function (params, size, round) -> GFLOPS instead of the executables, each sample
@@ -197,12 +161,13 @@ SWITCHES = ("no-copy-b", "no-prefetch", "no-even-k", "no-vector-pack")
 # the other as it tries a switch.
 CHOICES = {"fold": (1, 2)}
 SWITCH_ORDER = SWITCHES + tuple(CHOICES)
-MIN_NOISE = 0.005
-# Above this noise no candidate is adopted: the block sizes' real gains are a few per cent, and a
-# machine whose paired ratios stray by a quarter cannot show them (a busy host: 0.85-1.4).
-MAX_NOISE = 0.25
-NOISE_SCALE = 2.3                # median distance from the median -> median range of 3 (Gaussian: 0.69 and 1.59 sd)
-FINAL_SHARE = 0.12               # of each thread count's share of the budget: the final rounds
+MARGIN = 0.01                    # a candidate must beat the incumbent by this much (--margin, in %)
+# A decision is closed when its interval's half-width is down to this share of the margin
+# even if it still straddles 1 + margin: the difference is the margin itself, within a
+# quarter of it, and either answer is as good.
+RESOLVED = 0.25
+TRIM = 0.2                       # of the pairs' log-ratios, left out at either end (spoilt pairs)
+T_TAIL = 1.959964                # the normal quantile of a two-sided 95 % interval
 MAX_BLOCK = 65536                # the largest --NAME N the step takes
 # What a point reads and writes beyond L2 per FLOP (steps/10_tuned/blocks.hpp,
 # outer_bytes_per_flop): the B panel once per A block of mc rows, C once per slice of kc. A
@@ -213,6 +178,65 @@ MAX_OUTER_BYTES_PER_FLOP = 0.025
 def outer_bytes_per_flop(mc, kc):
     return 2.0 / mc + 4.0 / kc
 
+
+def t_quantile(df):
+    """Student's t at the two-sided 95 % point for df degrees of freedom (Cornish-Fisher
+    expansion about the normal's: within 0.01 of the table from df = 3 on)."""
+    z, df = T_TAIL, max(1, df)
+    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2) + \
+        (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * df ** 3)
+
+
+def interval(ratios):
+    """(estimate, half-width, pairs) of the log of a candidate's ratio to the incumbent, from
+    its paired ratios {size: [ratio a round]}: the mean of the pairs' log-ratios with a fifth
+    left out at either end (a pair that a spell's edge split measures the spell), every size
+    in equal number, so a geometric mean over the sizes; its 95 % interval from the trimmed
+    mean's standard error (the winsorized spread, Tukey and McLaughlin). Fewer than 3 pairs:
+    an infinite half-width."""
+    logs = sorted(math.log(v) for values in ratios.values() for v in values if v > 0)
+    n = len(logs)
+    if n < 3:
+        return (sum(logs) / n if n else 0.0), float("inf"), n
+    cut = int(TRIM * n)
+    kept = logs[cut:n - cut]
+    estimate = sum(kept) / len(kept)
+    wins = [logs[cut]] * cut + kept + [logs[n - cut - 1]] * cut
+    middle = sum(wins) / n
+    spread = math.sqrt(sum((x - middle) ** 2 for x in wins) / (n - 1))
+    return estimate, t_quantile(len(kept) - 1) * spread / (len(kept) / n * math.sqrt(n)), n
+
+
+def verdict(estimate, half, margin):
+    """won: the interval lies above 1 + margin; lost: below it (slower, or faster by less than
+    the margin: no difference that matters), or narrower than RESOLVED x the margin either
+    way; open while it straddles."""
+    edge = math.log1p(margin)
+    if estimate - half > edge:
+        return "won"
+    if estimate + half < edge or half <= RESOLVED * margin:
+        return "lost"
+    return "open"
+
+
+def percent(log_ratio):
+    return 100.0 * math.expm1(log_ratio)
+
+
+class Decision:
+    """A candidate against the incumbent of its batch: its job, paired ratios and verdict."""
+    def __init__(self, point, job):
+        self.point, self.job = point, job
+        self.ratios, self.estimate, self.half, self.pairs = {}, 0.0, float("inf"), 0
+        self.verdict = "open"
+
+    def text(self, name):
+        if self.verdict == "failed":
+            return "{} failed".format(name)
+        low, high = self.estimate - self.half, self.estimate + self.half
+        bounds = "[{:+.1f}, {:+.1f}]".format(percent(low), percent(high)) if self.pairs >= 3 else "[-]"
+        return "{} {:+.1f} % {} {}".format(name, percent(self.estimate), bounds, self.verdict)
+
 DEFAULT_COST = 0.5               # seconds a sample is taken to cost before one was timed
 SAMPLE_TIME, MAX_REPS, SAMPLE_TIMEOUT = 0.1, 20, 120.0   # a sample, as interleave.py's defaults
 PROBE_SIZE = 16
@@ -220,8 +244,8 @@ PROBE_SIZE = 16
 # The search record (STEM.search.csv): a candidate's columns, then the search's.
 SEARCH_COLUMNS = ("threads", "thread_count", "phase", "batch", "options", "mc", "kc", "nc", "one_slice", "switches",
                   "vs", "ratio", "pooled", "per_size", "vs_to_rules", "ratio_to_rules", "adopted", "failed", "noise",
-                  "rules_mc", "rules_kc", "rules_nc", "rules_one_slice", "winner", "complete", "kernel", "cpu",
-                  "uarch", "l1d", "l2", "l3")
+                  "low", "high", "pairs", "decision", "rules_mc", "rules_kc", "rules_nc", "rules_one_slice", "winner",
+                  "complete", "kernel", "cpu", "uarch", "l1d", "l2", "l3")
 KEPT_COLUMNS = ("step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best", "max_rel_err",
                 "verified", "kernel", "reps", "cpu_wait")
 
@@ -594,9 +618,11 @@ class Search:
         self.library_kernel = None
         self.incumbent = Point([0] * len(self.coords))
         self.visited = {self.effect(self.incumbent)}
-        self.deviations = []   # of paired ratios from their size's median (noise())
+        self.margin = tuner.args.margin
+        self.decisions = []      # every Decision judged, in order (the report)
+        self.batch_decisions = []   # the batch's under way (the progress line)
+        self.taken = set()       # the rounds of the batch under way
         self.candidates = 0
-        self.gain = 1.0          # the adopted scores multiplied: about how far above the rules
         self.finished = False
         self.cut = ""            # why the search ended early
         self.failures = []       # candidates whose runs failed
@@ -671,13 +697,11 @@ class Search:
             out["one-slice"] = max(depth, out["kc"])
         return out
 
-    def record(self, point, versus, versus_to_rules, ratios, noise, adopted, failed):
+    def record(self, point, versus, versus_to_rules, ratios, adopted, verdict):
         """A row of the search record: the point, compared with `versus` (a point) whose own
         ratio to the rules is `versus_to_rules`, by its paired ratios {size: [ratio a round]}
-        (None: it failed). Its ratio to the rules is chained: versus_to_rules x the median of
-        all its paired ratios (the mean of the sizes' medians, the objective, is moved by a spell
-        that slowed the incumbent at one size in most rounds; the median of all is not).
-        Returns that ratio to the rules (None: it failed)."""
+        and their interval (interval()), with its verdict. Its ratio to the rules is chained:
+        versus_to_rules x its estimated ratio. Returns that (None: it failed)."""
         blocks = self.effective(point)
         row = {"threads": self.setting, "thread_count": self.threads, "phase": self.phase, "batch": self.batches,
                "options": " ".join("{}={}".format(k, v) for k, v in self.options(point).items()),
@@ -685,19 +709,21 @@ class Search:
                "switches": " ".join(point.switches),
                "vs": " ".join("{}={}".format(k, v) for k, v in self.options(versus).items()),
                "ratio": "", "pooled": "", "per_size": "", "vs_to_rules": "{:.4f}".format(versus_to_rules),
-               "ratio_to_rules": "", "adopted": int(bool(adopted)), "failed": int(bool(failed)),
-               "noise": "{:.4f}".format(noise)}
-        if ratios and not failed:
-            medians = {size: median(v) for size, v in ratios.items()}
-            mean = sum(medians.values()) / len(medians)
-            pooled = median(v for values in ratios.values() for v in values)
-            row.update(ratio="{:.4f}".format(mean), pooled="{:.4f}".format(pooled),
-                       per_size=" ".join("{}:{:.4f}".format(n, medians[n]) for n in sorted(medians)),
-                       ratio_to_rules="{:.4f}".format(versus_to_rules * pooled))
-            self.records.append(row)
-            return versus_to_rules * pooled
+               "ratio_to_rules": "", "adopted": int(bool(adopted)), "failed": int(verdict == "failed"),
+               "noise": "", "low": "", "high": "", "pairs": 0, "decision": verdict}
         self.records.append(row)
-        return None
+        if not ratios or verdict == "failed":
+            return None
+        estimate, half, pairs = interval(ratios)
+        ratio = math.exp(estimate)
+        row.update(ratio="{:.4f}".format(ratio), pairs=pairs,
+                   pooled="{:.4f}".format(median(v for values in ratios.values() for v in values)),
+                   per_size=" ".join("{}:{:.4f}".format(n, median(ratios[n])) for n in sorted(ratios)),
+                   ratio_to_rules="{:.4f}".format(versus_to_rules * ratio))
+        if math.isfinite(half):
+            row.update(noise="{:.4f}".format(math.expm1(half)), low="{:.4f}".format(math.exp(estimate - half)),
+                       high="{:.4f}".format(math.exp(estimate + half)))
+        return versus_to_rules * ratio
 
     def describe(self, point):
         o = self.options(point)
@@ -750,22 +776,20 @@ class Search:
 
     # -- measuring and judging
 
-    def noise(self):
-        """The spread of a paired ratio across rounds, measured so that a spell in one round
-        does not move it: NOISE_SCALE x the median, over every ratio of every candidate and
-        size at this thread count, of its distance from its size's median ratio (relative).
-        On spell-free noise that is the median range of three rounds' ratios."""
-        return max(MIN_NOISE, NOISE_SCALE * median(self.deviations)) if self.deviations else MIN_NOISE
-
     def compare(self, ours, theirs, rounds):
-        """{size: [ratio of ours over theirs, one per round both were sampled at that size in
-        these rounds]}: plots/samples.py's pairs (same run, round and size), round by round."""
+        """{size: [ratio of ours over theirs, one per round of `rounds` in which both were
+        sampled at that size]}: the two samples of one group, taken back to back."""
+        def index(job):
+            out = {}
+            for row in job.rows:
+                value = stats._float(row["gflops_best"])
+                if int(row["round"]) in rounds and value == value and value > 0:
+                    out[(int(row["round"]), int(row["m"]))] = value
+            return out
+        mine, other = index(ours), index(theirs)
         out = {}
-        for r in sorted(rounds):
-            mine = [row for row in ours.rows if int(row["round"]) == r]
-            other = [row for row in theirs.rows if int(row["round"]) == r]
-            for (size, _), value in stats.paired_ratios(mine, other, same_threads=False).items():
-                out.setdefault(size, []).append(value[0])
+        for key in sorted(k for k in mine if k in other):
+            out.setdefault(key[1], []).append(mine[key] / other[key])
         return out
 
     def cost(self, jobs, size):
@@ -777,20 +801,28 @@ class Search:
             total += median(known) if known else self.tuner.machine.default_cost
         return total
 
-    def run_rounds(self, jobs, deadline, what, whole=False):
-        """Every job at every size, --rounds rounds, through the scheduler; the rounds' numbers.
-        A group of samples (one size, one round) not in the state starts only when its expected
-        time fits before the deadline; with `whole`, the rounds start only when all of them fit."""
+    def reserve(self):
+        """Seconds the final rounds are expected to take: the rules, the tuned point and the
+        library, --rounds rounds at every size (the rules' samples' cost for each, and a tenth
+        more: the tuned point's may be slower)."""
+        jobs = [self.job(Point([0] * len(self.coords)))] * (3 if self.tuner.use_library else 2)
+        return 1.1 * self.tuner.args.rounds * sum(self.cost(jobs, size) for size in self.sizes)
+
+    def run_rounds(self, jobs, deadline, rounds, whole=False):
+        """Every job at every size, `rounds` rounds, through the scheduler; the rounds join
+        self.taken as they start. A group of samples (one size, one round) not in the state
+        starts only when its expected time fits before the deadline; with `whole`, the rounds
+        start only when all of them fit."""
         m = self.measurer
-        rounds = list(range(m.round + 1, m.round + self.tuner.args.rounds + 1))
+        numbers = list(range(m.round + 1, m.round + rounds + 1))
         if whole:
-            ahead = sum(self.cost(jobs, size) for r in rounds for size in self.sizes
+            ahead = sum(self.cost(jobs, size) for r in numbers for size in self.sizes
                         if m.group_key_at(r, size, jobs) not in m.groups)
             if self.tuner.now() + ahead > deadline:
                 raise OutOfTime()
-        self.tried = what
-        for r in rounds:
+        for r in numbers:
             m.round = r
+            self.taken.add(r)
             sizes = list(self.sizes)
             m.rng.shuffle(sizes)
             for size in sizes:
@@ -799,59 +831,71 @@ class Search:
                     raise OutOfTime()
                 self.tuner.progress(self)
                 m.run_group(size, live)
-        return set(rounds)
+
+    def judge(self, decisions, incumbent):
+        """Each open decision's paired ratios, interval and verdict, from the batch's rounds."""
+        for d in decisions:
+            if d.verdict not in ("open", "won"):
+                continue
+            if d.job.failed or d.job.wrong:
+                d.verdict = "failed"
+                self.failures.append("threads {}: {}: {}".format(self.setting, self.describe(d.point),
+                                                                 d.job.failed or "a result FAILED verification"))
+                continue
+            d.ratios = self.compare(d.job, incumbent, self.taken)
+            d.estimate, d.half, d.pairs = interval(d.ratios)
+            d.verdict = verdict(d.estimate, d.half, self.margin)
 
     def batch(self, candidates, deadline, what):
-        """The incumbent and the candidates side by side; the candidate that wins, or None."""
+        """The incumbent and the candidates side by side, --rounds rounds; then, while no
+        candidate has won and some decision is open, a round of the incumbent beside the open
+        candidate whose interval is widest. The candidate that won (the best of several), or
+        None; OutOfTime when the deadline comes first (the decisions recorded as they stand)."""
         incumbent = self.job(self.incumbent)
-        jobs = [incumbent] + [self.job(p) for p in candidates]
+        self.batch_decisions = decisions = [Decision(p, self.job(p)) for p in candidates]
         for p in candidates:
             self.visited.add(self.effect(p))
-        rounds = self.run_rounds(jobs, deadline, what)
+        self.tried, self.taken = what, set()
         self.candidates += len(candidates)
-        if incumbent.failed or incumbent.wrong:
-            raise Failure(1, "step 10 with {} {}".format(self.describe(self.incumbent), incumbent.failed or
-                                                           "gave a wrong result"))
-        judged = []
-        for point, job in zip(candidates, jobs[1:]):
-            if job.failed or job.wrong:
-                self.failures.append("threads {}: {}: {}".format(self.setting, self.describe(point),
-                                                                 job.failed or "a result FAILED verification"))
-                continue
-            ratios = self.compare(job, incumbent, rounds)
-            for values in ratios.values():
-                middle = median(values)
-                if len(values) >= 2 and middle > 0:
-                    deviations = [abs(v - middle) / middle for v in values]
-                    if len(values) % 2:
-                        deviations.remove(0.0)   # the median's own
-                    self.deviations += deviations
-            judged.append((point, ratios))
-        noise = self.noise()
-        best = None
-        for point, ratios in judged:
-            if len(ratios) < len(self.sizes):
-                continue
-            medians = [median(v) for v in ratios.values()]
-            mean = sum(medians) / len(medians)
-            pooled = median(v for values in ratios.values() for v in values)
-            if noise <= MAX_NOISE and mean > 1 + noise and pooled > 1 + noise / 2 and min(medians) > 1 - noise:
-                if best is None or mean > best[1]:
-                    best = (point, mean)
+        try:
+            self.run_rounds([incumbent] + [d.job for d in decisions], deadline - self.reserve(), self.tuner.args.rounds)
+            while True:
+                if incumbent.failed or incumbent.wrong:
+                    raise Failure(1, "step 10 with {} {}".format(self.describe(self.incumbent), incumbent.failed or
+                                                                   "gave a wrong result"))
+                self.judge(decisions, incumbent)
+                self.tuner.progress(self)
+                open_ = [d for d in decisions if d.verdict == "open"]
+                if not open_ or any(d.verdict == "won" for d in decisions):
+                    break
+                widest = max(open_, key=lambda d: d.half)
+                self.run_rounds([incumbent, widest.job], deadline - self.reserve(), 1)
+        except OutOfTime:
+            self.judge(decisions, incumbent)
+            self.close_batch(decisions, None)
+            raise
+        won = [d for d in decisions if d.verdict == "won"]
+        best = max(won, key=lambda d: d.estimate) if won else None
+        for d in decisions:
+            if best is not None and d.verdict == "open":
+                d.verdict = "superseded"   # its incumbent is no longer the best
+        self.close_batch(decisions, best)
+        return best.point if best else None
+
+    def close_batch(self, decisions, best):
+        """The batch's decisions into the search record, the winner made the incumbent."""
         self.batches += 1
-        ratios_of = {id(point): ratios for point, ratios in judged}
+        for d in decisions:
+            d.batch, d.name, d.versus = self.batches, self.name(d.point), self.describe(self.incumbent)
+        self.decisions += decisions
         chained = {}
-        for point in candidates:
-            chained[id(point)] = self.record(point, self.incumbent, self.chain, ratios_of.get(id(point)), noise,
-                                             best is not None and best[0] is point, id(point) not in ratios_of)
+        for d in decisions:
+            if d.pairs or d.verdict == "failed":   # not one the budget ended before its first pair
+                chained[id(d)] = self.record(d.point, self.incumbent, self.chain, d.ratios, d is best, d.verdict)
         if best is not None:
-            self.chain = chained[id(best[0])]
+            self.chain = chained[id(best)]
+            self.incumbent = best.point
         self.tuner.save_search()
-        if best is None:
-            return None
-        self.incumbent = best[0]
-        self.gain *= best[1]
-        return best[0]
 
     def search(self, deadline):
         try:
@@ -903,15 +947,15 @@ class Search:
             self.cut = "the budget ended the search"
 
     def final_rounds(self, deadline):
-        """The rules, the tuned point and the library side by side."""
+        """The rules, the tuned point and the library side by side. The tuned point is dropped
+        for the rules when its estimated ratio to them there is not above 1."""
         rules = self.job(Point([0] * len(self.coords)))
         tuned = self.job(self.incumbent)
-        jobs = [rules] + ([tuned] if tuned is not rules else [])
         library = self.library_job()
-        if library is not None:
-            jobs.append(library)
+        jobs = [rules] + ([tuned] if tuned is not rules else []) + ([library] if library is not None else [])
+        self.tried, self.taken, self.batch_decisions = "final: the rules, the tuned point and the library", set(), []
         try:
-            rounds = self.run_rounds(jobs, deadline, "final: the rules, the tuned point and the library", whole=True)
+            self.run_rounds(jobs, deadline, self.tuner.args.rounds, whole=True)
         except OutOfTime:
             self.final = None
             return
@@ -919,28 +963,33 @@ class Search:
             raise Failure(1, "step 10 (its rules) {}".format(rules.failed or "gave a wrong result"))
         self.final = {}
         if tuned is not rules:
-            self.final["tuned/rules"] = self.compare(tuned, rules, rounds)
-            if tuned.failed or tuned.wrong:
-                self.failures.append("threads {}: {}: {}".format(self.setting, self.describe(self.incumbent),
-                                                                 tuned.failed or "a result FAILED verification"))
-                self.final["tuned/rules"] = {}
-            ratios = self.final["tuned/rules"]
-            if len(ratios) < len(self.sizes) or sum(median(v) for v in ratios.values()) / len(ratios) <= 1.0:
-                self.dropped = True
+            final = Decision(self.incumbent, tuned)
+            self.judge([final], rules)
+            self.final["tuned/rules"] = final.ratios if final.verdict != "failed" else {}
+            self.dropped = final.verdict == "failed" or final.pairs == 0 or final.estimate <= 0
+            self.phase = "final"   # the record: the tuned point measured against the rules themselves
+            self.batches += 1
+            self.record(self.incumbent, Point([0] * len(self.coords)), 1.0, final.ratios, not self.dropped,
+                        "failed" if final.verdict == "failed" else "confirmed" if not self.dropped else "dropped")
         if library is not None and not library.failed:
-            self.final["rules/library"] = self.compare(rules, library, rounds)
+            self.final["rules/library"] = self.compare(rules, library, self.taken)
             if tuned is not rules and not self.dropped:
-                self.final["tuned/library"] = self.compare(tuned, library, rounds)
+                self.final["tuned/library"] = self.compare(tuned, library, self.taken)
         elif library is not None:
             print("{}: the library: {}".format(PROG, library.failed), file=sys.stderr)
-        if tuned is not rules:   # the record: the tuned point measured against the rules themselves
-            self.phase = "final"
-            self.batches += 1
-            ratios = self.final["tuned/rules"]
-            self.record(self.incumbent, Point([0] * len(self.coords)), 1.0,
-                        ratios if len(ratios) == len(self.sizes) else None, self.noise(), not self.dropped,
-                        bool(tuned.failed or tuned.wrong))
-            self.tuner.save_search()
+        self.tuner.save_search()
+
+    def name(self, point):
+        """The options in which a candidate differs from the incumbent (for a line)."""
+        mine, theirs = self.options(point), self.options(self.incumbent)
+        changed = ["{}={}".format(k, v) for k, v in mine.items() if theirs.get(k) != v]
+        return " ".join(changed + ["-" + k for k in theirs if k not in mine]) or self.describe(point)
+
+    def resolution(self):
+        """(half-widths of the decisions closed on their intervals, those of the decisions
+        still open), as fractions: what the noise let the search tell apart."""
+        closed = [math.expm1(d.half) for d in self.decisions if d.verdict in ("won", "lost") and d.pairs >= 3]
+        return closed, [math.expm1(d.half) for d in self.decisions if d.verdict == "open"]
 
     def complete(self):
         """The search ended by itself and the final rounds ran."""
@@ -993,15 +1042,17 @@ class Tuner:
             write_whole(self.state_path, json.dumps(self.state, sort_keys=True, separators=(",", ":")) + "\n")
 
     def progress(self, search):
-        now = self.now()
-        if not self.tty and search.tried == self.last_tried:
-            return   # on a file or pipe: one line per batch
-        self.last_tried = search.tried
+        """What is tried, each of its decisions with its interval, the best so far and the
+        time left: in place on a terminal; on a file or pipe, a line when a decision moved."""
         best = search.describe(search.incumbent)
-        text = "{}: threads {}: trying {}; best {}{}; noise {:.1f} %; {:.0f} s left".format(
-            PROG, search.setting, search.tried, best,
-            " ({:+.1f} % on the rules)".format(100 * (search.gain - 1)) if search.gain != 1.0 else "",
-            100 * search.noise(), max(0.0, self.args.budget - now))
+        said = "{}: threads {}: {}{}; best {}{}".format(
+            PROG, search.setting, search.tried,
+            "".join("; " + d.text(search.name(d.point)) for d in search.batch_decisions if d.pairs or d.job.failed),
+            best, " ({:+.1f} % on the rules)".format(100 * (search.chain - 1)) if search.chain != 1.0 else "")
+        if not self.tty and said == self.last_tried:
+            return
+        self.last_tried = said
+        text = "{}; {:.0f} s left".format(said, max(0.0, self.args.budget - self.now()))
         if self.tty:
             width = shutil.get_terminal_size((100, 20)).columns
             sys.stderr.write("\r" + text[:max(20, width - 1)] + "\x1b[K")
@@ -1094,17 +1145,40 @@ def draw_search(tuner):
 
 
 def ratio_text(ratios):
-    """'1.031 (0.998-1.052)': the mean over the sizes of each size's median paired ratio, and
-    the range of every ratio."""
+    """'1.031 [1.018, 1.044] from 36 pairs': the estimated ratio (interval()) and its 95 %
+    interval."""
     if not ratios:
         return "-"
-    medians = [median(v) for v in ratios.values()]
-    every = [v for values in ratios.values() for v in values]
-    return "{:.3f} ({:.3f}-{:.3f})".format(sum(medians) / len(medians), min(every), max(every))
+    estimate, half, pairs = interval(ratios)
+    bounds = "[{:.3f}, {:.3f}]".format(math.exp(estimate - half), math.exp(estimate + half)) \
+        if math.isfinite(half) else "[-]"
+    return "{:.3f} {} from {} pairs".format(math.exp(estimate), bounds, pairs)
 
 
 def per_size_text(ratios):
     return ", ".join("{} {:.3f}".format(size, median(ratios[size])) for size in sorted(ratios))
+
+
+def resolution_text(search):
+    """What the noise let the search resolve: the half-widths of the intervals it closed, and
+    the widest still open."""
+    closed, open_ = search.resolution()
+    if closed:
+        text = "decides differences of {:.1f} % or more ({} decisions closed, intervals +-{:.1f} % to " \
+            "+-{:.1f} %)".format(100 * max(closed), len(closed), 100 * min(closed), 100 * max(closed))
+    else:
+        text = "no decision closed"
+    if open_:
+        widest = max(open_)
+        text += "; {} open at the end, the widest +-{}".format(
+            len(open_), "{:.1f} %".format(100 * widest) if math.isfinite(widest) else "? (under 3 pairs)")
+    return text
+
+
+def wisdom_noise(searches):
+    """The wisdom file's noise: the widest half-width among the decisions closed (else open)."""
+    widths = [w for s in searches for w in (s.resolution()[0] or s.resolution()[1]) if math.isfinite(w)]
+    return max(widths) if widths else 0.0
 
 
 def read_wisdom(path):
@@ -1134,6 +1208,8 @@ def parse_args(argv):
                         help="training sizes (default {})".format(",".join(str(n) for n in SIZES)))
     parser.add_argument("--kernel", help="step 10's variant (default: the best this CPU runs; avx2 on an AVX-512 CPU)")
     parser.add_argument("--rounds", default=str(ROUNDS), help="rounds of samples per batch, from 2 to 20 (default 3)")
+    parser.add_argument("--margin", default=str(100 * MARGIN),
+                        help="per cent by which a candidate must beat the incumbent, from 0.1 to 50 (default 1)")
     parser.add_argument("--seed", help="the order's random seed (default: the state's, else new)")
     parser.add_argument("--fresh", action="store_true", help="ignore the state of an earlier run")
     parser.add_argument("--no-ref", action="store_true", help="leave the library out of the final rounds")
@@ -1158,6 +1234,13 @@ def parse_args(argv):
     if not re.match(r"^[0-9]{1,2}$", args.rounds) or not 2 <= int(args.rounds) <= 20:
         raise Failure(2, "--rounds '{}': must be from 2 to 20".format(shown(args.rounds, 60)))
     args.rounds = int(args.rounds)
+    text = args.margin
+    try:
+        args.margin = float(text) / 100
+    except ValueError:
+        args.margin = float("nan")
+    if not 0.001 <= args.margin <= 0.5:
+        raise Failure(2, "--margin '{}': must be a number of per cent from 0.1 to 50".format(shown(text, 60)))
     if args.seed is not None:
         if not re.match(r"^[0-9]{1,9}$", args.seed):
             raise Failure(2, "--seed '{}': not a whole number from 0 to 999999999".format(shown(args.seed, 60)))
@@ -1400,85 +1483,28 @@ def tune(argv, machine, held):
     searches = []
     tuner = None
     try:
-        machine.check()
-        out = args.output or os.path.join(machine.build if not machine.synthetic else ".", "wisdom",
-                                          "step10_tuned.txt")
-        state_path, old = prepare_output(out, args.fresh, held["locks"])
-        record_paths = search_paths(out) if state_path else (None, None)
-        identity = machine.identity()
-        settings = [("1", 1), ("all", machine.ncpu())]
-        if args.threads != "both":
-            settings = [s for s in settings if s[0] == args.threads]
-        if machine.ncpu() == 1 and args.threads == "both":
-            settings = settings[:1]   # all cores are one: the one-thread search is both lines
-        tuner = Tuner(args, machine, out, state_path)
-        tuner.search_path, tuner.figure_path = record_paths
-        tuner.identity, tuner.searches = identity, searches
-        caches = identity[1].split()
-        tuner.l2 = int(caches[2]) if len(caches) >= 4 and caches[2].isdigit() else 0
-        # The state: used when it is for the same arguments, CPU and executables.
-        fingerprint = {"identity": identity, "kernel": args.kernel, "sizes": args.sizes, "rounds": args.rounds,
-                       "threads": [s[0] for s in settings], "cpus": machine.ncpu(), "library": tuner.use_library,
-                       "machine": machine.fingerprint()}
-        old = None if args.fresh else old
-        if old is not None and (old.get("fingerprint") != fingerprint or
-                                (args.seed is not None and old.get("seed") != args.seed)):
-            print("{}: {} is for other arguments, another CPU or another build: measuring afresh".format(
-                PROG, state_path), file=sys.stderr)
-            old = None
-        if args.seed is None:
-            args.seed = old["seed"] if old else random.SystemRandom().randrange(1000000000)
-        tuner.seed = args.seed
-        tuner.state = old if old else {"tool": STATE_TOOL, "format": 1, "fingerprint": fingerprint,
-                                       "seed": args.seed, "groups": {}}
-        if old:
-            print("{}: resuming from {} ({} groups of samples measured before)".format(
-                PROG, state_path, sum(len(g) for g in old["groups"].values())), file=sys.stderr)
-        for index, (name, threads) in enumerate(settings):
-            searches.append(Search(tuner, name, threads, index))
-        cli.on_sigterm()   # and after the searches' (a made-up machine has none of its own)
-        single_threaded(args, machine, searches)
-        kernels = sorted(set(s.kernel for s in searches))
-        if len(kernels) != 1:
-            raise Failure(1, "step 10 runs different kernels on one thread and on all: {}".format(", ".join(kernels)))
-        kernel = kernels[0]
-        if tuner.use_library:
-            for s in searches:
-                if s.library_job() is None:
-                    break
+        tuner, kernel = start(args, machine, held, searches)
         previous = signal.signal(signal.SIGINT, lambda *_: on_sigint(tuner))
-        share = args.budget / len(searches)
         for index, search in enumerate(searches):
-            search.search(share * (index + 1) - FINAL_SHARE * share)
+            # An equal share of what is left: a search that closed its decisions early leaves
+            # its time to the next. Its final rounds are kept out of its share (reserve()).
+            search.search(tuner.now() + (args.budget - tuner.now()) / (len(searches) - index))
             search.final_rounds(args.budget)
         tuner.end_progress()
-    except Interrupted:
-        tuner.end_progress()
-        if tuner.state_path:
-            tuner.save_state()
-        print("{}: interrupted: nothing written but the state ({}: {} samples kept); the same command goes on "
-              "from there".format(PROG, tuner.state_path or "none, the output is no file",
-                                  tuner.measured + tuner.replayed), file=sys.stderr)
-        return 130
-    except KeyboardInterrupt:
+    except (Interrupted, KeyboardInterrupt, Failure, output_file.OutputError, cli.Terminated) as e:
         if tuner is not None:
             tuner.end_progress()
-        print("{}: interrupted".format(PROG), file=sys.stderr)
-        return 130
-    except Failure as e:
-        if tuner is not None:
-            tuner.end_progress()
-        print("{}: {}".format(PROG, e), file=sys.stderr)
-        return e.status
-    except output_file.OutputError as e:
-        if tuner is not None:
-            tuner.end_progress()
-        print("{}: {}".format(PROG, e), file=sys.stderr)
-        return 3
-    except cli.Terminated:
-        if tuner is not None:
-            tuner.end_progress()
-        raise
+        if isinstance(e, cli.Terminated):
+            raise
+        if isinstance(e, Interrupted):
+            if tuner.state_path:
+                tuner.save_state()
+            print("{}: interrupted: nothing written but the state ({}: {} samples kept); the same command goes "
+                  "on from there".format(PROG, tuner.state_path or "none, the output is no file",
+                                         tuner.measured + tuner.replayed), file=sys.stderr)
+            return 130
+        print("{}: {}".format(PROG, "interrupted" if isinstance(e, KeyboardInterrupt) else e), file=sys.stderr)
+        return 130 if isinstance(e, KeyboardInterrupt) else e.status if isinstance(e, Failure) else 3
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
@@ -1486,9 +1512,65 @@ def tune(argv, machine, held):
             s.measurer.close()
         if own_machine:
             machine.close()
+    return finish(tuner, searches, kernel)
 
-    # The wisdom file: this run's thread counts, and the others' lines from the file there
-    # when it is of the same CPU, caches and kernel.
+
+def start(args, machine, held, searches):
+    """Checks the output, reads the state and makes a Search per thread count (into
+    `searches`): (the Tuner, the kernel step 10 runs)."""
+    machine.check()
+    out = args.output or os.path.join(machine.build if not machine.synthetic else ".", "wisdom",
+                                      "step10_tuned.txt")
+    state_path, old = prepare_output(out, args.fresh, held["locks"])
+    record_paths = search_paths(out) if state_path else (None, None)
+    identity = machine.identity()
+    settings = [("1", 1), ("all", machine.ncpu())]
+    if args.threads != "both":
+        settings = [s for s in settings if s[0] == args.threads]
+    if machine.ncpu() == 1 and args.threads == "both":
+        settings = settings[:1]   # all cores are one: the one-thread search is both lines
+    tuner = Tuner(args, machine, out, state_path)
+    tuner.search_path, tuner.figure_path = record_paths
+    tuner.identity, tuner.searches = identity, searches
+    caches = identity[1].split()
+    tuner.l2 = int(caches[2]) if len(caches) >= 4 and caches[2].isdigit() else 0
+    # The state: used when it is for the same arguments, CPU and executables.
+    fingerprint = {"identity": identity, "kernel": args.kernel, "sizes": args.sizes, "rounds": args.rounds,
+                   "margin": args.margin, "threads": [s[0] for s in settings], "cpus": machine.ncpu(),
+                   "library": tuner.use_library, "machine": machine.fingerprint()}
+    old = None if args.fresh else old
+    if old is not None and (old.get("fingerprint") != fingerprint or
+                            (args.seed is not None and old.get("seed") != args.seed)):
+        print("{}: {} is for other arguments, another CPU or another build: measuring afresh".format(
+            PROG, state_path), file=sys.stderr)
+        old = None
+    if args.seed is None:
+        args.seed = old["seed"] if old else random.SystemRandom().randrange(1000000000)
+    tuner.seed = args.seed
+    tuner.state = old if old else {"tool": STATE_TOOL, "format": 1, "fingerprint": fingerprint,
+                                   "seed": args.seed, "groups": {}}
+    if old:
+        print("{}: resuming from {} ({} groups of samples measured before)".format(
+            PROG, state_path, sum(len(g) for g in old["groups"].values())), file=sys.stderr)
+    for index, (name, threads) in enumerate(settings):
+        searches.append(Search(tuner, name, threads, index))
+    cli.on_sigterm()   # and after the searches' (a made-up machine has none of its own)
+    single_threaded(args, machine, searches)
+    kernels = sorted(set(s.kernel for s in searches))
+    if len(kernels) != 1:
+        raise Failure(1, "step 10 runs different kernels on one thread and on all: {}".format(", ".join(kernels)))
+    kernel = kernels[0]
+    if tuner.use_library:
+        for s in searches:
+            if s.library_job() is None:
+                break
+    return tuner, kernel
+
+
+def wisdom_lines(tuner, searches, kernel):
+    """The wisdom file: this run's thread counts, and the others' lines from the file there
+    when it is of the same CPU, caches and kernel."""
+    args, machine, out, identity = tuner.args, tuner.machine, tuner.out, tuner.identity
     lines = [HEADER, "format 1"] + identity + ["kernel " + kernel]
     results = {s.setting: s.result() for s in searches}
     if len(searches) == 1 and machine.ncpu() == 1 and args.threads == "both":
@@ -1509,8 +1591,15 @@ def tune(argv, machine, held):
             lines.append(" ".join(["threads", name] + ["{}={}".format(k, v) for k, v in results[name].items()]))
         elif name in kept:
             lines.append(kept[name])
-    noise = max(s.noise() for s in searches)
-    lines.append("noise {:.3f}".format(noise))
+    lines.append("noise {:.3f}".format(wisdom_noise(searches)))
+    return lines
+
+
+def finish(tuner, searches, kernel):
+    """Writes the wisdom file and the record, removes or keeps the state, reports and draws;
+    the exit status."""
+    out = tuner.out
+    lines = wisdom_lines(tuner, searches, kernel)
     try:
         write_whole(out, "\n".join(lines) + "\n")
         tuner.save_search()   # the winner and whether each search is complete, as written
@@ -1524,7 +1613,7 @@ def tune(argv, machine, held):
         return 3
     except OSError:
         pass
-    report(tuner, searches, identity, kernel, out, noise)
+    report(tuner, searches, tuner.identity, kernel, out)
     if tuner.search_path:
         print("search: {}".format(tuner.search_path))
         if any(s.records for s in searches):
@@ -1562,46 +1651,56 @@ def on_sigint(tuner):
           flush=True)
 
 
-def report(tuner, searches, identity, kernel, out, noise):
-    print("step 10 ({}) tuned on {} [{}], sizes {}, {} rounds a batch (seed {})".format(
+def report(tuner, searches, identity, kernel, out):
+    print("step 10 ({}) tuned on {} [{}], sizes {}, {} rounds a batch, margin {:g} % (seed {})".format(
         kernel, identity[0][4:], identity[1][7:], ",".join(str(n) for n in tuner.sizes), tuner.args.rounds,
-        tuner.seed))
+        100 * tuner.args.margin, tuner.seed))
     for s in searches:
-        rules = " ".join("{}={}".format(k, s.rules[k]) for k in OPTION_ORDER if k in s.rules)
-        tuned = s.result()
-        print("threads {} ({} thread{}):".format(s.setting, s.threads, "s" if s.threads > 1 else ""))
-        print("  rules  {}".format(rules))
-        if tuned:
-            print("  tuned  {}".format(" ".join("{}={}".format(k, v) for k, v in tuned.items())))
-        elif s.dropped:
-            print("  tuned  the rules: the final rounds did not confirm {} (tuned/rules {})".format(
-                s.describe(s.incumbent), ratio_text(s.final.get("tuned/rules", {}))))
-        elif s.candidates == 0 and not s.finished:
-            print("  tuned  the rules: no candidate measured yet")
-        elif s.noise() > MAX_NOISE:
-            print("  tuned  the rules: too noisy to judge (the noise {:.3f} is above {}: tune when the machine is "
-                  "quiet)".format(s.noise(), MAX_NOISE))
-        else:
-            print("  tuned  the rules: no candidate beat them by more than the noise")
-        if s.final is None:
-            print("  paired ratios: none, no time was left for the final rounds{}".format(
-                " (the tuned point is not confirmed)" if tuned else ""))
-        else:
-            for name, label in (("tuned/rules", "tuned / rules"), ("rules/library", "rules / library"),
-                                ("tuned/library", "tuned / library")):
-                ratios = s.final.get(name)
-                if ratios:
-                    print("  {:<16} {}   per size: {}".format(label, ratio_text(ratios), per_size_text(ratios)))
-            if s.library_kernel:
-                print("  library: {}".format(s.library_kernel))
-        print("  noise {:.3f}; {} candidates, {} samples; {}".format(
-            s.noise(), s.candidates, s.samples(), "search finished" if s.finished else s.cut or "search not run"))
+        search_report(s)
     print("{} samples measured, {} replayed from the state; {:.0f} s of the {:.0f} s budget".format(
         tuner.measured, tuner.replayed, tuner.now(), tuner.args.budget))
     if not all(s.complete() for s in searches):
         print("the search and its final rounds did not finish in the budget: the same command goes on from "
               "the state ({})".format(tuner.state_path or "none: the output is no file"))
     print("wisdom: {}".format(out))
+
+
+def search_report(s):
+    """One thread count's part of the report: the rules, the result, every decision with its
+    interval, the final rounds' ratios and what the noise let it resolve."""
+    rules = " ".join("{}={}".format(k, s.rules[k]) for k in OPTION_ORDER if k in s.rules)
+    tuned = s.result()
+    print("threads {} ({} thread{}):".format(s.setting, s.threads, "s" if s.threads > 1 else ""))
+    print("  rules  {}".format(rules))
+    if tuned:
+        print("  tuned  {}".format(" ".join("{}={}".format(k, v) for k, v in tuned.items())))
+    elif s.dropped:
+        print("  tuned  the rules: the final rounds did not confirm {} (tuned/rules {})".format(
+            s.describe(s.incumbent), ratio_text(s.final.get("tuned/rules", {}))))
+    elif s.candidates == 0 and not s.finished:
+        print("  tuned  the rules: no candidate measured yet")
+    else:
+        print("  tuned  the rules: no candidate beat them by the margin")
+    batch = None
+    for d in s.decisions:
+        if d.batch != batch:
+            batch = d.batch
+            print("  batch {} vs {}:".format(batch, d.versus))
+        print("    {}".format(d.text(d.name)))
+    if s.final is None:
+        print("  paired ratios: none, no time was left for the final rounds{}".format(
+            " (the tuned point is not confirmed)" if tuned else ""))
+    else:
+        for name, label in (("tuned/rules", "tuned / rules"), ("rules/library", "rules / library"),
+                            ("tuned/library", "tuned / library")):
+            ratios = s.final.get(name)
+            if ratios:
+                print("  {:<16} {}   per size: {}".format(label, ratio_text(ratios), per_size_text(ratios)))
+        if s.library_kernel:
+            print("  library: {}".format(s.library_kernel))
+    print("  {}".format(resolution_text(s)))
+    print("  {} candidates, {} samples; {}".format(
+        s.candidates, s.samples(), "search finished" if s.finished else s.cut or "search not run"))
 
 
 if __name__ == "__main__":
