@@ -14,7 +14,8 @@ docs/contracts.md, "The tuner", gives its columns). One column of panels per thr
   the rules, chained through the incumbents (a diverging map, white at 1.0, the widest
   interval the search closed hatched on the colour bar); the arrows are the search's path
   from the rules through each adopted point; the rules' point is a black square, the winner
-  a star, both labelled with their values; the dashed curve is kc x mc x 4 bytes = L2, the A block filling L2.
+  a star, both labelled with their values; the dashed curve is kc x mc x 4 bytes = L2, the
+  A block filling L2.
 - a strip per other block size that moved (nc, one-slice): its value against the ratio to the
   rules, each candidate joined to the incumbent it moved from.
 - the switches tried: bars from 1.0, each over the band of its ratio's interval (which had to
