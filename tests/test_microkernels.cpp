@@ -242,17 +242,34 @@ TEST_CASE("step 10's ablation switches each keep every result right", "[microker
                                 {"tile-rows", 1}, {"tile-rows", 4}, {"tile-rows", 13}, {"tile-cols", 16}};
     for (const Setting& setting : settings) REQUIRE(step->find_param(setting.name) != nullptr);
     const auto reset = [&] { for (const Setting& s : settings) step->find_param(s.name)->set(0); };
+    // On 1, 2 and 3 threads, every product on the whole team (--min-kflops 1): the serial nest
+    // and the parallel one, each with the switch.
+    const gemm::Param* least_work = step->find_param("min-kflops");
+    REQUIRE(least_work != nullptr);
     const auto check_variants = [&](const std::string& what) {
-        for (const Tile& tile : kTiles) {
-            const gemm::Variant* variant = step->find_variant(tile.variant);
-            if (variant == nullptr || !variant->is_supported()) continue;
-            INFO("kernel " << tile.variant << ", " << what);
-            CHECK(check_edge_tiles(variant->kernel, tile, 7) == "");
-            for (const auto& shape : gemm::test::awkward_shapes()) {
-                INFO(describe(shape));
-                CHECK(check_kernel(variant->kernel, shape, 3) == "");
+#if defined(_OPENMP)
+        const int before = omp_get_max_threads();
+        for (const int threads : {1, 2, 3}) {
+            omp_set_num_threads(threads);
+#else
+        for (const int threads : {1}) {
+#endif
+            least_work->set(1);
+            for (const Tile& tile : kTiles) {
+                const gemm::Variant* variant = step->find_variant(tile.variant);
+                if (variant == nullptr || !variant->is_supported()) continue;
+                INFO("kernel " << tile.variant << ", " << what << ", " << threads << " threads");
+                CHECK(check_edge_tiles(variant->kernel, tile, 7) == "");
+                for (const auto& shape : gemm::test::awkward_shapes()) {
+                    INFO(describe(shape));
+                    CHECK(check_kernel(variant->kernel, shape, 3) == "");
+                }
             }
+            least_work->set(0);
         }
+#if defined(_OPENMP)
+        omp_set_num_threads(before);
+#endif
     };
     for (const Setting& setting : settings) {
         step->find_param(setting.name)->set(setting.value);

@@ -1,27 +1,27 @@
-// Step 10's block sizes, small-matrix and narrow-column rules, and ablation wiring
-// (blocks.hpp).
+// Step 10's rules (blocks.hpp).
 #include "blocks.hpp"
+
+#include "microkernels.hpp"
+#include "partition.hpp"
+#include "tiles.hpp"
 
 #include <gemm/cpu.hpp>
 
 #include <algorithm>
-#include <new>
 
 namespace step10 {
 
-int user_mc = 0, user_kc = 0, user_nc = 0, user_one_slice = 0, user_min_kflops = 0;
-unsigned blocks_asked = 0;
-Ablation ablation;
-
 // Block sizes for an MR x NR micro-kernel on this CPU's caches and FMA units, `flops` fp32
 // FLOPs per cycle (README: "Block sizes").
-Blocks block_sizes(int mr, int nr, double flops) {
+Blocks block_sizes(const Config& config, int mr, int nr, double flops) {
+    // The sizes asked for (the command line's or the wisdom file's; 0: the rule's).
+    const int user_mc = config.mc, user_kc = config.kc, user_nc = config.nc, user_one_slice = config.one_slice;
     const gemm::cpu::Caches& caches = gemm::cpu::caches();
     const long l1 = caches.l1d > 0 ? caches.l1d : 32 * 1024;
     const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
-    if (ablation.old_blocks) {   // step 07's rules: the B sliver in half of L1, the A block in half of L2
+    if (config.ablation.old_blocks) {   // step 07's rules: the B sliver in half of L1, the A block in half of L2
         b.kc = user_kc > 0 ? user_kc : round_down_at_least(l1 / 2 / (4L * nr), 16);
         b.mc = user_mc > 0 ? asked_block(user_mc, mr) : round_down_at_least(l2 / 2 / (4L * b.kc), mr);
         b.nc = user_nc > 0 ? asked_block(user_nc, nr) : round_down_at_least(l3 / 2 / (4L * b.kc), nr);
@@ -77,14 +77,12 @@ Blocks block_sizes(int mr, int nr, double flops) {
     if (user_nc > 0) b.nc = asked_block(user_nc, nr);
     // One slice of k where it fits: every slice pays a pass of C through L3 and a packing of
     // B, so a k up to the depth at which the A block (mc rows) and two B slivers fill two
-    // thirds of L2 is not cut (the serial nest on Emerald Rapids: +0.5-1.3 % at n = 1300-1800).
+    // thirds of L2 is not cut.
     // Deeper, the A block no longer survives the slivers streaming through L2: there, k =
     // 1900 in one slice gained and k = 2000 lost (README: "One slice of k where it fits").
     // What a slice saves shrinks as kc grows: once kc is twice kc_fma, a pass of C costs under
     // 0.5 % of the time, and a deeper A block crowding L2 costs more. So a kernel whose kc is
-    // that deep (the AVX2 6 x 16 on Emerald Rapids: kc 1456, where kc_fma is 400) keeps slices
-    // of kc: with --kernel avx2 on Zen 4, one slice of k = 1792-2304 lost 1-5 % against slices
-    // of 1488 (README: "One slice of k where it fits").
+    // that deep keeps slices of kc (README: "One slice of k where it fits").
     // --one-slice sets the depth (never below kc: 1 turns it off); --kc alone turns it off too.
     const int fits = b.kc < 2 * kc_fma ? round_down_at_least(2 * l2 / 3 / (4L * (b.mc + 2 * nr)), 16) : b.kc;
     const int depth = user_one_slice > 0 ? user_one_slice : user_kc > 0 ? b.kc : fits;
@@ -95,11 +93,11 @@ Blocks block_sizes(int mr, int nr, double flops) {
 // A step of p of the 14 x 32 tile is 28 FMAs. Folded, each reads its broadcast from memory:
 // 28 loads, and 2 of the B sliver. One vbroadcastss per row instead: 14 + 2 loads and 14 more
 // instructions. Two 512-bit FMA units finish the step in 14 cycles; two load ports need 15
-// for the folded loads, so there the loads set the pace (Cascade Lake: 110 GFLOPS folded,
-// 126 not, at n = 1024); three ports, or one FMA unit, keep up, and folding saves the
-// instructions (Emerald Rapids, Zen 4: +0-3 %). A core not in the table folds.
-bool fold_broadcast() {
-    if (ablation.fold != 0) return ablation.fold == 1;
+// for the folded loads, so there the loads set the pace; three ports, or one FMA unit, keep
+// up, and folding saves the instructions (README: "Folded broadcasts and load ports"). A core
+// not in the table folds.
+bool fold_broadcast(int fold) {
+    if (fold != 0) return fold == 1;
     const gemm::cpu::Microarch& u = gemm::cpu::microarch();
     const double fmas_per_cycle = avx512_flops() / 32;   // 512-bit FMAs a cycle
     const int fmas = kMrAvx512 * (kNrAvx512 / 16), b_loads = kNrAvx512 / 16;
@@ -115,8 +113,8 @@ bool fold_broadcast() {
 // in half of that. (ldb = 1024 at k = 1024 crowded it into 512 rows: unpacked ran at half
 // the packed speed.) Asking for any block size asks for the blocked path, whatever the size
 // (a tuned block from the wisdom file does not: blocks_asked).
-bool skip_packing(int m, int k, int ldb, int nr_tile) {
-    if (blocks_asked != 0 || ablation.no_direct) return false;
+bool skip_packing(const Config& config, int m, int k, int ldb, int nr_tile) {
+    if (config.blocks_asked != 0 || config.ablation.no_direct) return false;
     const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
     const long stride = 4L * ldb;
     const long period = std::clamp(stride & -stride, 4L * nr_tile, l2 / 8);
@@ -128,39 +126,30 @@ bool skip_packing(int m, int k, int ldb, int nr_tile) {
 // its dot products to pay for summing their lanes at the end (README: "The narrow last
 // columns").
 constexpr int kNarrowLeastK = 48;
-int narrow_columns(int n, int k) {
+int narrow_columns(const Config& config, int n, int k) {
     const int rest = n % 16;
-    return !ablation.no_narrow && rest >= 1 && rest <= 4 && k >= kNarrowLeastK ? rest : 0;
+    return !config.ablation.no_narrow && rest >= 1 && rest <= 4 && k >= kNarrowLeastK ? rest : 0;
 }
 
-// The ablation switches that change the tile's routines (--no-vector-pack and the AVX-512
-// micro-kernel's own): with none set, the tile is used as it is.
-TileShape ablated(TileShape tile) {
-    if (ablation.no_vector_pack) {
-        tile.pack_a = step10::pack_a;
-        tile.pack_b = step10::pack_b;
-    }
-    if (ablation.no_vector_pack || ablation.no_copy_b) tile.copying = nullptr;
-#if defined(__x86_64__) || defined(_M_X64)
-    const bool kernel_switch = ablation.no_prefetch || ablation.no_strips || ablation.no_fma ||
-                               ablation.tile_rows > 0 || ablation.tile_cols > 0;
-    if (kernel_switch && (tile.kernel == microkernel_avx512_14x32 || tile.kernel == microkernel_avx512_14x32_broadcast)) {
-        tile.kernel = microkernel_avx512_ablated;
-        tile.direct = microkernel_avx512_ablated_direct;
-        tile.copying = nullptr;
-    }
-#endif
-    return tile;
+// k in one slice where it fits (block_sizes: one_slice), else in equal slices of at most kc:
+// with kc = 704, k = 1536 as 3 x 512 rather than 2 x 704 + 128, whose thin last slice would
+// pay a whole pass of C-tile updates (and a packing of A and B) for a twelfth of the work.
+int slice_depth(const Config& config, const Blocks& blocks, int k) {
+    if (k <= blocks.one_slice) return k;
+    return config.ablation.no_even_k ? blocks.kc : even_split(k, blocks.kc);
 }
 
-float* PackBuffer::get(std::size_t floats) {
-    if (floats > size) {
-        ::operator delete[](data, std::align_val_t{64});
-        data = static_cast<float*>(::operator new[](floats * sizeof(float), std::align_val_t{64}));
-        size = floats;
-    }
-    return data;
+// No more threads than there are MR-row tiles to share out, and none whose share of the work
+// is too small to pay for waking it: a small product takes microseconds on one core, the
+// same order as starting a team and meeting at its barriers, and far less than a scheduler's
+// time slice when another program holds one of the cores (README: "A busy core").
+int team_size(const Config& config, int m, int n, int k, int mr, int nr, int most) {
+    const int row_tiles = (m + mr - 1) / mr, col_slivers = (n + nr - 1) / nr;
+    const double worth = 2.0 * m * n * k / (config.min_kflops > 0 ? 1e3 * config.min_kflops : kMinFlopsPerThread);
+    int team = most;
+    if (team > worth) team = worth > 1 ? static_cast<int>(worth) : 1;
+    const Grid grid = split_team(team, row_tiles, col_slivers);
+    return grid.rows * grid.cols;
 }
-PackBuffer::~PackBuffer() { ::operator delete[](data, std::align_val_t{64}); }
 
 }  // namespace step10

@@ -1,50 +1,26 @@
-// Step 10's shared pieces: the tile a variant runs, its block sizes, the small-matrix and
-// narrow-column rules, and the switches of the ablation study. The serial loop nest
-// (serial_nest.cpp) and the parallel one (parallel_nest.cpp) both read them.
+// Step 10's rules: its block sizes, the depth of its slices of k, the small-matrix and
+// narrow-column rules and the size of its team, each a function of the configuration
+// (config.hpp) and the product. The loop nests (serial_nest.cpp, parallel_nest.cpp) and the
+// plan that bin/cpuinfo shows (plan.cpp) call the same functions.
 #pragma once
 
-#include "microkernels.hpp"
-#include "packing.hpp"
+#include "config.hpp"
 
 #include <gemm/cpu.hpp>
 
-#include <cstddef>
-
 namespace step10 {
 
-using PackA = void (*)(int mc, int kc, const float* A, int lda, int mr, float* packed);
-using PackB = void (*)(int kc, int nc, const float* B, int ldb, int nr, float* packed);
-
-struct TileShape {
-    MicroKernel kernel;
-    int mr, nr;
-    double flops;                    // fp32 FLOPs per cycle of the FMA units it runs on
-    DirectKernel direct = nullptr;   // unpacked variant, if the ISA has one
-    NarrowKernel narrow = nullptr;   // its last 1-4 columns as dot products, if the ISA has it
-    CopyingKernel copying = nullptr; // the tile copying the next B sliver, if the ISA has it
-    PackA pack_a = step10::pack_a;   // vectorised packing, if the ISA has one
-    PackB pack_b = step10::pack_b;
-};
-
-// --mc, --kc, --nc, --one-slice; 0 = derived from the caches (block_sizes).
-// --min-kflops: the least work per thread, in thousands of FLOPs (0 = kMinFlopsPerThread;
-// 1 makes every product use all threads, as the tests of the partition need).
-// Each thread gets at least this many FLOPs (about 9 us of a full-width AVX-512 core,
-// 13 us of a split one), or the call runs on fewer threads: n = 100 runs on one.
+// Each thread gets at least this many FLOPs (Config::min_kflops overrides it: about 9 us of a
+// full-width AVX-512 core, 13 us of a split one), or the call runs on fewer threads: n = 100
+// runs on one.
 constexpr double kMinFlopsPerThread = 1.5e6;
-extern int user_mc, user_kc, user_nc, user_one_slice, user_min_kflops;
-// Which of mc, kc and nc were asked for (--mc ..., a test's set()): bits 1, 2 and 4. Any sends
-// every size through the blocked path (skip_packing). The wisdom file's blocks (wisdom.cpp) set
-// user_mc ... alike but not these: they stand for the cache rules' blocks, and small products
-// still skip the packing.
-extern unsigned blocks_asked;
 
 // Bytes a blocked product reads and writes beyond L2 per FLOP, from its blocks: the packed B
 // panel comes in once per A block of mc rows (4 bytes for 2 mc FLOPs), and C once per slice
 // of kc (8 bytes for 2 kc FLOPs).
 inline double outer_bytes_per_flop(int mc, int kc) { return 2.0 / mc + 4.0 / kc; }
-// The rules' most (block_sizes): OpenBLAS 0.3.21's Haswell blocks take 0.025 on a Zen 3 core,
-// where a neighbour streaming memory did not slow it (cachegrind with Zen 3's caches: 0.024).
+// The rules' most (block_sizes): the traffic of blocks that a neighbour streaming memory was
+// seen not to slow (docs/tuning-log.md, "Step 10's measurements, moved out of its code").
 constexpr double kMaxOuterBytesPerFlop = 0.025;
 
 struct Blocks {
@@ -69,42 +45,25 @@ inline int even_split(int total, int block) {
     return (total + parts - 1) / parts;
 }
 
-// fp32 FLOPs per core and cycle for a kernel's ISA: the microarchitecture table's figure
-// (gemm/cpu.hpp), or, for a core the table does not know, two full-width FMA units, which
-// asks for the deeper kc.
-inline double fma_rate(double table, double two_full_units) { return table > 0 ? table : two_full_units; }
-// The AVX-512 kernel's: a core the table does not know is taken to have two 512-bit units.
-inline double avx512_flops() { return fma_rate(gemm::cpu::microarch().avx512, 64); }
-
 // Whether the AVX-512 tile reads A(i, p) folded into its FMAs ({1to16}) rather than with one
-// vbroadcastss per row (README: "Folded broadcasts and load ports"): --fold 1 or 2 says which,
-// else the core's load ports decide.
-bool fold_broadcast();
+// vbroadcastss per row (README: "Folded broadcasts and load ports"): --fold 1 or 2 (`fold`)
+// says which, else (0) the core's load ports decide.
+bool fold_broadcast(int fold);
 
 // Block sizes for an MR x NR micro-kernel on this CPU's caches and FMA units, `flops` fp32
-// FLOPs per cycle (README: "Block sizes").
-Blocks block_sizes(int mr, int nr, double flops);
+// FLOPs per cycle (README: "Block sizes"), with the sizes `config` asks for.
+Blocks block_sizes(const Config& config, int mr, int nr, double flops);
+// The depth of the slices a blocked product of depth k is cut into: k in one slice where it
+// fits (blocks.one_slice), else equal slices of at most blocks.kc (--no-even-k: slices of kc
+// and a thinner last one).
+int slice_depth(const Config& config, const Blocks& blocks, int k);
 // Whether a product this small skips packing (README: "Small matrices").
-bool skip_packing(int m, int k, int ldb, int nr_tile);
+bool skip_packing(const Config& config, int m, int k, int ldb, int nr_tile);
 // How many of the last columns of an unpacked product the narrow-strip kernel computes.
-int narrow_columns(int n, int k);
-// The tile with the ablation switches that change its routines applied.
-TileShape ablated(TileShape tile);
-
-// A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
-struct PackBuffer {
-    float* data = nullptr;
-    std::size_t size = 0;
-    float* get(std::size_t floats);
-    ~PackBuffer();
-};
-
-// The two loop nests: one thread, and all of OpenMP's threads (which falls back on the
-// first when a product is too small to share).
-void serial_gemm(const TileShape& tile, int m, int n, int k, const float* A, int lda, const float* B, int ldb,
-                 float* C, int ldc);
-void parallel_gemm(const TileShape& tile, int m, int n, int k, const float* A, int lda, const float* B, int ldb,
-                   float* C, int ldc);
-int threads_used();
+int narrow_columns(const Config& config, int n, int k);
+// How many of `most` threads an m x n x k product on MR x NR tiles is shared out between: no
+// more than there are tiles to share (a grid of them: partition.hpp), and none whose share of
+// the work is below the least (Config::min_kflops). 1: the serial nest.
+int team_size(const Config& config, int m, int n, int k, int mr, int nr, int most);
 
 }  // namespace step10

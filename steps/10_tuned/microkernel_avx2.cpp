@@ -16,11 +16,10 @@ namespace {
 // its rotating the accumulators, two accumulators spilled to the stack in the copying
 // kernel, a test and a branch a step for the prefetch). A quiet core hides the extra ones
 // behind the FMAs; a core whose other hyperthread is busy dispatches fewer instructions a
-// cycle, and there they cost: on a shared Zen 3, interleaved with OpenBLAS, step 10's paired
-// medians were 0.81-0.95x with the intrinsics and 1.01-1.07x with this loop, the best samples
-// alike (docs/tuning-log.md, "The AVX2 k loop in assembly"). The 12 accumulators are pinned
-// to ymm4-ymm15 so that no copy is needed around the asm; ymm0-1 hold the B row, ymm2-3 the
-// broadcasts of A.
+// cycle, and there they cost (docs/tuning-log.md, "The AVX2 k loop in assembly"). The 12
+// accumulators are pinned
+// to ymm4-ymm15 so that no copy is needed around the asm; ymm0-1 hold the B row, ymm2-3
+// the broadcasts of A.
 //
 // One step of p: the B row into ymm0-1, then for each of the 6 rows of A its element
 // broadcast and the two FMAs into that row's accumulators. B_OFF0/1 and the A offsets are
@@ -111,9 +110,8 @@ inline __attribute__((always_inline)) void add_to_c(const __m256 c0[kMrAvx2], co
 // How many rows ahead of the copy the rows of B are asked for. On two 256-bit FMA pipes
 // the AVX2 tile copies a row every 24 cycles of FMAs; the AVX-512 tile copies half a row
 // every 56 (two 512-bit units) or 112 (Zen 4), so its 8 rows ahead are 900-1800 cycles of
-// lead, and the same 8 rows here only about 190: that lost 1-2 % at n = 1024-2048 against
-// packing B in a pass of its own, 16 and 32 lost nothing (Zen 4, --kernel avx2, one
-// thread, 6 interleaved rounds).
+// lead, and the same 8 rows here only about 190, too little to hide L3: 16 rows are enough
+// (docs/tuning-log.md, "Step 10's measurements, moved out of its code").
 constexpr int kRowsAhead = 16;
 
 // One row (16 floats) of the next B sliver from B into the packed panel, and the row

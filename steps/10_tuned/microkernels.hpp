@@ -72,11 +72,17 @@ void microkernel_avx512_14x32_broadcast(int kc, const float* a, const float* b, 
                                         int mr, int nr, const float* b_next);
 void microkernel_avx512_14x32_broadcast_copying(int kc, const float* a, const float* b, float* c, long ldc, int mr,
                                                 int nr, SliverCopy copy);
-// The same two with the micro-kernel switches of `ablation` applied (the ablation study only).
-void microkernel_avx512_ablated(int kc, const float* a, const float* b, float* c, long ldc,
-                                int mr, int nr, const float* b_next);
-void microkernel_avx512_ablated_direct(int k, const float* a, long lda, const float* b, long ldb,
-                                       float* c, long ldc, int mr, int nr);
+// The ablation study's packed and unpacked tiles (microkernel_avx512_ablated.cpp): sub-tiles
+// of rows x cols (cols 16 or 32) inside the packed 14 x 32 slivers, the multiply-add in form
+// `op` (0 folded FMA, 1 broadcast FMA, 2 folded multiply and add, 3 broadcast multiply and
+// add), the C and next-B prefetch and the ymm edge strips on or off. The settings are part of
+// the kernel chosen, one instance each, so the kernel reads no state.
+struct AblatedTile {
+    int rows, cols, op;
+    bool prefetch, strips;
+};
+MicroKernel microkernel_avx512_ablated(const AblatedTile& settings);
+DirectKernel microkernel_avx512_ablated_direct(const AblatedTile& settings);
 constexpr int kMrAvx2 = 6, kNrAvx2 = 16;        // 12 ymm accumulators
 void microkernel_avx2_6x16(int kc, const float* a, const float* b, float* c, long ldc,
                            int mr, int nr, const float* b_next);
@@ -85,26 +91,6 @@ void microkernel_avx2_6x16_copying(int kc, const float* a, const float* b, float
 void microkernel_avx2_6x16_direct(int k, const float* a, long lda, const float* b, long ldb,
                                   float* c, long ldc, int mr, int nr);
 #endif
-// Switches that turn one idea of this step off each, for the ablation study
-// (tools/ablation.sh, README: "What each trick buys"). All zero: the step as it is.
-// step.cpp sets them from the command line (--no-fma 1 ...); the loop nest reads the
-// first four, the AVX-512 micro-kernel the rest, always outside the k loop.
-struct Ablation {
-    int no_direct = 0;       // pack small matrices too (no unpacked small-matrix path)
-    int no_vector_pack = 0;  // the plain packing loops of packing.cpp
-    int no_even_k = 0;       // k in slices of kc and a thinner last one
-    int old_blocks = 0;      // step 07's block rules: B sliver in half of L1, A block in half of L2
-    int no_prefetch = 0;     // no prefetch of the C tile or of the next B sliver
-    int no_copy_b = 0;       // B packed in a pass of its own, not inside the first A block's calls (both x86 kernels)
-    int no_narrow = 0;       // unpacked: the last <= 4 columns in tiles too, not as dot products
-    int no_strips = 0;       // last <= 8 columns in a masked zmm, not a ymm strip
-    int no_fma = 0;          // vmulps + vaddps instead of vfmadd231ps
-    int fold = 0;            // 1: the {1to16} operand, 2: a vbroadcastss per row (0: the core's rule, fold_broadcast)
-    int tile_rows = 0;       // rows of the register tile, 1..14 (0: 14)
-    int tile_cols = 0;       // columns of the register tile, 16 or 32 (0: 32)
-};
-extern Ablation ablation;
-
 #if defined(__aarch64__)
 constexpr int kMrNeon = 8, kNrNeon = 12;        // 24 q-register accumulators
 void microkernel_neon_8x12(int kc, const float* a, const float* b, float* c, long ldc,

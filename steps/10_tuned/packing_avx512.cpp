@@ -2,8 +2,8 @@
 // a time instead of a float at a time.
 //
 // Packing A is a transpose: rows of A become the columns p of the sliver. The plain loop
-// in packing.cpp writes one float per instruction at a stride of 14 floats and took 7 % of
-// the time at n = 1024, as much as everything else outside the micro-kernel together.
+// in packing.cpp writes one float per instruction at a stride of 14 floats, which costs as
+// much as everything else outside the micro-kernel together.
 // Here each 14 x 16 piece of A is loaded as 14 row vectors (plus 2 zero rows), transposed
 // in registers by 64 shuffles, and stored as 16 runs of 14 floats: about one instruction
 // per 3 floats.
@@ -11,7 +11,7 @@
 #include "packing.hpp"
 
 // GCC 12 warns that the shuffles' internal _mm512_undefined_ps() "may be used uninitialized"
-// (GCC bug 105593, fixed in GCC 13); it is a false alarm.
+// (a false alarm, fixed in GCC 13).
 #if !defined(__clang__)   // a GCC-only warning: clang would warn that it does not know it
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif

@@ -1,9 +1,8 @@
 // Step 10's wisdom file (wisdom.hpp): found, read, checked and applied here, and nowhere else.
 // A file that is damaged, or measured on another machine or kernel, is never half-used: it is
-// refused whole, with one line saying why, and the run takes the cache rules (blocks.cpp).
+// refused whole, with one line saying why, and the run takes the cache rules (blocks.cpp). The
+// values a run takes are applied by step.cpp (apply_tuned).
 #include "wisdom.hpp"
-
-#include "blocks.hpp"
 
 #include <gemm/cpu.hpp>
 #include <gemm/numbers.hpp>
@@ -256,7 +255,8 @@ std::string path_word(std::string_view path) {
 }
 
 gemm::TunedParams take(std::span<const gemm::Param> params, std::span<const gemm::Variant> variants,
-                       std::string_view variant, int threads) {
+                       std::string_view variant, int threads, Values& values) {
+    values.clear();
     gemm::TunedParams result{"rules", ""};
     bool fixed = false;
     const std::string path = wisdom_path(fixed);
@@ -303,8 +303,7 @@ gemm::TunedParams take(std::span<const gemm::Param> params, std::span<const gemm
         return result;
     }
     if (!(threads == 1 ? file.has_one : file.has_all)) return result;   // nothing for this count: the rules
-    for (const auto& [param, value] : threads == 1 ? file.one : file.all) param->set(value);
-    blocks_asked = 0;   // tuned blocks replace the rules' blocks; they do not ask small products onto the blocked path
+    values = threads == 1 ? file.one : file.all;
     result.source = "wisdom:" + path_word(path);
     return result;
 }
