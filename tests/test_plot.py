@@ -150,7 +150,7 @@ def main():
         fig = plot_gflops.render(plot_gflops.parse([s04, "--machine", machine, "-o", out]))
         expect("Test Bridge" in fig.axes[0].get_title(), "plot_gflops.py: machine.txt's uarch is not in the title")
 
-        # Issue 12.17: repeated sizes are sorted, not a zigzag; one curve per thread count.
+        # Repeated sizes are sorted, not a zigzag; one curve per thread count.
         zigzag = write("zigzag.csv", harness("05_simd_4x4", "sse", [(300, 12, 11), (100, 10, 9), (200, 11, 10),
                                                                      (100, 10.5, 9)]))
         fig = plot_gflops.render(plot_gflops.parse([zigzag, "-o", out]))
@@ -164,7 +164,7 @@ def main():
                and any("2 threads" in c.get_label() for c in curves),
                "plot_gflops.py: mixed thread counts should be one curve each: {}".format([c.get_label() for c in curves]))
 
-        # Issue 49: an unsettled size (tools/interleave.py's settled column) is a hollow point,
+        # An unsettled size (tools/interleave.py's settled column) is a hollow point,
         # a settled one filled; the legend says once what hollow means, whatever the curves.
         sampled = HEADER.rstrip("\n") + ",samples,settled\n"
         unsettled = [write("u{}.csv".format(i), sampled + "".join(
@@ -202,7 +202,7 @@ def main():
                    for l in fig.axes[0].get_legend_handles_labels()[1]),
                "plot_gflops.py: without a scalar row, the scalar ceiling should be SSE / 4, said to be estimated")
 
-        # ---- Bad input: exit 2, one line naming the file (issue 12.15) ---------------------------
+        # ---- Bad input: exit 2, one line naming the file ---------------------------
         bad_inputs = {
             "empty.csv": "",
             "header_only.csv": HEADER,
@@ -256,8 +256,8 @@ def main():
                "plot_staircase.py: 09 (2 threads) over 08 (the bar before, none on 2 threads) is x1.8: {}".format(texts))
         labels = ax.get_legend_handles_labels()[1]
         expect(any("ref_openblas, 1 thread: 140.0" in l for l in labels), "plot_staircase.py: no OpenBLAS line")
-        # The two-thread bar has the library's two-thread line beside it (issue: a 2-thread bar
-        # drawn against one-thread libraries only looked 1.4x ahead of a library it trailed).
+        # The two-thread bar has the library's two-thread line beside it (against one-thread
+        # libraries only, a 2-thread bar would look ahead of a library it trails).
         expect(any("ref_openblas, 2 threads: 270.0" in l for l in labels),
                "plot_staircase.py: no OpenBLAS line on 2 threads beside the 2-thread bar: {}".format(labels))
         expect(any("2 threads" in l and "320.0" in l for l in labels), "plot_staircase.py: no all-core peak line")
@@ -468,7 +468,7 @@ def main():
         expect(r.returncode == 0 and not r.stderr, "plot_blockmap.py with $\\frac{{$: exit {}, {!r}".format(
             r.returncode, r.stderr[-300:]))
 
-        # ---- Issue 28: figures that agree with each other ----------------------------------------
+        # ---- Figures that agree with each other ----------------------------------------
         from matplotlib.colors import to_hex
         import matplotlib.pyplot as plt
         import drawing
@@ -534,7 +534,7 @@ def main():
         said = [t.get_text() for t in alone.get_legend().get_texts()]
         expect(len(curve) == 1 and list(curve[0].get_xdata()) == [100, 1000],
                "step 09: n = 100 (1 thread) belongs to its curve: {}".format([l.get_label() for l in alone.lines]))
-        # Issue 49: the legend says once what a ring means, naming no size.
+        # The legend says once what a ring means, naming no size.
         expect(len(rings) == 1 and list(rings[0].get_xdata()) == [100] and list(rings[0].get_ydata()) == [50.0]
                and rings[0].get_markerfacecolor() == "white"
                and sum("fewer threads" in t and "100" not in t for t in said) == 1,
