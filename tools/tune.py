@@ -1164,8 +1164,9 @@ def resolution_text(search):
     the widest still open."""
     closed, open_ = search.resolution()
     if closed:
-        text = "decides differences of {:.1f} % or more ({} decisions closed, intervals +-{:.1f} % to " \
-            "+-{:.1f} %)".format(100 * max(closed), len(closed), 100 * min(closed), 100 * max(closed))
+        text = "decides differences of {:.1f} % or more ({} decision{} closed, intervals +-{:.1f} % to " \
+            "+-{:.1f} %)".format(100 * max(closed), len(closed), "s" if len(closed) > 1 else "", 100 * min(closed),
+                                 100 * max(closed))
     else:
         text = "no decision closed"
     if open_:
