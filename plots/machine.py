@@ -122,9 +122,9 @@ def _step(r, obj, i):
     tile = _tile(r, obj, path)
     tiles = {}
     for j, v in enumerate(r.get(obj, "variants", list, path)):
-        tile = _tile(r, v, "{}variants[{}].".format(path, j))
-        if tile:
-            tiles[r.get(v, "name", str, path + "variants[{}].".format(j))] = tile
+        its = _tile(r, v, "{}variants[{}].".format(path, j))
+        if its:
+            tiles[r.get(v, "name", str, path + "variants[{}].".format(j))] = its
     params = {}
     for j, p in enumerate(r.get(obj, "params", list, path)):
         where = "{}params[{}].".format(path, j)

@@ -60,6 +60,9 @@ def tiles_are_the_kernels(m):
         found = {v: t for v, t in s.tiles.items() if v in wanted}
         expect(found and all(wanted[v] == t for v, t in found.items()),
                "step {:02d}'s tiles {} are not the kernels' {}".format(number, s.tiles, wanted))
+        if s.variant in wanted:
+            expect(s.tile == wanted[s.variant], "step {:02d} runs {} here, its tile is {}, not {}".format(
+                number, s.variant, s.tile, wanted[s.variant]))
     lessons = {1: (1, 1), 2: (1, 4), 3: (1, 4), 4: (4, 4), 5: (4, 4), 6: (4, 4), 7: (4, 4)}
     for number, tile in lessons.items():
         s = m.step(number)
