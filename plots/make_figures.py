@@ -12,7 +12,7 @@ Makes, in DIR (default results/ at the checkout's root), each from the files it 
   overlay_log.png    the same on a log axis, where the scalar steps are readable too
   overlay_mt.png     the multi-threaded runs (steps 09 and 10, ref_*_mt) against the all-core peak
   staircase.png      one bar per step at n = --at (1000), speed-ups, libraries and peaks
-  roofline.png       every step on the roofline (peak.csv, bandwidth.csv, cpuinfo.txt)
+  roofline.png       every step on the roofline (peak.csv, bandwidth.csv, machine.json)
   bandwidth.png      bandwidth by working set (bandwidth.csv)
   scaling.png        steps 09 and 10 and the libraries at 1..N threads (scaling/*.csv, peak.csv)
   blockmap_<step>.png  GFLOPS over kc x mc (blockmap_<step>.csv, from tools/block_map.py)
@@ -162,12 +162,12 @@ def machine_figures(found, at):
     if found.steps:
         yield "staircase.png", "plot_staircase", paths_of(found.steps + found.refs) + size + (
             ["--peak", path("peak.csv")] if found.peak else [])
-        missing = [f for f in ("peak.csv", "bandwidth.csv", "cpuinfo.txt") if not has(f)]
+        missing = [f for f in ("peak.csv", "bandwidth.csv", "machine.json") if not has(f)]
         if missing:
             leave_out("roofline.png", "no " + " or ".join(missing) + " in " + found.results)
         else:
             yield "roofline.png", "plot_roofline", paths_of(found.steps) + size + [
-                "--peak", path("peak.csv"), "--bandwidth", path("bandwidth.csv"), "--cpuinfo", path("cpuinfo.txt")]
+                "--peak", path("peak.csv"), "--bandwidth", path("bandwidth.csv"), "--cpuinfo", path("machine.json")]
     if has("bandwidth.csv"):
         yield "bandwidth.png", "plot_bandwidth", [path("bandwidth.csv")] + (
             ["--cpuinfo", path("cpuinfo.txt")] if has("cpuinfo.txt") else [])

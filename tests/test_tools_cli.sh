@@ -63,7 +63,7 @@ expect 3 "$src/tools/ablation.sh" --build "$tmp/nowhere" --out "$tmp/a_file"
 # --help prints each script's whole header comment and nothing past it (a fixed line range fell
 # out of step as headers grew: bench_vs_openblas.sh lost its last lines, ablation.sh printed
 # its `set -euo pipefail`).
-for tool in "$run_all" "$grade" "$bench" "$src/tools/ablation.sh" "$src/tools/new_step.sh"; do
+for tool in "$run_all" "$grade" "$bench" "$src/tools/ablation.sh" "$src/tools/new_step.sh" "$src/tools/lab_solution.sh"; do
   header=$(awk 'NR > 1 && !/^#/ { exit } NR > 1 { print }' "$tool" | wc -l)
   shown=$("$tool" --help 2>/dev/null | wc -l)
   if [[ $header -lt 3 || $shown != "$header" ]] || "$tool" --help | grep -q '^set -'; then

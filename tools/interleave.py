@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.join(ROOT, "plots"))
 import cli  # noqa: E402  (plots/cli.py: one-line usage errors, children in their own group)
 import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
 import samples as stats  # noqa: E402  (plots/samples.py: what is drawn from the samples)
+import harness_csv  # noqa: E402  (plots/harness_csv.py: the CSV columns, one list)
 
 PROG = "interleave.py"
 MAX_SIZE = 46340     # kMaxSize, common/include/gemm/harness.hpp
@@ -426,8 +427,7 @@ def how_it_ended(status):
 
 def _not_a_row(header, rows, size):
     """Why a sample's CSV is not one harness row at `size` with a GFLOPS above 0, or ""."""
-    missing = [c for c in ("step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best",
-                           "max_rel_err", "verified") if c not in header]
+    missing = [c for c in harness_csv.REQUIRED if c not in header]
     if missing:
         return "no {} column".format(missing[0])
     if len(rows) != 1:
