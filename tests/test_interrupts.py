@@ -76,6 +76,8 @@ if name == "cpuinfo":
         print("1 01_baseline serial scalar\n6 06_blocking serial scalar\n9 09_openmp parallel avx2")
     elif "--uarch" in a:
         print("Zen 5")
+    elif "--json" in a:   # a recorded machine (plots/machine.py checks it)
+        print(open(os.environ["FAKE_MACHINE_JSON"]).read(), end="")
     else:
         print("Steps built for this CPU:\n  step01_baseline")
     sys.exit(0)
@@ -100,7 +102,7 @@ with open(fake, "w") as f:
 os.chmod(fake, 0o755)
 os.symlink(fake, os.path.join(fakebin, "cmake"))
 os.symlink(fake, os.path.join(fakebin, "ctest"))
-ENV = dict(os.environ, FAKE_MARKS=marks, PATH=fakebin + os.pathsep + os.environ.get("PATH", ""))
+ENV = dict(os.environ, FAKE_MARKS=marks, FAKE_MACHINE_JSON=os.path.join(ROOT, "tests", "data", "zen3-busy", "machine.json"), PATH=fakebin + os.pathsep + os.environ.get("PATH", ""))
 
 
 def started(part, timeout=30.0):
