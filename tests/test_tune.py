@@ -709,7 +709,8 @@ status, out, err = run(["-o", path, "--seed", "11", "--threads", "1", "--budget"
 check(status == 0 and "resuming from" in err, "... and the same command finds its state again")
 
 # A stand-in build: cpuinfo --identity and a step10_tuned (sh) that writes a harness row of 100
-# GFLOPS, on as many threads as OMP_THREAD_LIMIT lets it (as the harness reports them); a
+# GFLOPS, on as many threads as OMP_THREAD_LIMIT lets it (as the harness reports them; at the
+# probe's n = 16 one thread, as step 10's least work per thread gives, unless --min-kflops 1); a
 # sample (not the probe's n = 16) writes its pid to $STANDIN_MARK and, with STANDIN_HANG, waits
 # on a child of its own (whose pid it writes too), as a job script's children would run.
 standin = os.path.join(work, "standin")
@@ -718,17 +719,19 @@ with open(os.path.join(standin, "bin", "cpuinfo"), "w") as f:
     f.write('#!/bin/sh\n[ "$1" = --identity ] || exit 2\necho "{}"\necho "{}"\n'.format(*IDENTITY))
 with open(os.path.join(standin, "bin", "step10_tuned"), "w") as f:
     f.write(r'''#!/bin/sh
-size= csv= threads=1 mc=112 kc=1056 nc=2048
+size= csv= threads=1 mc=112 kc=1056 nc=2048 least=
 while [ $# -gt 0 ]; do
   case $1 in
     --no-verify) ;;
     --sizes) size=$2; shift ;; --csv) csv=$2; shift ;; --threads) threads=$2; shift ;;
+    --min-kflops) least=$2; shift ;;
     --mc) mc=$2; shift ;; --kc) kc=$2; shift ;; --nc) nc=$2; shift ;;
     --*) shift ;;
   esac
   shift
 done
 [ -n "$OMP_THREAD_LIMIT" ] && [ "$OMP_THREAD_LIMIT" -lt "$threads" ] && threads=$OMP_THREAD_LIMIT
+[ "$size" = 16 ] && [ "$least" != 1 ] && threads=1   # as step 10: a product this small runs on one
 if [ "$size" != 16 ] && [ -n "$STANDIN_MARK" ]; then
   if [ -n "$STANDIN_HANG" ]; then
     sleep 60 & echo $$ $! > "$STANDIN_MARK.new" && mv "$STANDIN_MARK.new" "$STANDIN_MARK"; wait; exit 1
@@ -807,6 +810,15 @@ if len(os.sched_getaffinity(0)) >= 2:
           "threads all (" not in r.stdout,
           "OMP_THREAD_LIMIT=1 --threads both: only the threads 1 line, said why ({})".format(
               [l for l in r.stderr.splitlines() if "threads all" in l]))
+    # Without the limit both lines are tuned: the probe's tiny product takes one thread by the
+    # rules, which must not read as "step 10 runs on 1 thread here".
+    r = subprocess.run(STANDIN + ["-o", fresh(path), "--threads", "both", "--budget", "2"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    lines = open(path).read().splitlines() if os.path.isfile(path) else []
+    check(r.returncode == 0 and [l for l in lines if l.startswith("threads")] == ["threads 1", "threads all"] and
+          "threads all is not tuned" not in r.stderr,
+          "--threads both on {} CPUs: both lines tuned ({})".format(
+              len(os.sched_getaffinity(0)), [l for l in r.stderr.splitlines() if "threads all" in l][:1]))
 else:
     print("skip  OMP_THREAD_LIMIT=1 on one CPU: all is one thread anyway")
 

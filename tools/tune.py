@@ -398,12 +398,16 @@ class Real:
         ones = {name: 1 for name in BLOCKS}
         if "one-slice" in rules:
             ones["one-slice"] = 1
-        unit = tunables(self.run_probe(self.command(threads, ones), "step10_tuned").get("params"))
+        # --min-kflops 1 shares even n = 16 out, so its threads column is the team the step
+        # can have here (fewer than asked only under OMP_THREAD_LIMIT), not the one thread
+        # a product that small takes by the rules.
+        shared = self.run_probe(self.command(threads, dict(ones, **{"min-kflops": 1})), "step10_tuned")
+        unit = tunables(shared.get("params"))
         units = {name: max(1, unit.get(name, 1)) for name in ones}
         units["kc"] = max(16, units["kc"])
         if "one-slice" in units:
             units["one-slice"] = max(16, units["one-slice"])
-        ran = row.get("threads", "").strip()
+        ran = shared.get("threads", "").strip()
         return row.get("kernel", "").strip(), rules, units, int(ran) if ran.isdigit() and int(ran) >= 1 else threads
 
     def probe_library(self, threads):
