@@ -109,11 +109,20 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     top = max(v for _, v, _ in roofs)
     for isa, value, note in roofs:
         ax.plot([lo, hi], [value, value], **drawing.ceiling_style(isa, threads > 1))
-        # Inside the axes at their right end, above the line (outside, the labels took a tenth
-        # of the canvas's width). Two roofs within 15 % of each other (avx 97 and
-        # avx2 102 on Zen 3) would print their labels over each other: the lower one's goes below.
-        above = any(value < v <= value * 1.15 for _, v, _ in roofs)
-        ax.text(hi, value, "{} {:.0f}{} ".format(isa, value, "*" if note else ""),
+    # Labels inside the axes at their right end, above the line (outside, they took a tenth of
+    # the canvas's width). Roofs within 2 % of each other (AVX-512 and AVX2 on a core that
+    # splits 512-bit FMAs) share one label; of two labels within 15 % (avx 97 and avx2 102),
+    # the lower one goes below its line, or they would print over each other.
+    labels = []   # [names, GFLOPS, note], highest first
+    for isa, value, note in sorted(roofs, key=lambda r: -r[1]):
+        if labels and value >= labels[-1][1] * 0.98:
+            labels[-1][0].append(isa)
+            labels[-1][2] = labels[-1][2] or note
+        else:
+            labels.append([[isa], value, note])
+    for names, value, note in labels:
+        above = any(value < v <= value * 1.15 for _, v, _ in labels)
+        ax.text(hi, value, "{} {:.0f}{} ".format(", ".join(names), value, "*" if note else ""),
                 va="top" if above else "bottom", ha="right", fontsize=9)
     for level in model.LEVELS:
         if level not in bandwidth:

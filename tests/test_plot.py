@@ -349,6 +349,14 @@ def main():
         boxes = [t.get_window_extent(renderer) for t in labels]
         expect(len(boxes) == 2 and not boxes[0].overlaps(boxes[1]),
                "plot_roofline.py: the avx 92 and avx2 96 labels overlap: {}".format([t.get_text() for t in labels]))
+        # Equal roofs (AVX-512 on a core that splits 512-bit FMAs, as Zen 4 does): one label
+        # naming both, not two printed over each other.
+        equal = write("peak_equal.csv", PEAK.replace("avx2,fp32,1,96.0", "avx2,fp32,1,158.0"))
+        fig = plot_roofline.render(plot_roofline.parse([s01, "--peak", equal, "--bandwidth", bandwidth,
+                                                        "--cpuinfo", machine_file, "-o", out]))
+        said = [t.get_text().strip() for t in fig.axes[0].texts if "avx" in t.get_text().split(" ")[0]]
+        expect(said == ["avx512, avx2 160"],
+               "plot_roofline.py: avx512 160 and avx2 158 should share one label: {}".format(said))
         # The blocks of the variant that ran come from the CSV's params column where it has one
         # (a forced --kernel avx2 runs other blocks than cpuinfo reports): kc = 125 there, so
         # the C tile costs 8 bytes per 125 steps of p at L1, not per 1000.
