@@ -38,21 +38,11 @@ source "$root/tools/args.sh"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 build="$root/build" sizes="500,1000,1500" rounds=3 reps=3 out="$root/results" report=""
-whole() { [[ $2 =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "$1 '$2': not a whole number from 1 to 9999"; }
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --build|--sizes|--rounds|--reps|--out|--report) [[ $# -ge 2 && $2 != --* ]] || usage_error "$1 needs a value" ;;&
-    --report) [[ -r $2 && -f $2 ]] || usage_error "--report '$2': no such readable file"; report=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
-    --sizes) [[ $2 =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || usage_error "--sizes '$2': not a list of sizes such as 500,1000"
-             for size in ${2//,/ }; do check_count --sizes "$size" "$(harness_max_size)"; done
-             sizes=$2; shift 2 ;;
-    --rounds) whole "$1" "$2"; rounds=$2; shift 2 ;;
-    --reps) whole "$1" "$2"; reps=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) usage_error "unknown option '$1' (see --help)" ;;
-  esac
-done
+parse_options "" "build sizes rounds reps out report" 0 "$@"
+[[ -z $report || ( -r $report && -f $report ) ]] || usage_error "--report '$report': no such readable file"
+check_sizes --sizes "$sizes"
+check_count --rounds "$rounds" 9999
+check_count --reps "$reps" 9999
 
 # A name that begins with a dash would be an option to mkdir, awk and the plot script.
 [[ $out == -* ]] && out=./$out
@@ -121,62 +111,48 @@ done
 drop() {   # the switches of $1 without the ones named in $2 (space separated)
   local s=$1 name
   for name in $2; do s=$(sed -E "s/--$name [0-9]+ ?//" <<< "$s"); done
-  echo "$s"
+  echo "${s% }"
 }
-# study|label|step number and its options
+# Each study's runs, as study|label|step number and its options. off STUDY KERNEL IDEA...:
+# step 10, then each IDEA (label|switches) switched off alone. added STUDY KERNEL ALL_OFF
+# IDEA...: step 07, step 10 with ALL_OFF, then each IDEA (label|the switch names it drops)
+# switched on in turn, then step 10.
 runs=()
+off() {
+  local study=$1 k=$2 idea; shift 2
+  runs+=("$study|step 10${k:+ (avx2)}|10 --kernel ${k:-avx512}")
+  for idea; do runs+=("$study|${idea%%|*}|10 --kernel ${k:-avx512} ${idea#*|}"); done
+}
+added() {
+  local study=$1 k="--kernel $2" now=$3 idea last; shift 3
+  runs+=("$study|step 07 (SSE 4 x 4)|7" "$study|${1%%|*}|10 $k $now"); shift
+  for idea; do
+    now=$(drop "$now" "${idea#*|}") last=${idea%%|*}
+    runs+=("$study|$last|10 $k${now:+ $now}")
+  done
+}
 if [[ " ${kernels[*]} " == *" avx512 "* ]]; then
-  all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --fold 2 --tile-rows 4 --tile-cols 16"
-  k="--kernel avx512"
-  runs+=(
-    "off|step 10|10 $k"
-    "off|no unpacked small matrices|10 $k --no-direct 1"
-    "off|plain packing loops|10 $k --no-vector-pack 1"
-    "off|k slices not equal|10 $k --no-even-k 1"
-    "off|step 07's block rules|10 $k --old-blocks 1"
-    "off|no prefetch (C, next B)|10 $k --no-prefetch 1"
-    "off|B packed in its own pass|10 $k --no-copy-b 1"
-    "off|masked zmm edge strips|10 $k --no-strips 1"
-    "off|narrow last columns in tiles|10 $k --no-narrow 1"
-    "off|mul + add (no FMA)|10 $k --no-fma 1"
-    "off|broadcast not folded|10 $k --fold 2"
-    "off|4 x 16 register tile|10 $k --tile-rows 4 --tile-cols 16"
-    "off|AVX2 6 x 16 kernel|10 --kernel avx2"
-    "added|step 07 (SSE 4 x 4)|7"
-    "added|everything off: 4 x 16 zmm tile|10 $k $all_off"
-    "added|+ FMA|10 $k $(drop "$all_off" "no-fma")"
-    "added|+ folded broadcast|10 $k $(drop "$all_off" "no-fma fold")"
-    "added|+ 14 x 32 tile|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols")"
-    "added|+ step 10's block rules|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks")"
-    "added|+ equal k slices|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks no-even-k")"
-    "added|+ prefetch (C, next B)|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks no-even-k no-prefetch")"
-    "added|+ vector packing|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack")"
-    "added|+ B packed in the kernel calls|10 $k $(drop "$all_off" "no-fma fold tile-rows tile-cols old-blocks no-even-k no-prefetch no-vector-pack no-copy-b")"
-    "added|+ ymm edge strips|10 $k --no-direct 1"
-    "added|+ unpacked small matrices = step 10|10 $k"
-  )
+  off off "" "no unpacked small matrices|--no-direct 1" "plain packing loops|--no-vector-pack 1" \
+    "k slices not equal|--no-even-k 1" "step 07's block rules|--old-blocks 1" "no prefetch (C, next B)|--no-prefetch 1" \
+    "B packed in its own pass|--no-copy-b 1" "masked zmm edge strips|--no-strips 1" \
+    "narrow last columns in tiles|--no-narrow 1" "mul + add (no FMA)|--no-fma 1" "broadcast not folded|--fold 2" \
+    "4 x 16 register tile|--tile-rows 4 --tile-cols 16"
+  runs+=("off|AVX2 6 x 16 kernel|10 --kernel avx2")
+  added added avx512 "--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1 --no-prefetch 1 --no-strips 1 --no-fma 1 --fold 2 --tile-rows 4 --tile-cols 16" \
+    "everything off: 4 x 16 zmm tile|" "+ FMA|no-fma" "+ folded broadcast|fold" "+ 14 x 32 tile|tile-rows tile-cols" \
+    "+ step 10's block rules|old-blocks" "+ equal k slices|no-even-k" "+ prefetch (C, next B)|no-prefetch" \
+    "+ vector packing|no-vector-pack" "+ B packed in the kernel calls|no-copy-b" "+ ymm edge strips|no-strips" \
+    "+ unpacked small matrices = step 10|no-direct"
 fi
 if [[ " ${kernels[*]} " == *" avx2 "* ]]; then
   # The AVX2 6 x 16 kernel: the switches of the loop nest, the packing and the copy of B in
-  # the kernel calls. (--no-narrow, --no-prefetch, --no-strips, --no-fma, --fold and the
-  # tile shape are the AVX-512 kernel's: they change nothing here, so they are not run.)
-  all_off="--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1"
-  k="--kernel avx2"
-  runs+=(
-    "off_avx2|step 10 (avx2)|10 $k"
-    "off_avx2|no unpacked small matrices|10 $k --no-direct 1"
-    "off_avx2|plain packing loops|10 $k --no-vector-pack 1"
-    "off_avx2|k slices not equal|10 $k --no-even-k 1"
-    "off_avx2|step 07's block rules|10 $k --old-blocks 1"
-    "off_avx2|B packed in its own pass|10 $k --no-copy-b 1"
-    "added_avx2|step 07 (SSE 4 x 4)|7"
-    "added_avx2|everything off: AVX2 6 x 16 tile|10 $k $all_off"
-    "added_avx2|+ step 10's block rules|10 $k $(drop "$all_off" "old-blocks")"
-    "added_avx2|+ equal k slices|10 $k $(drop "$all_off" "old-blocks no-even-k")"
-    "added_avx2|+ vector packing|10 $k $(drop "$all_off" "old-blocks no-even-k no-vector-pack")"
-    "added_avx2|+ B packed in the kernel calls|10 $k $(drop "$all_off" "old-blocks no-even-k no-vector-pack no-copy-b")"
-    "added_avx2|+ unpacked small matrices = step 10 (avx2)|10 $k"
-  )
+  # the kernel calls. (The others are the AVX-512 kernel's: they change nothing here.)
+  off off_avx2 avx2 "no unpacked small matrices|--no-direct 1" "plain packing loops|--no-vector-pack 1" \
+    "k slices not equal|--no-even-k 1" "step 07's block rules|--old-blocks 1" "B packed in its own pass|--no-copy-b 1"
+  added added_avx2 avx2 "--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1" \
+    "everything off: AVX2 6 x 16 tile|" "+ step 10's block rules|old-blocks" "+ equal k slices|no-even-k" \
+    "+ vector packing|no-vector-pack" "+ B packed in the kernel calls|no-copy-b" \
+    "+ unpacked small matrices = step 10 (avx2)|no-direct"
 fi
 
 cpu=$(($(usable_cpus) - 1))

@@ -30,6 +30,36 @@ value_of() {
   printf '%s' "$2"
 }
 
+# parse_options "FLAGS" "VALUED" NPOS ARGS...: each --NAME of FLAGS sets $NAME (dashes as
+# underscores) to 1, each of VALUED to its value (value_of's rules); up to NPOS other words go,
+# in order, to the array $positional. Anything else: "unknown argument", then $usage if set.
+parse_options() {
+  local flags=" $1 " valued=" $2 " npos=$3 name; shift 3
+  positional=()
+  while [[ $# -gt 0 ]]; do
+    name=${1#--}; name=${name//-/_}
+    if [[ $1 == --* && $valued == *" ${1#--} "* ]]; then
+      [[ -n ${2-} && $2 != --* ]] || usage_error "$1: needs a value"
+      printf -v "$name" '%s' "$2"; shift
+    elif [[ $1 == --* && $flags == *" ${1#--} "* ]]; then
+      printf -v "$name" 1
+    elif [[ $1 != -* && ${#positional[@]} -lt $npos ]]; then
+      positional+=("$1")
+    else
+      usage_error "unknown argument '$1'. ${usage:-See --help.}"
+    fi
+    shift
+  done
+}
+
+# check_sizes OPTION LIST: LIST must be sizes such as 500,1000, each from 1 to kMaxSize.
+check_sizes() {
+  local max size
+  [[ $2 =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || usage_error "$1 '$2': not a list of sizes such as 500,1000"
+  max=$(harness_max_size) || exit 2
+  for size in ${2//,/ }; do check_count "$1" "$size" "$max"; done
+}
+
 # check_count OPTION VALUE MAX: VALUE must be a whole number from 1 to MAX.
 check_count() {
   [[ $2 =~ ^[1-9][0-9]{0,8}$ ]] || usage_error "$1 '$2': not a positive whole number"
@@ -44,22 +74,14 @@ find_writer() {
   [[ -x $writer ]] || usage_error "$writer: not built (cmake --build $1 --target write_file)"
 }
 
-# write_out FILE: stdin to FILE through $writer. When it cannot: its one line, naming this
-# program, and the writer's exit status (3: not writable).
-write_out() {
+# write_out FILE: stdin to FILE through $writer; check_out FILE: only whether it could be
+# written, creating and opening nothing (a script calls it before any long work). When not:
+# the writer's one line, naming this program, and its exit status (3: not writable).
+write_out() { run_writer -- "$1"; }
+check_out() { run_writer --check -- "$1"; }
+run_writer() {
   local error rc=0
-  error=$("$writer" -- "$1" 2>&1 > /dev/null) || rc=$?
-  [[ $rc == 0 ]] && return 0
-  error=${error%%$'\n'*}
-  echo "$prog: ${error#write_file: }" >&2
-  exit "$rc"
-}
-
-# check_out FILE: exit as write_out would (its one line; 3: not writable) when FILE cannot be
-# written. It creates and opens nothing: a script calls it before any long work.
-check_out() {
-  local error rc=0
-  error=$("$writer" --check -- "$1" 2>&1 > /dev/null) || rc=$?
+  error=$("$writer" "$@" 2>&1 > /dev/null) || rc=$?
   [[ $rc == 0 ]] && return 0
   error=${error%%$'\n'*}
   echo "$prog: ${error#write_file: }" >&2
@@ -75,26 +97,19 @@ writable_folder() {
 }
 
 # The harness's limits (common/src/cli.cpp), so that a script refuses before building what the
-# programs would refuse after it: sizes up to kMaxSize, read from the header that defines it,
-# and threads up to 4 per CPU this process may use, counted as the harness counts them (nproc
-# without OMP_NUM_THREADS and OMP_THREAD_LIMIT, which it would obey). tests/test_grade.sh
-# checks both against a built step.
-harness_max_size() {
-  local header max
-  header="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/common/include/gemm/harness.hpp"
-  max=$(sed -n 's/^constexpr int kMaxSize = \([0-9][0-9]*\);.*/\1/p' "$header" 2> /dev/null)
-  [[ -n $max ]] || { echo "$prog: no kMaxSize in $header" >&2; exit 2; }
-  echo "$max"
-}
-# step_name_max: the longest step folder name (NN_slug), STEP_NAME_MAX in plots/samples.py,
-# the one place that sets it (the scheduler's labels, step<NN_slug>_mt, must fit).
-step_name_max() {
+# programs would refuse after it: sizes up to kMaxSize, from the header that defines it; the
+# longest step folder name (NN_slug), STEP_NAME_MAX in plots/samples.py (the scheduler's
+# labels, step<NN_slug>_mt, must fit); threads up to 4 per CPU this process may use, counted
+# as the harness counts them. tests/test_grade.sh checks them against a built step.
+constant_of() {   # NAME FILE (from the top of the tree) SED-PATTERN
   local file max
-  file="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/plots/samples.py"
-  max=$(sed -n 's/^STEP_NAME_MAX = \([0-9][0-9]*\)$/\1/p' "$file" 2> /dev/null)
-  [[ -n $max ]] || { echo "$prog: no STEP_NAME_MAX in $file" >&2; exit 2; }
+  file="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/$2"
+  max=$(sed -n "s/$3/\1/p" "$file" 2> /dev/null)
+  [[ -n $max ]] || { echo "$prog: no $1 in $file" >&2; exit 2; }
   echo "$max"
 }
+harness_max_size() { constant_of kMaxSize common/include/gemm/harness.hpp '^constexpr int kMaxSize = \([0-9][0-9]*\);.*'; }
+step_name_max() { constant_of STEP_NAME_MAX plots/samples.py '^STEP_NAME_MAX = \([0-9][0-9]*\)$'; }
 harness_max_threads() {
   echo $((4 * $(usable_cpus)))
 }

@@ -38,28 +38,17 @@ prog=bench_vs_openblas.sh
 source "$root/tools/args.sh"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
-build="$root/build" reps=5 rounds=3 peak_csv="" sizes="128,256,512,1024,1536,2048" rt=() busy=0
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --build) build=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
-    --reps) reps=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
-    --rounds) rounds=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
-    --sizes) sizes=$(value_of "$1" "${2-}") || exit 2; shift 2
-             [[ $sizes =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] && for n_ in ${sizes//,/ }; do check_count --sizes "$n_" "$(harness_max_size)"; done ||
-               usage_error "--sizes '$sizes': not a list of sizes such as 512,1024" ;;
-    --peak) peak_csv=$(value_of "$1" "${2-}") || exit 2; shift 2 ;;
-    --rt) rt=(chrt -f 1); shift ;;
-    --busy) busy=1; shift ;;
-    *) usage_error "unknown option '$1' (see --help)" ;;
-  esac
-done
+build="$root/build" reps=5 rounds=3 peak="" sizes="128,256,512,1024,1536,2048" rt="" busy=0
+parse_options "rt busy" "build reps rounds sizes peak" 0 "$@"
+if [[ $rt == 1 ]]; then rt=(chrt -f 1); else rt=(); fi
+check_sizes --sizes "$sizes"
 # Checked before any arithmetic: $((reps * 20)) would run a command substitution in --reps.
 check_count --reps "$reps" 999999
 check_count --rounds "$rounds" 999999
-if [[ -n $peak_csv ]]; then
-  [[ -f $peak_csv && -r $peak_csv ]] || usage_error "--peak '$peak_csv': no such file"
-  head -n 1 -- "$peak_csv" | grep -q '^isa,precision,threads,gflops' ||
-    usage_error "--peak '$peak_csv': not a peak CSV (isa,precision,threads,gflops)"
+if [[ -n $peak ]]; then
+  [[ -f $peak && -r $peak ]] || usage_error "--peak '$peak': no such file"
+  head -n 1 -- "$peak" | grep -q '^isa,precision,threads,gflops' ||
+    usage_error "--peak '$peak': not a peak CSV (isa,precision,threads,gflops)"
 fi
 
 if [[ ${#rt[@]} -gt 0 ]] && ! chrt -f 1 true 2>/dev/null; then
@@ -144,7 +133,7 @@ measure_peak() {
     { stop_if_interrupted $?; echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
 }
 stage="the peak"
-[[ -n $peak_csv ]] || measure_peak before
+[[ -n $peak ]] || measure_peak before
 stage="the sampling"
 # Every contender at every size, side by side (tools/interleave.py: see the top of this file).
 python=$(command -v python3) || usage_error "needs python3 (the sampler, tools/interleave.py)"
@@ -153,7 +142,7 @@ python=$(command -v python3) || usage_error "needs python3 (the sampler, tools/i
   > "$tmp/sampled.log" 2> "$tmp/sampled.err" ||
   { stop_if_interrupted $?; echo "bench_vs_openblas.sh: a run failed:" >&2; cat "$tmp/sampled.err" >&2; exit 1; }
 stage="the peak's second measurement"
-[[ -n $peak_csv ]] || measure_peak after
+[[ -n $peak ]] || measure_peak after
 stage="the tables"
 unsettled=$(sed -n '/^   unsettled/,$p' "$tmp/sampled.log")
 
@@ -183,7 +172,7 @@ echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $ncpu CPUs; sampled sid
 # rounds" columns: plots/samples.py's paired ratios, as summary.md takes them), % of the fp32
 # peak of the widest ISA measured (before and after, or --peak), and the busy table.
 peak_files=("$tmp"/peak.*.csv)
-[[ -n $peak_csv ]] && peak_files=("$peak_csv")
+[[ -n $peak ]] && peak_files=("$peak")
 [[ -f ${peak_files[0]} ]] || peak_files=()
 busy_dir=(); [[ -d $tmp/busy ]] && busy_dir=(--busy "$tmp/busy")
 "$python" "$root/tools/tables.py" bench "$tmp/sampled/samples" "$ncpu" "$sizes" "$have_blis" "${busy_dir[@]}" "${peak_files[@]}" ||

@@ -47,32 +47,13 @@ catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it her
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
 usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N] [--timeout S]"
-build="$root/build" sizes="200,500,1000" rounds=3 against="" ref=openblas cpu="" threads=1 limit=600
-[ $# -ge 1 ] || usage_error "$usage"
-nn=$1; shift
-while [ $# -gt 0 ]; do
-  case "$1" in   # an unknown word is named as such, before its value is looked for
-    --build|--sizes|--rounds|--against|--ref|--cpu|--threads|--timeout) ;;
-    *) usage_error "unknown argument '$1'. $usage" ;;
-  esac
-  value=$(value_of "$1" "${2-}") || exit 2
-  case "$1" in
-    --build) build=$value ;;
-    --sizes) sizes=$value ;;
-    --rounds) rounds=$value ;;
-    --against) against=$value ;;
-    --ref) ref=$value ;;
-    --cpu) cpu=$value ;;
-    --threads) threads=$value ;;
-    --timeout) limit=$value ;;
-  esac
-  shift 2
-done
+build="$root/build" sizes="200,500,1000" rounds=3 against="" ref=openblas cpu="" threads=1 timeout=600
+parse_options "" "build sizes rounds against ref cpu threads timeout" 1 "$@"
+[ ${#positional[@]} = 1 ] || usage_error "$usage"
+nn=${positional[0]} limit=$timeout
 whole() { [[ "$1" =~ ^[0-9]+$ ]]; }
 [[ "$nn" =~ ^[0-9]{1,4}$ ]] || usage_error "'$nn' is not a step number"
-[[ "$sizes" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "grade.sh: --sizes '$sizes': not a list of sizes such as 200,500" >&2; exit 2; }
-max_size=$(harness_max_size) || exit 2
-for size in ${sizes//,/ }; do check_count --sizes "$size" "$max_size"; done
+check_sizes --sizes "$sizes"
 check_count --rounds "$rounds" 1000
 check_count --threads "$threads" "$(harness_max_threads)"
 check_count --timeout "$limit" 604800

@@ -21,15 +21,10 @@ source "$root/tools/args.sh"
 usage="usage: tools/lab_solution.sh NN [--save]   (NN: a solution's step number, 11 to 9999)"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
-[ $# -ge 1 ] || usage_error "$usage"
-nn=$1 save=0; shift
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --save) save=1 ;;
-    *) usage_error "unknown argument '$1'. $usage" ;;
-  esac
-  shift
-done
+save=0
+parse_options save "" 1 "$@"
+[ ${#positional[@]} = 1 ] || usage_error "$usage"
+nn=${positional[0]}
 [[ "$nn" =~ ^[0-9]{2,4}$ ]] && [ "$((10#$nn))" -ge 11 ] || usage_error "step number '$nn': lab steps are numbered 11 to 9999"
 number=$((10#$nn))
 command -v git > /dev/null || usage_error "git not found: the patches are applied and made with git"

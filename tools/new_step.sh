@@ -19,17 +19,10 @@ source "$root/tools/args.sh"
 usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 11 to 9999; slug: a-z, 0-9, _)"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
 refuse_repeats "$@"
-
-[ $# -ge 2 ] || usage_error "$usage"
-nn=$1 name=$2; shift 2
 from=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --from) from=$(value_of "$1" "${2-}") || exit 2; shift ;;
-    *) usage_error "unknown argument '$1'. $usage" ;;
-  esac
-  shift
-done
+parse_options "" from 2 "$@"
+[ ${#positional[@]} = 2 ] || usage_error "$usage"
+nn=${positional[0]} name=${positional[1]}
 # Everything is checked before anything is written. Two to four digits: the build sorts
 # steps by number padded to four, and a longer number would overflow the shell's arithmetic.
 [[ "$nn" =~ ^[0-9]{2,4}$ ]] && [ "$((10#$nn))" -ge 11 ] ||
