@@ -72,35 +72,35 @@ catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it her
 
 # Every run starts from the same environment: no binding, no forced kernel set but its own.
 clean_env=(env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE)
+# wrap THREADS BIND [ENV=VALUE ...] -- CMD...: $wrapped, CMD in the clean environment with ENV
+# on THREADS threads, OpenMP's bound one per core when BIND is 1 (never the libraries' own
+# pools: they would inherit the first OpenMP thread's binding, one core for all of them),
+# real-time with --rt, pinned with taskset: the last CPU for one thread, else every CPU.
+wrap() {
+  local threads=$1 bind=() envs=() cpus=$cpu1
+  [[ $2 == 1 ]] && bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
+  shift 2
+  while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
+  [[ $threads -gt 1 ]] && cpus=$cpuall
+  wrapped=("${clean_env[@]}" "${bind[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" "$@")
+}
 # run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: one run of the busy table, its CSV
 # $tmp/busy/LABEL.SIZE.ROUND.csv
 run() {
-  local label=$1 threads=$2 size=$3; shift 3
-  local envs=()
-  while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
-  local cpus=$cpu1
-  [[ $threads -gt 1 ]] && cpus=$cpuall
-  "${clean_env[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" \
-    "$@" --sizes "$size" --reps "$fixed_reps" --threads "$threads" --csv "$tmp/busy/$label.$size.$r.csv" >/dev/null 2>"$tmp/stderr" ||
+  local label=$1 threads=$2 size=$3
+  wrap "$threads" 0 "${@:4}"
+  "${wrapped[@]}" --sizes "$size" --reps "$fixed_reps" --threads "$threads" --csv "$tmp/busy/$label.$size.$r.csv" >/dev/null 2>"$tmp/stderr" ||
     { stop_if_interrupted $?; echo "bench_vs_openblas.sh: $label at $size failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
 }
-
 # job LABEL THREADS [ENV=VALUE ...] -- CMD...: a contender for tools/interleave.py, as one
-# command line: the clean environment, OpenMP's threads bound one per core (the libraries'
-# own pools left unbound: they would inherit the first OpenMP thread's binding, one core for
-# all of them), real-time priority with --rt, pinned with taskset.
+# command line (the libraries as --ref, unbound).
 q() { printf '%q ' "$@"; }
 jobs=()
 job() {
-  local label=$1 threads=$2; shift 2
-  local envs=()
-  while [[ $1 != -- ]]; do envs+=("$1"); shift; done; shift
-  local cpus=$cpu1 bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
-  [[ $threads -gt 1 ]] && cpus=$cpuall
-  [[ $label == openblas* || $label == blis* ]] && bind=()
-  local kind=--job
-  [[ $label == openblas* || $label == blis* ]] && kind=--ref
-  jobs+=("$kind" "$label=$(q "${clean_env[@]}" "${bind[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" "$@")--threads $threads")
+  local label=$1 bind=1 kind=--job
+  [[ $label == openblas* || $label == blis* ]] && bind=0 kind=--ref
+  wrap "$2" "$bind" "${@:3}"
+  jobs+=("$kind" "$label=$(q "${wrapped[@]}")--threads $2")
 }
 # ceiling LABEL -- CMD...: one one-thread copy of CMD on each CPU, all at once (tools/side_by_side.sh).
 ceiling() {

@@ -240,60 +240,11 @@ for program in "step$prev" "$refexe"; do
   fi
 done
 
-# The table: per size, the median over rounds of this/prev and this/ref, and their geometric
-# means. Columns are found by name, so CSVs with or without the uarch column both work.
+# The table (tools/tables.py grade): per size, the median over rounds of this/prev and
+# this/ref, and their geometric means.
 ratios="$results/grade_$exe.ratios.csv"
-summary=$(awk -F, -v this="$exe" -v prev="${prev:+step$prev}" -v ref="$refexe" -v out="$runs/ratios.csv" \
-    -v table="$runs/table.txt" -v sizes="$sizes" -v base_rounds="$rounds" '
-  function median(list,   v, n, i, j, t) {
-    n = split(list, v, " ")
-    for (i = 2; i <= n; ++i) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-  }
-  function fmt(f, x) { return x == "" ? "-" : sprintf(f, x) }
-  FNR == 1 { delete col; for (i = 1; i <= NF; ++i) col[$i] = i
-             f = FILENAME; sub(/.*\//, "", f); sub(/\.csv$/, "", f); program = f; next }
-  { round = $col["round"]; g[program, round, $col["m"]] = $col["gflops_best"]
-    if (round + 0 > rounds) rounds = round + 0
-    if (program == ref) refkernel = $col["kernel"]
-    if (program == this) { cpu = $col["cpu"]; if ("uarch" in col && $col["uarch"] != "") cpu = cpu " (" $col["uarch"] ")" } }
-  END {
-    pname = prev == "" ? "previous" : prev; rname = ref == "" ? "reference" : ref
-    printf "n,%s,%s,%s,x_%s,x_%s\n", this, pname, rname, pname, rname > out
-    printf "  %6s %10s %20s %14s %9s %9s\n", "n", "GFLOPS", prev == "" ? "(no previous)" : prev,
-           ref == "" ? "(no reference)" : ref, "x prev", "x ref" > table
-    ns = split(sizes, size, ","); lp = 0; lr = 0
-    for (s = 1; s <= ns; ++s) {
-      n = size[s]; ts = ""; ps = ""; rs = ""; rp = ""; rr = ""
-      for (r = 1; r <= rounds; ++r) {   # the rounds in which both ran: pairs
-        if (!((this, r, n) in g)) continue
-        t = g[this, r, n]; ts = ts " " t
-        if (prev != "" && (prev, r, n) in g) { ps = ps " " g[prev, r, n]; rp = rp " " t / g[prev, r, n] }
-        if (ref != "" && (ref, r, n) in g) { rs = rs " " g[ref, r, n]; rr = rr " " t / g[ref, r, n] }
-      }
-      xp = rp == "" ? "" : median(rp); xr = rr == "" ? "" : median(rr)
-      if (xp != "") lp += log(xp)
-      if (xr != "") lr += log(xr)
-      mp = ps == "" ? "" : median(ps); mr = rs == "" ? "" : median(rs)
-      printf "%d,%.3f,%s,%s,%s,%s\n", n, median(ts), mp == "" ? "" : sprintf("%.3f", mp),
-             mr == "" ? "" : sprintf("%.3f", mr), xp == "" ? "" : sprintf("%.4f", xp),
-             xr == "" ? "" : sprintf("%.4f", xr) > out
-      printf "  %6d %10.2f %20s %14s %9s %9s\n", n, median(ts), fmt("%.2f", mp), fmt("%.2f", mr),
-             fmt("%.3fx", xp), fmt("%.3fx", xr) > table
-    }
-    gp = prev == "" ? "" : sprintf("%#.3gx %s", exp(lp / ns), prev)
-    gr = ref == "" ? "" : sprintf("%#.3gx %s", exp(lr / ns), ref)
-    printf "  geometric mean over n = %s (%d round%s, sampled side by side): %s%s%s\n", sizes, base_rounds, base_rounds == 1 ? "" : "s",
-           gp == "" ? "no previous step" : gp, gr == "" ? "" : ", ", gr == "" ? "" : gr > table
-    gsub(/[\001-\037\177]/, "?", cpu); gsub(/[\001-\037\177]/, "?", refkernel)   # shown, never run by the terminal
-    printf "  CPU: %s\n", cpu > table
-    if (ref != "") {
-      printf "  reference kernel: %s\n", refkernel > table
-      if (refkernel !~ / /)   # an older runner names the library only, not the kernel set it ran
-        printf "  (the reference does not say which kernel set it ran: it may be weaker than this CPU allows; see docs/labs/README.md, \"An honest reference\")\n" > table
-    }
-    printf "%s%s%s", gp, gp != "" && gr != "" ? ", " : "", gr
-  }' "$timed"/samples/*.csv)
+summary=$("$python" "$root/tools/tables.py" grade "$timed/samples" "$sizes" "$rounds" "$exe" "${prev:+step$prev}" "$refexe" \
+  "$runs/ratios.csv" "$runs/table.txt") || { stop_if_interrupted $?; echo "FAIL $exe: not graded: its samples cannot be read" >&2; exit 2; }
 write_out "$ratios" < "$runs/ratios.csv"
 cat "$runs/table.txt"
 echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#"$root"/})"

@@ -5,17 +5,21 @@
     tables.py bench SAMPLES NCPU SIZES BLIS [--busy DIR] [PEAK.csv ...]
     tables.py ablation-csv FOLDER < RUNS
     tables.py ablation-report CSV
+    tables.py grade SAMPLES SIZES ROUNDS THIS PREV REF RATIOS TABLE
 
 bench: the bench's tables from tools/interleave.py's samples (SAMPLES/LABEL.csv), the fp32
 peak of the widest ISA in the peak CSVs, and with --busy the runs of the busy table
 (DIR/LABEL.SIZE.ROUND.csv). ablation-csv: ablation.csv's rows (to standard output) from the
 runs (on standard input: `study|label|step and options`, one a line) and their rounds' CSVs
 (FOLDER/I.ROUND.csv, I the run's line from 0). ablation-report: the tables of an ablation CSV,
-checked whole first (plots/plot_ablation.py's reader). A file that is not what it should be:
+checked whole first (plots/plot_ablation.py's reader). grade: tools/grade.sh's ratios of THIS to
+PREV and REF (either may be "") from the samples, the CSV to RATIOS and the table to TABLE; prints
+the summary. A file that is not what it should be:
 one line, exit 2. Standard library only.
 """
 import csv
 import glob
+import math
 import os
 import sys
 
@@ -228,11 +232,67 @@ def ablation_report(path):
         print()
 
 
+# ---- grade.sh ----------------------------------------------------------------------------------
+
+def grade(argv):
+    """Per size, the median over the rounds in which both ran of this / prev and this / ref
+    (each round's own pair), and their geometric means over the sizes."""
+    folder, sizes, base_rounds, this, prev, ref, ratios_path, table_path = argv
+    sizes = sizes.split(",")
+    g, cpu, refkernel = {}, "", ""
+    for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
+        program = os.path.basename(path)[:-4]
+        for row in read_csv(path):
+            g[(program, row["round"], row["m"])] = float(row["gflops_best"])
+            if program == ref:
+                refkernel = row.get("kernel", "")
+            if program == this:
+                cpu = row["cpu"] + (" ({})".format(row["uarch"]) if row.get("uarch") else "")
+    rounds = sorted({r for _, r, _ in g}, key=int)
+    pname, rname = prev or "previous", ref or "reference"
+    fmt = lambda f, x: "" if x is None else f % x
+    med = lambda v: samples.median(v) if v else None
+    csv_lines = ["n,{},{},{},x_{},x_{}".format(this, pname, rname, pname, rname)]
+    table = ["  %6s %10s %20s %14s %9s %9s" % ("n", "GFLOPS", prev or "(no previous)", ref or "(no reference)", "x prev", "x ref")]
+    logs = {prev: 0.0, ref: 0.0}
+    for n in sizes:
+        ts = [g[(this, r, n)] for r in rounds if (this, r, n) in g]
+        got = {}
+        for other in (prev, ref):   # the rounds in which both ran: pairs
+            both = [r for r in rounds if other and (this, r, n) in g and (other, r, n) in g]
+            got[other] = (med([g[(other, r, n)] for r in both]), med([g[(this, r, n)] / g[(other, r, n)] for r in both]))
+            if got[other][1] is not None:
+                logs[other] += math.log(got[other][1])
+        (mp, xp), (mr, xr) = got[prev], got[ref]
+        t = med(ts) or 0.0
+        csv_lines.append("%d,%.3f,%s,%s,%s,%s" % (int(n), t, fmt("%.3f", mp), fmt("%.3f", mr), fmt("%.4f", xp), fmt("%.4f", xr)))
+        table.append("  %6d %10.2f %20s %14s %9s %9s" % (int(n), t, fmt("%.2f", mp) or "-", fmt("%.2f", mr) or "-",
+                                                         fmt("%.3fx", xp) or "-", fmt("%.3fx", xr) or "-"))
+    gp = "%#.3gx %s" % (math.exp(logs[prev] / len(sizes)), prev) if prev else ""
+    gr = "%#.3gx %s" % (math.exp(logs[ref] / len(sizes)), ref) if ref else ""
+    table.append("  geometric mean over n = %s (%d round%s, sampled side by side): %s%s" % (
+        ",".join(sizes), int(base_rounds), "" if base_rounds == "1" else "s", gp or "no previous step", ", " + gr if gr else ""))
+    table.append("  CPU: " + shown(cpu))   # shown, never run by the terminal
+    if ref:
+        table.append("  reference kernel: " + shown(refkernel))
+        if " " not in refkernel:   # an older runner names the library only, not the kernel set it ran
+            table.append("  (the reference does not say which kernel set it ran: it may be weaker than this CPU allows; "
+                         "see docs/labs/README.md, \"An honest reference\")")
+    for path, lines in ((ratios_path, csv_lines), (table_path, table)):
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    sys.stdout.write(gp + (", " if gp and gr else "") + gr)
+
+
+def shown(text):
+    return "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in text)
+
+
 def main(argv):
     commands = {"bench": (bench, 4), "ablation-csv": (lambda a: ablation_csv(*a), 1),
-                "ablation-report": (lambda a: ablation_report(*a), 1)}
+                "ablation-report": (lambda a: ablation_report(*a), 1), "grade": (grade, 8)}
     if not argv or argv[0] not in commands or len(argv) - 1 < commands[argv[0]][1]:
-        print("tables.py: usage: tables.py bench|ablation-csv|ablation-report ... (see the top of this file)", file=sys.stderr)
+        print("tables.py: usage: tables.py bench|ablation-csv|ablation-report|grade ... (see the top of this file)", file=sys.stderr)
         return 2
     try:
         commands[argv[0]][0](argv[1:])
