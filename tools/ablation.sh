@@ -4,32 +4,22 @@
 #   tools/ablation.sh [--build DIR] [--sizes LIST] [--rounds N] [--reps N] [--out DIR]
 #   tools/ablation.sh --report CSV [--out DIR]      the tables and figure of an earlier run
 #
-# Two studies per kernel of step 10 this CPU runs, each a list of one-thread runs of step 10
-# with some of its switches (see `build/bin/step10_tuned --help`), pinned to the last CPU:
-#   off:    step 10 as it is, then with each idea switched off in turn (the others on);
-#   added:  step 07, then step 10 with every idea off, then the ideas switched on one by one
-#           until it is step 10.
-# With AVX-512 (studies off, added): every switch, starting from a 4 x 16 tile of 512-bit
-# vectors. With AVX2 (studies off_avx2, added_avx2; run on an AVX-512 CPU too): the 6 x 16
-# kernel and the switches that apply to it, those of the loop nest and the packing (the
-# copy of B in the kernel calls included).
-# The rounds run the whole list one after the other (a noisy spell hurts one round of every
-# run, not one run). GFLOPS come from the thread's CPU time when build/bin/probe runs step 10
-# (time the core spent on other work then does not count), else from the wall clock of
-# `step10_tuned --threads 1`; a run's figure is its best round (other work sharing the core
-# can only slow a run down, as with run_all.sh --rounds), and the CSV keeps the median and
-# the lowest round too. Writes OUT/ablation.csv
-# (study,order,config,switches,n,gflops,gflops_median,gflops_min,gflops_wall), prints the
-# tables in markdown and draws OUT/ablation.png (plots/plot_ablation.py).
-# Defaults: sizes 500,1000,1500 (each up to 46340, the harness's kMaxSize), 3 rounds, 3
-# repetitions, OUT = results/. About 4 minutes on the 2-core reference machine.
-# OUT/ablation.csv is checked before any run and written whole by build/bin/write_file (the
-# old file stays as it was when the write fails); the statistics and tables are tools/tables.py's
-# (python3, standard library). Exit 77 on a CPU that runs neither the AVX-512 nor the AVX2
-# kernel, 2 on a bad option or without python3, 3 when OUT or OUT/ablation.csv cannot be
-# written (one line), 1 when a run fails, 130 when Ctrl-C (or a run that exited 130) cut it
-# short: at once, one line naming the stage, no CSV written (SIGTERM: the same, then it ends
-# by SIGTERM).
+# Two studies per kernel of step 10 this CPU runs, one-thread runs of step 10 with some of its
+# switches (`build/bin/step10_tuned --help`), pinned to the last CPU: off, step 10 with each
+# idea switched off in turn; added, step 07, then step 10 with every idea off and the ideas
+# switched on one by one. AVX-512 (off, added): every switch, from a 4 x 16 tile of 512-bit
+# vectors; AVX2 (off_avx2, added_avx2): the 6 x 16 kernel and the switches of the loop nest
+# and the packing. Each round runs the whole list (a noisy spell hurts one round of every run);
+# a run's figure is its best round, from the thread's CPU time when build/bin/probe runs step
+# 10, else from the wall clock. Writes OUT/ablation.csv (study,order,config,switches,n,gflops,
+# gflops_median,gflops_min,gflops_wall; checked before any run, written whole by
+# build/bin/write_file), prints the tables (tools/tables.py) and draws OUT/ablation.png
+# (plots/plot_ablation.py). Defaults: sizes 500,1000,1500 (up to 46340, kMaxSize), 3 rounds,
+# 3 repetitions, OUT = results/.
+# Exit 77 on a CPU that runs neither the AVX-512 nor the AVX2 kernel, 2 on a bad option or
+# without python3, 3 when OUT or OUT/ablation.csv cannot be written (one line), 1 when a run
+# fails, 130 when Ctrl-C (or a run that exited 130) cut it short: at once, one line naming the
+# stage, no CSV written (SIGTERM: the same, then it ends by SIGTERM).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

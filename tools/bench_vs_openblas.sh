@@ -1,34 +1,24 @@
 #!/usr/bin/env bash
-# Step 10 (the tuned step) side by side with OpenBLAS and BLIS, each library running its best
-# kernels for this CPU (the runners choose and name them: see `build/bin/ref_openblas --kernels`),
-# and the lessons beside it: step 08 on one thread, step 09 on all of them.
+# Step 10 (the tuned step) side by side with OpenBLAS and BLIS, each running its best kernels
+# for this CPU (`build/bin/ref_openblas --kernels`), and the lessons beside it.
 #
 #   tools/bench_vs_openblas.sh [--build DIR] [--reps N] [--rounds N] [--sizes LIST] [--peak CSV] [--rt] [--busy]
 #
-# Table 1, one thread: OpenBLAS, BLIS, step 10 --threads 1 (its best variant), the ratios, %
-# of the one-core peak, and step 08 (the lesson) with its ratio to OpenBLAS; then step 10
-# --kernel avx2 against OpenBLAS's own AVX2 kernels (OPENBLAS_CORETYPE=Haswell) and BLIS's
-# (BLIS_ARCH_TYPE=haswell), where the CPU has AVX-512. Table 2, all usable CPUs: OpenBLAS, BLIS,
-# step 10 and step 09 (the lesson) on every thread, and the same AVX2 comparison on every thread.
-# Both all-core tables also give the ceiling: one one-thread copy of step 10 pinned to each
-# CPU, all started together, their best GFLOPS summed (what the cores make when nothing is
-# shared but the caches and memory they share anyway), and step 10's ratio to it.
+# Table 1, one thread: OpenBLAS, BLIS, step 10 --threads 1, the ratios, % of the one-core
+# peak, and step 08 (the lesson); then step 10 --kernel avx2 against OpenBLAS's and BLIS's own
+# AVX2 kernels (OPENBLAS_CORETYPE=Haswell, BLIS_ARCH_TYPE=haswell). Table 2, all usable CPUs:
+# the same with step 09 as the lesson, and the ceiling: one one-thread copy of step 10 pinned
+# to each CPU, all at once, their GFLOPS summed (tools/side_by_side.sh).
 # --busy adds table 3: a spin loop holds CPU 0 while step 10 runs 20 times on every thread and
-# each library 5 times, at n = 100, 200, 400 and 1000, 3 reps each (never at real-time priority,
-# which would take the core from the spin loop); it gives step 10's worst run over each
-# library's median run.
-# Every contender is sampled side by side by tools/interleave.py, the scheduler of run_all.sh:
-# round after round (--rounds, default 3), the sizes in a new order and, at each size, every
-# contender one right after the other in a new order (a noisy neighbour hurts all alike),
-# pinned with taskset; a size whose samples disagree gets more of them, and one that stays
-# unsettled is named above the tables. A sample is up to --reps calls (20 x --reps below 512,
-# where one product takes microseconds) within 0.05 x --reps seconds; a figure is a
-# contender's best sample, and the "median of rounds" columns give the median over the
-# rounds of each round's own ratio (the two samples taken back to back). % of peak is
-# against the fp32 peak of the widest ISA that build/bin/peak measures before and after
-# (--peak CSV: a file written by peak --csv instead). Default sizes: 128,256,512,1024,1536,2048.
-# --rt runs every contender at real-time priority (chrt -f 1; root only), so that nothing else
-# on this system preempts it: on a shared VM only the host's own load is left.
+# each library 5 times, at n = 100, 200, 400, 1000 (3 reps each, never real-time): step 10's
+# worst run over each library's median run.
+# Every contender is sampled side by side by tools/interleave.py (docs/contracts.md, "Sampled
+# runs"): --rounds rounds (default 3), more samples where they disagree, the sizes still
+# unsettled named above the tables. A sample is up to --reps calls (20 x --reps below 512)
+# within 0.05 x --reps seconds; a figure is a contender's best sample, "median of rounds" the
+# median of each round's own ratio. % of peak: the fp32 peak of the widest ISA build/bin/peak
+# measures before and after (--peak CSV: a file peak --csv wrote). Default sizes:
+# 128,256,512,1024,1536,2048. --rt runs every contender at real-time priority (chrt -f 1).
 # Exit 2 on a bad option, 1 when a run fails, 130 when Ctrl-C (or a run that exited 130) cut it
 # short: at once, one line naming the stage (SIGTERM: the same, then it ends by SIGTERM).
 set -euo pipefail

@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
 # tools/grade.sh NN [options]
 #
-# Grades step NN (a lab step or any other) and prints the figures the labs' rubric uses
+# Grades step NN (a lab step or any other) with the figures of the labs' rubric
 # (docs/labs/rubric.md):
 #   1. builds it and checks it on every awkward shape of the test suite (every variant this
 #      CPU supports, tiny block sizes, 1-3 threads for parallel steps);
-#   2. runs its sweep with verification (results/grade_stepNN_slug.csv) and checks the CSV it
-#      wrote as docs/contracts.md describes it: the columns, a verified row for every size,
-#      GFLOPS above 0 (tools/harness_csv.awk);
-#   3. times it against the step it started from and the library reference, on this machine,
-#      sampled side by side by tools/interleave.py (the scheduler of run_all.sh): all three
-#      at a size one right after the other, the sizes and the three in a new order every
-#      round, more samples where they disagree, so that a noisy neighbour slows all three
-#      alike. A ratio is the median over the rounds of each round's ratio of best times; the
-#      summary is their geometric mean over the sizes (results/grade_stepNN_slug.ratios.csv).
+#   2. runs its sweep with verification (results/grade_stepNN_slug.csv) and checks the CSV as
+#      docs/contracts.md describes it (tools/harness_csv.awk): a verified row for every size,
+#      GFLOPS above 0;
+#   3. times it against the step it started from and the library reference, sampled side by
+#      side by tools/interleave.py, so that a noisy neighbour slows all three alike. A ratio
+#      is the median over the rounds of each round's ratio of best times; the summary their
+#      geometric mean over the sizes (results/grade_stepNN_slug.ratios.csv).
 # The last line is the verdict, for scripts:
 #   PASS step13_unroll_4x8: right on every test shape and every sweep size; 0.990x step04_unroll_4x4, 0.0412x ref_openblas (...)
 #   FAIL step13_unroll_4x8: the sweep crashed with SIGSEGV
@@ -21,23 +19,20 @@
 # --timeout, or an exit 0 without the CSV the contract describes; 2 usage or build error;
 # 3 results/ cannot be written, or a run was out of memory; 77 this CPU cannot run it;
 # 130 cut short by Ctrl-C, or a run that exited 130 (one line naming the stage, no verdict).
-# Every argument is checked before anything is built. A slow step still passes: speed is
-# graded from the ratios, by a person. A previous step or reference that fails is left out
-# of the ratios, with a note quoting its error.
+# Every argument is checked before anything is built. Speed is graded from the ratios, by a
+# person. A previous step or reference that fails is left out of the ratios, with a note.
 #
 #   --build DIR     build folder (default: build)
-#   --sizes LIST    sizes to sweep and time (default: 200,500,1000; each at most the harness's
-#                   largest, 46340)
+#   --sizes LIST    sizes to sweep and time (default: 200,500,1000; each at most 46340)
 #   --rounds N      timing rounds (default: 3), before more samples where they disagree
-#   --against N     the step to compare with (default: the one tools/new_step.sh copied, named
-#                   on the "# from:" line of the step's CMakeLists.txt; steps 2-10: the step before)
+#   --against N     the step to compare with (default: the "# from:" line of the step's
+#                   CMakeLists.txt, which tools/new_step.sh writes; steps 2-10: the step before)
 #   --ref NAME      the library reference: openblas (default), blis, or none
 #   --cpu N         pin every timed run to CPU N (taskset); default: not pinned
-#   --threads N     threads for parallel steps and the reference (default: 1; at most 4 per CPU
-#                   this process may use, as the executables allow)
-#   --timeout S     seconds that each run may take: the test suite, the sweep, each timed run
-#                   (default: 600); a run still going is stopped, and the verdict says
-#                   "did not finish in S s"
+#   --threads N     threads for parallel steps and the reference (default: 1; at most 4 per
+#                   usable CPU, as the executables allow)
+#   --timeout S     seconds each run may take: the test suite, the sweep, each timed run
+#                   (default: 600); a run still going is stopped: "did not finish in S s"
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=grade.sh
@@ -185,10 +180,7 @@ case $rc in
 esac
 write_out "$csv" < "$runs/sweep.csv"
 
-# 3. Side by side with the previous step and the reference, through the one scheduler
-# (tools/interleave.py): every size of each, --rounds times (and more where the samples
-# disagree), the sizes in a new order every round and the three at a size one right after
-# the other in a new order, so a noisy spell slows all three alike and lands on no one size.
+# 3. Side by side with the previous step and the reference (tools/interleave.py).
 python=$(command -v python3) || { echo "FAIL $exe: not graded: the timing needs python3" >&2; exit 2; }
 q() { printf '%q' "$1"; }
 pin_words=""

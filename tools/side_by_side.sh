@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# One one-thread copy of a harness executable pinned to each CPU, all started together: what
-# the cores make when they share nothing but what they share anyway (the caches, memory, the
-# clock). The ceiling of tools/bench_vs_openblas.sh's all-core tables, sampled by
-# tools/interleave.py like any other job.
+# One one-thread copy of a harness executable pinned to each CPU, all started together: the
+# ceiling of tools/bench_vs_openblas.sh's all-core tables, sampled like any other job.
 #
 #   tools/side_by_side.sh [--build DIR] NCPU EXE [ARGS...]
 #
-# With --csv FILE among ARGS (the scheduler adds it with --sizes N), FILE gets one harness row
-# per size, each copy's row with gflops_best and gflops_median summed over the copies, threads
-# the copy count, seconds_best the slowest copy's best. Exit: 0; the first copy's failing
-# status (with its own stderr) otherwise; 2 usage error.
+# With --csv FILE among ARGS, FILE gets one harness row per size: gflops_best and
+# gflops_median summed over the copies, threads the copy count, seconds_best the slowest
+# copy's best. Exit: 0; the first copy's failing status (with its own stderr); 2 usage error.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 prog=side_by_side.sh
