@@ -9,17 +9,12 @@ docs/harness.md, "How a run samples".
                         [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
                         [--timeout S] [--settle S]
 
-A sample is one run of a job (a harness executable with its fixed options) at one size, with
-the options the scheduler adds (OURS): its CSV comes back through a pipe the job inherits
-(`--csv /dev/fd/N`, run_piped()), never a file. Round after round every size of every job is
-sampled once, the sizes in a random order and at each size the jobs one right after the
-other in a random order, so that a spell of a noisy machine spoils a few samples of every
-size, never all of one, and a step's and a library's samples of one round are a pair. A size
-no second sample confirms (plots/samples.py, settled) gets more samples in EXTRA_ROUNDS more
-rounds within --budget (or until --settle's deadline), those worth most a second first
-(worth()). Each sample runs in its own process group, killed whole on Ctrl-C, SIGTERM or
---timeout; DIR's files are rewritten after every size of every round, so an interrupted run
-keeps what it measured.
+A sample is one run of a job at one size with the options the scheduler adds (OURS); its CSV
+comes back through a pipe (run_piped()). Round after round every size of every job is sampled
+once, the sizes in a random order and at each size the jobs one right after the other in a
+random order, so a noisy spell spoils a few samples of every size, never all of one. A size
+no second sample confirms gets more samples within --budget or --settle (extra_rounds()).
+DIR's files are rewritten after every size of every round: an interrupted run keeps them.
 """
 import csv
 import os
@@ -44,18 +39,15 @@ MAX_SIZE = 46340     # kMaxSize, common/include/gemm/harness.hpp
 SLOW_SAMPLE = 1.0    # seconds: a job whose samples take longer goes first or last at its size
 
 # The samples of unsettled sizes: at most EXTRA_SHARE of the time the rounds took, in
-# EXTRA_ROUNDS rounds that each spend an equal part of it, so that a size's extra samples are
-# spread over minutes, not taken in one spell; a quiet machine settles its sizes in the
-# rounds and spends none of it. How these values were chosen: docs/tuning-log.md, "The
-# scheduler's constants".
+# EXTRA_ROUNDS rounds, so that a size's extra samples are spread over minutes, not one spell
+# (why these values: docs/tuning-log.md, "The scheduler's constants").
 EXTRA_SHARE, EXTRA_ROUNDS = 1.0, 10
 MAX_SAMPLES = 16
 # The share worth() takes at least: where nearly every sample is disturbed, (1 - share)^count
 # hardly falls with the count, and the cost alone would rank the samples (cheapest first).
 WORTH_SHARE = 0.3
-# --settle: samples of one size at most (enough for needed_samples() where a share of 0.05
-# of the samples misses the spells), and how often the progress line comes, in seconds, on
-# a terminal (rewritten in place) and in a log.
+# --settle: samples of one size at most (enough for needed_samples() at a quiet share of
+# 0.05), and the seconds between progress lines on a terminal and in a log.
 SETTLE_MAX_SAMPLES = 200
 PROGRESS_EVERY, PROGRESS_EVERY_LOG = 2.0, 30.0
 # The options every sample gets from the scheduler: a job that gives one itself is a usage error.
@@ -75,11 +67,9 @@ def sample_timeout(size, products=1):
 
 
 def worth(share, count, cost):
-    """What one more sample of a size is worth a second: the chance that every one of its
-    `count` samples so far fell in a spell (1 - share)^count, when a share `share` of the
-    job's samples misses them (plots/samples.py quiet_share; at least WORTH_SHARE), over the
-    seconds it costs. A slow lesson's sample at n = 1500 (seconds) then waits until a fast
-    step's sizes have several; a size with two samples goes before one with ten."""
+    """What one more sample of a size is worth a second: the chance (1 - share)^count that all
+    its `count` samples so far fell in a spell (share: plots/samples.py quiet_share, at least
+    WORTH_SHARE), over the seconds it costs."""
     share = min(max(share, WORTH_SHARE), 0.95)
     return (1.0 - share) ** count / max(cost, 1e-3)
 
@@ -225,10 +215,7 @@ class Scheduler:
                 continue
             self.sample(job, size)
             if job.skipped:
-                print("   skipped: this CPU cannot run {} ({})".format(job.label, job.skipped), flush=True)
-                for path in self.paths(job):
-                    if os.path.isfile(path):
-                        os.unlink(path)
+                self.say_skipped(job)
             elif job.failed:
                 print("{}: {}".format(PROG, job.failed), file=sys.stderr, flush=True)
         for job in jobs:
@@ -254,11 +241,15 @@ class Scheduler:
                 problems.append("{}: {}".format(job.label, said[-1] if said else "exit 2 (usage error)"))
             elif done.returncode == 77:
                 job.skipped = said[-1] if said else "exit 77"
-                print("   skipped: this CPU cannot run {} ({})".format(job.label, job.skipped), flush=True)
-                for path in self.paths(job):
-                    if os.path.isfile(path):
-                        os.unlink(path)
+                self.say_skipped(job)
         return problems
+
+    def say_skipped(self, job):
+        """A job the CPU cannot run (exit 77): said, and no files of it left from an older run."""
+        print("   skipped: this CPU cannot run {} ({})".format(job.label, job.skipped), flush=True)
+        for path in self.paths(job):
+            if os.path.isfile(path):
+                os.unlink(path)
 
     def base_rounds(self):
         for r in range(1, self.args.rounds + 1):

@@ -81,48 +81,46 @@ class Bench:
     def ceiling(self, ceil, ours, size):
         return "" if not ceil else " {} | {} |".format(cell(self.g(ceil, size)), ratio(self.g(ours, size), self.g(ceil, size)))
 
-    def table(self, title, isa, labels, name, peak, ceil):
-        ob, bl, ours, lesson = labels
-        extra = (" {} x 1 thread side by side | step 10 vs that |".format(self.ncpu), "---|---|") if ceil else ("", "")
+    def table(self, title, heads, labels, ceil, isa=None, peak=None, name=None):
+        """OpenBLAS, BLIS and step 10 (`heads`: their columns) and step 10's ratios; with `name`,
+        % of the peak and the lesson (labels[3]); with `ceil`, the side-by-side ceiling."""
+        ob, bl, ours = labels[:3]
+        cols = list(heads) + ["vs OpenBLAS", "vs OpenBLAS, median of rounds", "vs BLIS"]
+        if name:
+            cols += ["% of {} peak".format(isa), name, name + " vs OpenBLAS"]
+        if ceil:
+            cols += ["{} x 1 thread side by side".format(self.ncpu), heads[2] + " vs that"]
         print("\n" + title)
-        print("| n | OpenBLAS | BLIS | step 10 | vs OpenBLAS | vs OpenBLAS, median of rounds | vs BLIS | % of {} peak "
-              "| {} | {} vs OpenBLAS |{}\n|---|---|---|---|---|---|---|---|---|---|{}".format(isa, name, name, *extra))
+        print("| n | " + " | ".join(cols) + " |\n|---|" + "---|" * len(cols))
         ratios = []
         for s in self.sizes:
-            o, b, a, l = (self.g(x, s) for x in (ob, bl, ours, lesson))
-            print("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |{}".format(
-                s, cell(o), cell(b) if self.blis else "-", cell(a), ratio(a, o), self.paired(ours, ob, s),
-                ratio(a, b) if self.blis else "-", percent(a, peak), cell(l), ratio(l, o), self.ceiling(ceil, ours, s)))
+            o, b, a = (self.g(x, s) for x in labels[:3])
+            cells = [s, cell(o), cell(b) if self.blis else "-", cell(a), ratio(a, o), self.paired(ours, ob, s),
+                     ratio(a, b) if self.blis else "-"]
+            if name:
+                lesson = self.g(labels[3], s)
+                cells += [percent(a, peak), cell(lesson), ratio(lesson, o)]
+            print("| " + " | ".join(str(c) for c in cells) + " |" + self.ceiling(ceil, ours, s))
             if o:
                 ratios.append((s, (a or 0.0) / o))
         over = [r for s, r in ratios if s >= 512]
-        if over:
+        if name and over:
             print("step 10: mean ratio to OpenBLAS over n >= 512: %.3f; worst ratio: %.3f"
                   % (sum(over) / len(over), min(r for _, r in ratios)))
-
-    def avx2_table(self, threads, labels, ceil):
-        ob, bl, ours = labels
-        extra = (" {} x 1 thread side by side | step 10 avx2 vs that |".format(self.ncpu), "---|---|") if ceil else ("", "")
-        print("\nStep 10 --kernel avx2 against OpenBLAS (Haswell) and BLIS (haswell) AVX2 kernels, " + threads)
-        print("| n | OpenBLAS Haswell | BLIS haswell | step 10 avx2 | vs OpenBLAS | vs OpenBLAS, median of rounds | "
-              "vs BLIS |{}\n|---|---|---|---|---|---|---|{}".format(*extra))
-        for s in self.sizes:
-            o, b, a = (self.g(x, s) for x in labels)
-            print("| {} | {} | {} | {} | {} | {} | {} |{}".format(
-                s, cell(o), cell(b) if self.blis else "-", cell(a), ratio(a, o), self.paired(ours, ob, s),
-                ratio(a, b) if self.blis else "-", self.ceiling(ceil, ours, s)))
 
     def print_all(self, isa, peak1, peak_n):
         shown = lambda p: "-" if p is None else p[1]
         value = lambda p: None if p is None else p[0]
-        self.table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak {} GFLOPS)".format(shown(peak1)), isa,
-                   ("openblas1", "blis1", "step10", "step08"), "step 08", value(peak1), "")
-        self.avx2_table("1 thread", ("openblas_avx2", "blis_avx2", "step10_avx2"), "")
+        main, avx2 = ("OpenBLAS", "BLIS", "step 10"), ("OpenBLAS Haswell", "BLIS haswell", "step 10 avx2")
+        avx2_title = "Step 10 --kernel avx2 against OpenBLAS (Haswell) and BLIS (haswell) AVX2 kernels, "
+        self.table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak {} GFLOPS)".format(shown(peak1)), main,
+                   ("openblas1", "blis1", "step10", "step08"), "", isa, value(peak1), "step 08")
+        self.table(avx2_title + "1 thread", avx2, ("openblas_avx2", "blis_avx2", "step10_avx2"), "")
         if self.g("openblasN", self.sizes[0]) is not None:
             self.table("Step 10, and step 09 (the lesson), {} threads (peak {} GFLOPS)".format(self.ncpu, shown(peak_n)),
-                       isa, ("openblasN", "blisN", "step10N", "step09"), "step 09", value(peak_n), "step10_ceiling")
-            self.avx2_table("{} threads".format(self.ncpu), ("openblas_avx2N", "blis_avx2N", "step10_avx2N"),
-                            "step10_avx2_ceiling")
+                       main, ("openblasN", "blisN", "step10N", "step09"), "step10_ceiling", isa, value(peak_n), "step 09")
+            self.table(avx2_title + "{} threads".format(self.ncpu), avx2, ("openblas_avx2N", "blis_avx2N", "step10_avx2N"),
+                       "step10_avx2_ceiling")
         k = lambda label: self.kernel.get(label, "")
         print("\nkernels: OpenBLAS {}; BLIS {}; step 10 {} (avx2 run: {}); step 08 {}; step 09 {}; OpenBLAS AVX2 run: {}{}".format(
             k("openblas1"), k("blis1") if self.blis else "not built", k("step10"), k("step10_avx2"), k("step08"),
