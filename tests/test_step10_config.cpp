@@ -1,8 +1,9 @@
 // Step 10's rules as functions of an explicit configuration (steps/10_tuned/config.hpp,
-// blocks.hpp): the depth of the slices of k, --no-even-k on every thread count, the plan hook
+// blocks.hpp): the slices of k and the A blocks per product, --no-even-k on every thread count, the plan hook
 // bin/cpuinfo --json shows, and the nests' results against each other bit for bit.
 #include "kernel_check.hpp"
 #include "steps/10_tuned/nests.hpp"
+#include "steps/10_tuned/partition.hpp"
 #include "steps/10_tuned/plan.hpp"
 
 #include <gemm/registry.hpp>
@@ -62,15 +63,64 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 
 }  // namespace
 
-TEST_CASE("step 10: the depth of k's slices - one slice, even slices, --no-even-k", "[step10][config]") {
+TEST_CASE("step 10: blocks asked for keep their slices - one slice, even slices, --no-even-k", "[step10][config]") {
     const step10::Config even = sliced(false), uneven = sliced(true);
     const step10::Blocks blocks{112, 64, 1024, 64};
-    CHECK(step10::slice_depth(even, blocks, 64) == 64);
-    CHECK(step10::slice_depth(even, blocks, 165) == 55);
-    CHECK(step10::slice_depth(uneven, blocks, 165) == 64);
+    const auto depth = [](const step10::Config& c, const step10::Blocks& b, int k) {
+        const step10::Blocks run = step10::product_blocks(c, b, 500, k, 14, 32, 64);
+        CHECK(run.mc == b.mc);   // the block asked for, whatever m
+        return run.kc;
+    };
+    CHECK(depth(even, blocks, 64) == 64);
+    CHECK(depth(even, blocks, 165) == 55);
+    CHECK(depth(uneven, blocks, 165) == 64);
     const step10::Blocks one_slice{112, 64, 1024, 200};
-    CHECK(step10::slice_depth(even, one_slice, 165) == 165);
-    CHECK(step10::slice_depth(uneven, one_slice, 165) == 165);
+    CHECK(depth(even, one_slice, 165) == 165);
+    CHECK(depth(uneven, one_slice, 165) == 165);
+}
+
+// The rules' blocks on Zen 3's caches (L2 512 KiB) for the AVX2 tile, 6 x 16 at 32 FLOPs a
+// cycle: kc 416, mc 78, one slice up to 784 (README: "Block sizes").
+TEST_CASE("step 10: slices and A blocks per product - the least traffic beyond L2", "[step10][config]") {
+    const step10::Config rules;
+    const step10::Blocks zen3{78, 416, 10080, 784};
+    const long l2 = 512 * 1024;
+    const auto run = [&](int m, int k) { return step10::product_blocks(rules, zen3, m, k, 6, 16, 32, l2); };
+    // What cachegrind counted lowest at n = 512 on these caches (docs/tuning-log.md): 2 x 256
+    // with three A blocks of 174 rows (3/8 of L2), not one slice of 512 with seven of 78.
+    CHECK(run(512, 512).kc == 256);
+    CHECK(run(512, 512).mc == 174);
+    CHECK(run(768, 768).kc == 256);
+    CHECK(run(768, 768).mc == 192);
+    const auto traffic = [](int m, int k, const step10::Blocks& b) {   // bytes a FLOP beyond L2
+        return 2.0 * ((m + b.mc - 1) / b.mc) / m + 4.0 * ((k + b.kc - 1) / b.kc) / k;
+    };
+    for (const int m : {6, 100, 333, 512, 1000, 2048})
+        for (const int k : {1, 17, 300, 416, 785, 1024, 1536, 2048, 5000}) {
+            const step10::Blocks b = run(m, k);
+            INFO("m " << m << ", k " << k << ": kc " << b.kc << ", mc " << b.mc);
+            CHECK(b.mc % 6 == 0);
+            CHECK(b.kc <= (k <= zen3.one_slice ? k : zen3.kc));
+            CHECK(b.kc >= (k < 200 ? k : 200));   // the C tile's cost per call within 2 %: kc_fma / 2
+            CHECK((k + b.kc - 1) / b.kc * b.kc - k < (k + b.kc - 1) / b.kc);   // equal slices
+            const int blocks_of_m = (m + b.mc - 1) / b.mc;
+            CHECK(blocks_of_m * b.mc - m < 6 * blocks_of_m);   // m cut into nearly equal blocks
+            // Never more traffic than the step's own blocks, cut as before.
+            const step10::Blocks before{78, k <= zen3.one_slice ? k : step10::even_split(k, zen3.kc), 10080, 784};
+            CHECK(traffic(m, k, b) <= traffic(m, k, before) + 1e-12);
+        }
+    // Blocks within the bound (the AVX-512 tile on Zen 4's caches) are cut as they say.
+    const step10::Blocks zen4{112, 704, 5952, 992};
+    for (const int n : {512, 1536}) {
+        const step10::Blocks b = step10::product_blocks(rules, zen4, n, n, 14, 32, 32, 1024 * 1024);
+        CHECK(b.mc == 112);
+        CHECK(b.kc == (n <= 992 ? n : step10::even_split(n, 704)));
+    }
+    // --no-even-k: slices of kc and a thinner last one.
+    step10::Config uneven;
+    uneven.ablation.no_even_k = 1;
+    CHECK(step10::product_blocks(uneven, zen3, 1536, 1536, 6, 16, 32, l2).kc == 416);
+    CHECK(step10::product_blocks(uneven, zen3, 512, 512, 6, 16, 32, l2).kc == 512);
 }
 
 TEST_CASE("step 10's plan: --no-even-k changes the kc it runs at 1 and 2 threads", "[step10][config]") {
@@ -130,13 +180,20 @@ TEST_CASE("step 10's plan hook: the step's own rules in the params column's form
     for (const char* key : {" mc=", " kc=", " nc=", " one_slice=", " threads=", " outer_bytes_per_flop=",
                             " max_outer_bytes_per_flop=0.0250"})
         CHECK(large.find(key) != std::string::npos);
-    // The blocks are those the params show, k in one slice up to one-slice.
+    // The blocks are those the params show, cut for this product (product_blocks) from the
+    // rows of one row group of the team.
     const int kc = step->find_param("kc")->get(), one_slice = step->find_param("one-slice")->get();
-    CHECK(large.find(" mc=" + std::to_string(step->find_param("mc")->get()) + " ") != std::string::npos);
-    CHECK(large.find(" nc=" + std::to_string(step->find_param("nc")->get()) + " ") != std::string::npos);
+    const step10::Blocks shown{step->find_param("mc")->get(), kc, step->find_param("nc")->get(), one_slice};
+    const step10::TileShape tile = step10::tile_for(*step10::isa_tile(variant), step10::Ablation{});
+    const auto run = [&](int m, int n, int k, int threads) {
+        const int rows = step10::group_rows(threads, m, n, tile.mr, tile.nr);
+        return step10::product_blocks(step10::Config{}, shown, rows, k, tile.mr, tile.nr, tile.flops);
+    };
+    const step10::Blocks b = run(1000, 1000, 1000, 2);
+    CHECK(large.find(" mc=" + std::to_string(b.mc) + " kc=" + std::to_string(b.kc) + " ") != std::string::npos);
+    CHECK(large.find(" nc=" + std::to_string(shown.nc) + " ") != std::string::npos);
     CHECK(large.find(" one_slice=" + std::to_string(one_slice) + " ") != std::string::npos);
-    if (1000 <= one_slice) CHECK(large.find(" kc=1000 ") != std::string::npos);
-    else CHECK(large.find(" kc=" + std::to_string(step10::even_split(1000, kc)) + " ") != std::string::npos);
+    CHECK(b.kc <= (1000 <= one_slice ? 1000 : kc));
     // --no-even-k through the step's own param, as the command line sets it.
     const gemm::Param* no_even_k = step->find_param("no-even-k");
     const gemm::Param* slice = step->find_param("one-slice");
@@ -148,7 +205,13 @@ TEST_CASE("step 10's plan hook: the step's own rules in the params column's form
     no_even_k->set(0);
     slice->set(0);
     INFO(even << "\n" << uneven);
-    CHECK(even.find(" kc=" + std::to_string(step10::even_split(k, kc)) + " ") != std::string::npos);
+    step10::Config sliced_rules;
+    sliced_rules.one_slice = 1;
+    const int rows = step10::group_rows(2, 500, 500, tile.mr, tile.nr);
+    const int even_kc = step10::product_blocks(sliced_rules, {shown.mc, kc, shown.nc, kc}, rows, k, tile.mr, tile.nr,
+                                               tile.flops).kc;
+    CHECK(even_kc < kc);   // equal slices, none deeper than kc
+    CHECK(even.find(" kc=" + std::to_string(even_kc) + " ") != std::string::npos);
     CHECK(uneven.find(" kc=" + std::to_string(kc) + " ") != std::string::npos);
     CHECK(step->def->plan("no-such-kernel", 100, 100, 100, 1) == "");
 }

@@ -18,7 +18,7 @@ Blocks block_sizes(const Config& config, int mr, int nr, double flops) {
     const int user_mc = config.mc, user_kc = config.kc, user_nc = config.nc, user_one_slice = config.one_slice;
     const gemm::cpu::Caches& caches = gemm::cpu::caches();
     const long l1 = caches.l1d > 0 ? caches.l1d : 32 * 1024;
-    const long l2 = caches.l2 > 0 ? caches.l2 : 256 * 1024;
+    const long l2 = l2_bytes();
     const long l3 = caches.l3 > 0 ? caches.l3 : 4 * l2;
     Blocks b{};
     if (config.ablation.old_blocks) {   // step 07's rules: the B sliver in half of L1, the A block in half of L2
@@ -48,7 +48,7 @@ Blocks block_sizes(const Config& config, int mr, int nr, double flops) {
     // kMaxOuterBytesPerFlop; where none does, the depth of least traffic (README: "Block
     // sizes": the AVX2 tile on a 512 KiB L2 went from kc 1488 x mc 24 to 416 x 78).
     // >>> rule
-    const int kc_fma = round_up(static_cast<int>(12.5 * flops + 0.5), 16);
+    const int kc_fma = step10::kc_fma(flops);
     const auto mc_for = [&](int kc) {
         const int mc = round_down_at_least(l2 / 4 / (4L * kc), mr);
         return mc < mc_least ? mc_least : mc;
@@ -115,7 +115,7 @@ bool fold_broadcast(int fold) {
 // (a tuned block from the wisdom file does not: blocks_asked).
 bool skip_packing(const Config& config, int m, int k, int ldb, int nr_tile) {
     if (config.blocks_asked != 0 || config.ablation.no_direct) return false;
-    const long l2 = gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024;
+    const long l2 = l2_bytes();
     const long stride = 4L * ldb;
     const long period = std::clamp(stride & -stride, 4L * nr_tile, l2 / 8);
     return 4L * m * k <= l2 / 2 && k <= l2 / period / 2;
@@ -131,13 +131,47 @@ int narrow_columns(const Config& config, int n, int k) {
     return !config.ablation.no_narrow && rest >= 1 && rest <= 4 && k >= kNarrowLeastK ? rest : 0;
 }
 
-// k in one slice where it fits (block_sizes: one_slice), else in equal slices of at most kc:
-// with kc = 704, k = 1536 as 3 x 512 rather than 2 x 704 + 128, whose thin last slice would
-// pay a whole pass of C-tile updates (and a packing of A and B) for a twelfth of the work.
-int slice_depth(const Config& config, const Blocks& blocks, int k) {
-    if (k <= blocks.one_slice) return k;
-    return config.ablation.no_even_k ? blocks.kc : even_split(k, blocks.kc);
+// The slices of k and the A block of one m x k product (blocks.hpp). Where the step's blocks
+// keep the traffic beyond L2 within kMaxOuterBytesPerFlop, k is cut as they say: in one slice
+// up to one_slice, else in equal slices of at most kc. Where they cannot (block_sizes found no
+// depth within it: the AVX2 tile on a 512 KiB L2), the depth and the A block are chosen
+// together for this product: each way of cutting k into s equal slices of depth d pays C's
+// pass once per slice (4 s / k bytes a FLOP) and the B panel's once per A block (2 blocks /
+// m), and the A block takes 3/8 of L2 at the depth actually run, so a shallower d buys a
+// taller block. Of the depths allowed (one slice up to one_slice, else slices of at most kc,
+// none so shallow that the C tile's cost per call passes 2 %: half of kc_fma), the one of
+// least traffic; of equals, the fewest slices. m is cut into blocks of nearly equal height:
+// 512 rows as 3 x 174, not 3 x 168 + 8, whose last block pays a pass of B for 8 rows.
+// >>> per-product
+Blocks product_blocks(const Config& config, const Blocks& blocks, int m, int k, int mr, int nr, double flops, long l2) {
+    Blocks b = blocks;
+    const bool within = outer_bytes_per_flop(blocks.mc, blocks.kc) <= kMaxOuterBytesPerFlop;
+    if (within || config.mc > 0 || config.kc > 0 || config.ablation.old_blocks || config.ablation.no_even_k) {
+        b.kc = k <= blocks.one_slice ? k : config.ablation.no_even_k ? blocks.kc : even_split(k, blocks.kc);
+        return b;
+    }
+    const int mc_least = mr * (nr / 4), least_depth = kc_fma(flops) / 2;
+    const auto block_at = [&](int d) {   // the A block's height at depth d, m cut evenly
+        const long long share = static_cast<long long>(kABlockShareOfL2 * static_cast<double>(l2));
+        return round_up(even_split(m, std::max(mc_least, round_down_at_least(share / (4L * d), mr))), mr);
+    };
+    const auto traffic = [&](int d) {
+        const int blocks_of_m = (m + block_at(d) - 1) / block_at(d), slices = (k + d - 1) / d;
+        return 2.0 * blocks_of_m / m + 4.0 * slices / k;
+    };
+    int best = 0;
+    for (int s = 1;; ++s) {
+        const int d = (k + s - 1) / s;   // s slices
+        if (d > (s == 1 ? blocks.one_slice : blocks.kc)) continue;
+        if (best != 0 && d < least_depth) break;
+        if (best == 0 || traffic(d) < traffic(best)) best = d;
+        if (d == 1) break;
+    }
+    b.kc = best;
+    b.mc = block_at(best);
+    return b;
 }
+// <<< per-product
 
 // No more threads than there are MR-row tiles to share out, and none whose share of the work
 // is too small to pay for waking it: a small product takes microseconds on one core, the

@@ -23,12 +23,21 @@ inline double outer_bytes_per_flop(int mc, int kc) { return 2.0 / mc + 4.0 / kc;
 // seen not to slow (docs/tuning-log.md, "Step 10's measurements, moved out of its code").
 constexpr double kMaxOuterBytesPerFlop = 0.025;
 
+// The A block's share of L2 at the depth a product runs (product_blocks): the rest holds the B
+// slivers streaming through and the C tiles.
+constexpr double kABlockShareOfL2 = 3.0 / 8;
+// This CPU's L2 in bytes (256 KiB when it cannot be read).
+inline long l2_bytes() { return gemm::cpu::caches().l2 > 0 ? gemm::cpu::caches().l2 : 256 * 1024; }
+
 struct Blocks {
     int mc, kc, nc;
     int one_slice;   // k up to this depth is taken in one slice, not in slices of kc
 };
 
 inline int round_up(int x, int to) { return (x + to - 1) / to * to; }
+// The least kc at which a call's C tile, loaded and stored (about 2 cycles a line), costs under
+// 1 % of its 2 MR NR kc / flops cycles of FMAs (block_sizes).
+inline int kc_fma(double flops) { return round_up(static_cast<int>(12.5 * flops + 0.5), 16); }
 // A block asked for (--mc, --nc, the wisdom file; at most kMaxBlock) rounded up to the tile, as
 // the step runs it, but held to gemm::cpu::kMaxBlock rounded down to the tile: the cap is the
 // cap of what runs (65536 rounded up to 14 rows would be 65538).
@@ -53,10 +62,14 @@ bool fold_broadcast(int fold);
 // Block sizes for an MR x NR micro-kernel on this CPU's caches and FMA units, `flops` fp32
 // FLOPs per cycle (README: "Block sizes"), with the sizes `config` asks for.
 Blocks block_sizes(const Config& config, int mr, int nr, double flops);
-// The depth of the slices a blocked product of depth k is cut into: k in one slice where it
-// fits (blocks.one_slice), else equal slices of at most blocks.kc (--no-even-k: slices of kc
-// and a thinner last one).
-int slice_depth(const Config& config, const Blocks& blocks, int k);
+// The blocks one blocked m x k product runs, from the step's blocks: kc becomes the depth of
+// its slices of k (one slice up to one_slice, else equal slices of at most kc; --no-even-k:
+// slices of kc and a thinner last one). Where the step's blocks read more than
+// kMaxOuterBytesPerFlop from beyond L2, the depth and the A block's height are chosen together
+// for this product, for the least traffic (README: "Slices and A blocks per product"); blocks
+// asked for (--mc, --kc, the wisdom file) are run as asked.
+Blocks product_blocks(const Config& config, const Blocks& blocks, int m, int k, int mr, int nr, double flops,
+                      long l2 = l2_bytes());
 // Whether a product this small skips packing (README: "Small matrices").
 bool skip_packing(const Config& config, int m, int k, int ldb, int nr_tile);
 // How many of the last columns of an unpacked product the narrow-strip kernel computes.

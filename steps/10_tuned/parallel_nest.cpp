@@ -318,8 +318,10 @@ void panels(const TileShape& tile, const Operands& p, Shared& sh, const Member& 
 // The blocked path on a team of `team` threads.
 void parallel_packed(const Config& config, const TileShape& tile, const Operands& p, int team) {
     const int m = p.m, n = p.n, k = p.k, MR = tile.mr, NR = tile.nr;
-    Shared sh{.blk = block_sizes(config, MR, NR, tile.flops), .team = team};
-    sh.blk.kc = slice_depth(config, sh.blk, k);   // the serial nest's slices
+    // The serial nest's slices; the A blocks cut from a row group's rows.
+    Shared sh{.blk = product_blocks(config, block_sizes(config, MR, NR, tile.flops), group_rows(team, m, n, MR, NR), k,
+                                    MR, NR, tile.flops),
+              .team = team};
     sh.kc_max = sh.blk.kc < k ? sh.blk.kc : k;
     sh.mc_max = sh.blk.mc < m ? sh.blk.mc : m;
     const int nc_max = sh.blk.nc < n ? sh.blk.nc : n;

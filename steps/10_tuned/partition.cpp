@@ -46,4 +46,10 @@ Grid split_team(int team, int row_tiles, int col_slivers) {
     return {1, 1};
 }
 
+int group_rows(int team, int m, int n, int mr, int nr) {
+    const int row_tiles = (m + mr - 1) / mr, rows = split_team(team, row_tiles, (n + nr - 1) / nr).rows;
+    const int most = (row_tiles + rows - 1) / rows * mr;
+    return most < m ? most : m;
+}
+
 }  // namespace step10

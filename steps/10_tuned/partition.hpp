@@ -23,5 +23,8 @@ struct Grid {
 // thread, for a C of row_tiles x col_slivers tiles; on a tie, more row groups (less A packed
 // twice). rows x cols is below `team` only when no grid of `team` fits the tiles.
 Grid split_team(int team, int row_tiles, int col_slivers);
+// The most rows of an m x n C that one row group of a team's grid holds: the m its A blocks
+// are cut from (product_blocks).
+int group_rows(int team, int m, int n, int mr, int nr);
 
 }  // namespace step10

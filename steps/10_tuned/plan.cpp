@@ -1,6 +1,8 @@
 // The plan of a product (plan.hpp), from the rules the loop nests call.
 #include "plan.hpp"
 
+#include "partition.hpp"
+
 #include <cstdio>
 
 namespace step10 {
@@ -8,9 +10,10 @@ namespace step10 {
 Plan plan_for(const Config& config, const TileShape& tile, int m, int n, int k, int ldb, int threads) {
     Plan plan{};
     plan.direct = tile.direct != nullptr && skip_packing(config, m, k, ldb, tile.nr);
-    plan.blocks = block_sizes(config, tile.mr, tile.nr, tile.flops);
-    plan.blocks.kc = slice_depth(config, plan.blocks, k);
     plan.threads = team_size(config, m, n, k, tile.mr, tile.nr, threads);
+    plan.blocks = product_blocks(config, block_sizes(config, tile.mr, tile.nr, tile.flops),
+                                 group_rows(plan.threads, m, n, tile.mr, tile.nr), k,
+                                 tile.mr, tile.nr, tile.flops);
     return plan;
 }
 

@@ -12,7 +12,7 @@ namespace step10 {
 
 struct Plan {
     bool direct;     // the unpacked small-matrix path (skip_packing)
-    Blocks blocks;   // kc: the depth of the slices this k is cut into (slice_depth)
+    Blocks blocks;   // kc, mc: the depth of the slices of k and the A block's height (product_blocks)
     int threads;     // the team (team_size; 1: the serial nest)
 };
 

@@ -89,8 +89,7 @@ void block_calls(const TileShape& tile, const float* Ap, float* Bp, const float*
 
 void packed_gemm(const Config& config, const TileShape& tile, const Operands& p) {
     const int m = p.m, n = p.n, k = p.k, MR = tile.mr, NR = tile.nr;
-    Blocks blk = block_sizes(config, MR, NR, tile.flops);
-    blk.kc = slice_depth(config, blk, k);
+    const Blocks blk = product_blocks(config, block_sizes(config, MR, NR, tile.flops), m, k, MR, NR, tile.flops);
     thread_local PackBuffer a_buffer, b_buffer;
     const int kc_max = blk.kc < k ? blk.kc : k;
     const int mc_max = blk.mc < m ? blk.mc : m;
