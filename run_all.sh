@@ -33,10 +33,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$root"
-prog=run_all.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then print_help "$0"; exit 0; fi
-refuse_repeats "$@"
+begin "$0" "$@"
 quick=0 test=0 docs=0 no_install=0 steps="" threads="" build=build rounds="" settle=""
 parse_options "quick test docs no-install" "steps threads rounds settle build" 0 "$@"
 mode=figures install=$((1 - no_install)) steps_wanted=$steps

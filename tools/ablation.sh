@@ -23,10 +23,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-prog=ablation.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then print_help "$0"; exit 0; fi
-refuse_repeats "$@"
+begin "$0" "$@"
 build="$root/build" sizes="500,1000,1500" rounds=3 reps=3 out="$root/results" report=""
 parse_options "" "build sizes rounds reps out report" 0 "$@"
 [[ -z $report || ( -r $report && -f $report ) ]] || usage_error "--report '$report': no such readable file"

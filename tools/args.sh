@@ -2,6 +2,14 @@
 # after setting prog=name): a usage error is one line on stderr and exit 2, a value that is
 # missing or starts with -- is a usage error, and --help anywhere prints the usage and exits 0.
 
+# begin SCRIPT ARGS...: every tool's start: $prog, --help anywhere (the usage, exit 0), and
+# no option given twice.
+begin() {
+  prog=${1##*/}
+  if wants_help "${@:2}"; then print_help "$1"; exit 0; fi
+  refuse_repeats "${@:2}"
+}
+
 usage_error() {   # MESSAGE
   echo "$prog: $*" >&2
   exit 2

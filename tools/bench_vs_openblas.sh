@@ -24,10 +24,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-prog=bench_vs_openblas.sh
 source "$root/tools/args.sh"
-if wants_help "$@"; then print_help "$0"; exit 0; fi
-refuse_repeats "$@"
+begin "$0" "$@"
 build="$root/build" reps=5 rounds=3 peak="" sizes="128,256,512,1024,1536,2048" rt="" busy=0
 parse_options "rt busy" "build reps rounds sizes peak" 0 "$@"
 if [[ $rt == 1 ]]; then rt=(chrt -f 1); else rt=(); fi

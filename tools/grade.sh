@@ -35,12 +35,10 @@
 #                   (default: 600); a run still going is stopped: "did not finish in S s"
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-prog=grade.sh
 source "$root/tools/args.sh"
+begin "$0" "$@"
 stage="the set-up"
 catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
-if wants_help "$@"; then print_help "$0"; exit 0; fi
-refuse_repeats "$@"
 usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N] [--timeout S]"
 build="$root/build" sizes="200,500,1000" rounds=3 against="" ref=openblas cpu="" threads=1 timeout=600
 parse_options "" "build sizes rounds against ref cpu threads timeout" 1 "$@"

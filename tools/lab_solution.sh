@@ -16,11 +16,9 @@
 # already, the base step is gone, git missing).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-prog=lab_solution.sh
 source "$root/tools/args.sh"
+begin "$0" "$@"
 usage="usage: tools/lab_solution.sh NN [--save]   (NN: a solution's step number, 11 to 9999)"
-if wants_help "$@"; then print_help "$0"; exit 0; fi
-refuse_repeats "$@"
 save=0
 parse_options save "" 1 "$@"
 [ ${#positional[@]} = 1 ] || usage_error "$usage"

@@ -14,11 +14,9 @@
 # from on a "# from:" line: tools/grade.sh times the new step against that one.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-prog=new_step.sh
 source "$root/tools/args.sh"
+begin "$0" "$@"
 usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 11 to 9999; slug: a-z, 0-9, _)"
-if wants_help "$@"; then print_help "$0"; exit 0; fi
-refuse_repeats "$@"
 from=""
 parse_options "" from 2 "$@"
 [ ${#positional[@]} = 2 ] || usage_error "$usage"
