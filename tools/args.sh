@@ -60,6 +60,15 @@ parse_options() {
   done
 }
 
+# lab_number NN: prints the number of a lab step, from 11 to 9999 (two to four digits: the
+# build sorts steps by number padded to four, and a longer one would overflow the shell's
+# arithmetic); a usage error otherwise.
+lab_number() {
+  [[ $1 =~ ^[0-9]{2,4}$ ]] && (( 10#$1 >= 11 )) ||
+    usage_error "step number '$1': lab steps are numbered 11 to 9999 (1-10 are the tutorial's)"
+  echo $((10#$1))
+}
+
 # check_sizes OPTION LIST: LIST must be sizes such as 500,1000, each from 1 to kMaxSize.
 check_sizes() {
   local max size

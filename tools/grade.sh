@@ -234,7 +234,7 @@ done
 # this/ref, and their geometric means.
 ratios="$results/grade_$exe.ratios.csv"
 summary=$("$python" "$root/tools/tables.py" grade "$timed/samples" "$sizes" "$rounds" "$exe" "${prev:+step$prev}" "$refexe" \
-  "$runs/ratios.csv" "$runs/table.txt") || { stop_if_interrupted $?; echo "FAIL $exe: not graded: its samples cannot be read" >&2; exit 2; }
+  "$runs/ratios.csv" "$runs/table.txt") || { stop_if_interrupted $?; echo "FAIL $exe: not graded: its samples cannot be read"; exit 2; }
 write_out "$ratios" < "$runs/ratios.csv"
 cat "$runs/table.txt"
 echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#"$root"/})"

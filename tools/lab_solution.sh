@@ -22,9 +22,7 @@ usage="usage: tools/lab_solution.sh NN [--save]   (NN: a solution's step number,
 save=0
 parse_options save "" 1 "$@"
 [ ${#positional[@]} = 1 ] || usage_error "$usage"
-nn=${positional[0]}
-[[ "$nn" =~ ^[0-9]{2,4}$ ]] && [ "$((10#$nn))" -ge 11 ] || usage_error "step number '$nn': lab steps are numbered 11 to 9999"
-number=$((10#$nn))
+number=$(lab_number "${positional[0]}") || exit 2
 command -v git > /dev/null || usage_error "git not found: the patches are applied and made with git"
 solutions="$root/docs/labs/instructor/solutions" steps="$root/steps"
 

@@ -21,12 +21,9 @@ from=""
 parse_options "" from 2 "$@"
 [ ${#positional[@]} = 2 ] || usage_error "$usage"
 nn=${positional[0]} name=${positional[1]}
-# Everything is checked before anything is written. Two to four digits: the build sorts
-# steps by number padded to four, and a longer number would overflow the shell's arithmetic.
-[[ "$nn" =~ ^[0-9]{2,4}$ ]] && [ "$((10#$nn))" -ge 11 ] ||
-  usage_error "step number '$nn': lab steps are numbered 11 to 9999 (1-10 are the tutorial's)"
+# Everything is checked before anything is written.
+number=$(lab_number "$nn") || exit 2
 [[ "$name" =~ ^[a-z0-9_]+$ ]] || usage_error "slug '$name': use lower-case letters, digits and _"
-number=$((10#$nn))
 slug=$(printf '%02d_%s' "$number" "$name")
 
 steps="$root/steps"
