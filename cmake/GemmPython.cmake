@@ -2,22 +2,12 @@
 # separate installation without it (pip cannot always reach PyPI), while Debian's
 # /usr/bin/python3 has it once python3-matplotlib is installed. Set GEMM_PYTHON to choose.
 
-function(gemm_python_has_matplotlib python out)
-  execute_process(COMMAND "${python}" -c "import matplotlib"
-                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-  if(rc EQUAL 0)
-    set(${out} TRUE PARENT_SCOPE)
-  else()
-    set(${out} FALSE PARENT_SCOPE)
-  endif()
-endfunction()
-
 if(NOT GEMM_PYTHON)
   find_program(_gemm_path_python NAMES python3 python NO_CACHE)
   foreach(candidate /usr/bin/python3 /usr/local/bin/python3 ${_gemm_path_python})
     if(EXISTS "${candidate}")
-      gemm_python_has_matplotlib("${candidate}" ok)
-      if(ok)
+      execute_process(COMMAND "${candidate}" -c "import matplotlib" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+      if(rc EQUAL 0)
         set(GEMM_PYTHON "${candidate}" CACHE FILEPATH "Python interpreter with matplotlib")
         break()
       endif()

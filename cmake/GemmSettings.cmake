@@ -21,9 +21,9 @@ set(GEMM_FLAGS_NEON "")                     # Advanced SIMD is part of AArch64
 # Skylake-family cores (Skylake to Cascade Lake, with the microcode for their erratum SKX102)
 # do not keep a 32-byte block of code in the decoded-uop cache when a jump ends on or crosses
 # its end: a kernel loop with such a jump is decoded again on every pass, at about 16 bytes a
-# cycle, fewer instructions than its FMAs need. Where the loop lands is luck of the link: on
-# Cascade Lake step 10's tile ran 10-20 % slower in one executable than in another built from
-# the same file. The assembler's padding keeps jumps off those boundaries (the vendor's advice).
+# cycle, fewer instructions than its FMAs need. Where the loop lands is luck of the link, so one
+# executable can run the same kernel slower than another built from the same file. The
+# assembler's padding keeps jumps off those boundaries (the vendor's advice).
 if(GEMM_ARCH STREQUAL "x86_64")
   include(CheckCXXCompilerFlag)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

@@ -90,14 +90,42 @@ function(gemm_add_step)
   endif()
 endfunction()
 
+# The step-N target of step NUMBER (SLUG): sampled beside PREV_SLUG, the step before it, and,
+# when BOTH, also on one thread beside SERIAL_PREV_SLUG, the last one-thread step before it.
+function(_gemm_step_target number slug prev_slug serial_prev_slug both)
+  set(prev_csv "")
+  set(prev_exe "")
+  set(serial_prev_csv "")
+  set(serial_prev_exe "")
+  set(deps step${slug})
+  if(prev_slug)
+    set(prev_csv "${GEMM_RESULTS_DIR}/step${prev_slug}.csv")
+    set(prev_exe "$<TARGET_FILE:step${prev_slug}>")
+    list(APPEND deps step${prev_slug})
+  endif()
+  if(both AND serial_prev_slug)
+    set(serial_prev_csv "${GEMM_RESULTS_DIR}/step${serial_prev_slug}.csv")
+    set(serial_prev_exe "$<TARGET_FILE:step${serial_prev_slug}>")
+    list(APPEND deps step${serial_prev_slug})
+  endif()
+  add_custom_target(${GEMM_TARGET_PREFIX}step-${number}
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:step${slug}> -DSLUG=${slug}
+            -DRESULTS=${GEMM_RESULTS_DIR} -DPREV_CSV=${prev_csv} -DPYTHON=${GEMM_PYTHON}
+            -DBOTH=${both} -DSERIAL_PREV_CSV=${serial_prev_csv}
+            -DPREV_EXE=${prev_exe} -DSERIAL_PREV_EXE=${serial_prev_exe}
+            -DSAMPLER_PYTHON=${GEMM_SAMPLER_PYTHON}
+            -DINTERLEAVE=${PROJECT_SOURCE_DIR}/tools/interleave.py
+            -DPLOT=${PROJECT_SOURCE_DIR}/plots/plot_gflops.py
+            -P ${PROJECT_SOURCE_DIR}/cmake/RunStep.cmake
+    USES_TERMINAL
+    COMMENT "step ${number}: sample beside the step before it, verify, plot")
+  add_dependencies(${GEMM_TARGET_PREFIX}step-${number} ${deps})
+endfunction()
+
 # After every step is added: generate the registry, make gemm::steps and the step-N targets.
 function(gemm_finish_steps)
   get_property(entries GLOBAL PROPERTY GEMM_STEP_LIST)
-  set(decls "")
-  set(rows "")
   get_property(parallel_steps GLOBAL PROPERTY GEMM_PARALLEL_STEPS)
-  set(prev_slug "")
-  set(prev_serial_slug "")   # the last step before that runs on one thread
   set(sorted "")
   foreach(entry IN LISTS entries)           # sort numerically: pad the number to 4 digits
     string(REGEX MATCH "^[0-9]+" number "${entry}")
@@ -107,7 +135,11 @@ function(gemm_finish_steps)
     list(APPEND sorted "${zeros}${entry}")
   endforeach()
   list(SORT sorted)
+  set(decls "")
+  set(rows "")
   set(libs "")
+  set(prev_slug "")
+  set(prev_serial_slug "")   # the last step before that runs on one thread
   foreach(entry IN LISTS sorted)
     string(REGEX REPLACE "^0*([0-9]+):(.*)$" "\\1;\\2" parts "${entry}")
     list(GET parts 0 number)
@@ -117,51 +149,16 @@ function(gemm_finish_steps)
                        "gemm_step_${slug}.supported, gemm_step_${slug}.def},\n")
     list(APPEND libs gemm_step_${slug})
     list(APPEND GEMM_STEP_SLUGS ${slug})
-
-    set(prev_csv "")
-    if(prev_slug)
-      set(prev_csv "${GEMM_RESULTS_DIR}/step${prev_slug}.csv")
-    endif()
     # The tuned step and the parallel steps after it (10 and up) are swept twice, as run_all.sh
     # does: on one thread (stepNN_slug.csv, drawn beside the last one-thread step) and on all
-    # cores (stepNN_slug_mt.csv, beside the step before it).
-    set(both 0)
-    set(serial_prev_csv "")
+    # cores (stepNN_slug_mt.csv, beside the step before it). The steps beside it are sampled
+    # side by side with it (tools/interleave.py), so the figure compares curves of one minute.
     list(FIND parallel_steps "${slug}" parallel_index)
+    set(both 0)
     if(number GREATER_EQUAL 10 AND parallel_index GREATER_EQUAL 0)
       set(both 1)
-      if(prev_serial_slug)
-        set(serial_prev_csv "${GEMM_RESULTS_DIR}/step${prev_serial_slug}.csv")
-      endif()
     endif()
-    # The step before it (and, for the tuned step, the last one-thread step) is sampled side
-    # by side with it (tools/interleave.py), so the figure compares two curves of one minute.
-    set(prev_exe "")
-    set(serial_prev_exe "")
-    if(prev_slug)
-      set(prev_exe "$<TARGET_FILE:step${prev_slug}>")
-    endif()
-    if(both AND prev_serial_slug)
-      set(serial_prev_exe "$<TARGET_FILE:step${prev_serial_slug}>")
-    endif()
-    add_custom_target(${GEMM_TARGET_PREFIX}step-${number}
-      COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:step${slug}> -DSLUG=${slug}
-              -DRESULTS=${GEMM_RESULTS_DIR} -DPREV_CSV=${prev_csv} -DPYTHON=${GEMM_PYTHON}
-              -DBOTH=${both} -DSERIAL_PREV_CSV=${serial_prev_csv}
-              -DPREV_EXE=${prev_exe} -DSERIAL_PREV_EXE=${serial_prev_exe}
-              -DSAMPLER_PYTHON=${GEMM_SAMPLER_PYTHON}
-              -DINTERLEAVE=${PROJECT_SOURCE_DIR}/tools/interleave.py
-              -DPLOT=${PROJECT_SOURCE_DIR}/plots/plot_gflops.py
-              -P ${PROJECT_SOURCE_DIR}/cmake/RunStep.cmake
-      USES_TERMINAL
-      COMMENT "step ${number}: sample beside the step before it, verify, plot")
-    add_dependencies(${GEMM_TARGET_PREFIX}step-${number} step${slug})
-    if(prev_slug)
-      add_dependencies(${GEMM_TARGET_PREFIX}step-${number} step${prev_slug})
-    endif()
-    if(both AND prev_serial_slug)
-      add_dependencies(${GEMM_TARGET_PREFIX}step-${number} step${prev_serial_slug})
-    endif()
+    _gemm_step_target(${number} ${slug} "${prev_slug}" "${prev_serial_slug}" ${both})
     set(prev_slug ${slug})
     if(parallel_index LESS 0)
       set(prev_serial_slug ${slug})

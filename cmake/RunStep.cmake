@@ -32,24 +32,18 @@ function(draw csv prev png)
   message(STATUS "wrote ${csv} and ${png}")
 endfunction()
 
-# label_of(CSV OUT): "step08_avx512_14x32" for .../step08_avx512_14x32.csv
-function(label_of csv out)
-  get_filename_component(name "${csv}" NAME_WE)
-  set(${out} "${name}" PARENT_SCOPE)
-endfunction()
-
 set(jobs "")
 if(BOTH)
   list(APPEND jobs --job "step${SLUG}='${EXE}' --threads 1" --job "step${SLUG}_mt='${EXE}'")
   if(SERIAL_PREV_EXE)
-    label_of("${SERIAL_PREV_CSV}" serial_prev)
+    get_filename_component(serial_prev "${SERIAL_PREV_CSV}" NAME_WE)   # step08_avx512_14x32
     list(APPEND jobs --job "${serial_prev}='${SERIAL_PREV_EXE}'")
   endif()
 else()
   list(APPEND jobs --job "step${SLUG}='${EXE}'")
 endif()
 if(PREV_EXE)
-  label_of("${PREV_CSV}" prev)
+  get_filename_component(prev "${PREV_CSV}" NAME_WE)
   list(APPEND jobs --job "${prev}='${PREV_EXE}'")
 endif()
 
