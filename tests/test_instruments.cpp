@@ -181,6 +181,19 @@ TEST_CASE("a library whose own kernels are narrower than the CPU is moved to its
     // The user's variable and --as-detected are obeyed.
     CHECK_FALSE(gemm::ref::choose(Library::openblas, "Prescott", avx512, "Haswell", false).change);
     CHECK_FALSE(gemm::ref::choose(Library::openblas, "Prescott", avx512, nullptr, true).change);
+    // ... but a forced set narrower than the CPU's best says so (detected: the set it runs).
+    c = gemm::ref::choose(Library::openblas, "Haswell", avx512, "Haswell", false);
+    CHECK_FALSE(c.change);
+    CHECK(c.forced_narrower);
+    CHECK(c.reason == "as OPENBLAS_CORETYPE=Haswell asks: avx2, not this CPU's best (avx512, SkylakeX); "
+                      "unset it to compare with the library's best");
+    c = gemm::ref::choose(Library::blis, "haswell", avx512, "3", false);
+    CHECK(c.forced_narrower);
+    CHECK(c.reason.rfind("as BLIS_ARCH_TYPE=3 asks: avx2, not this CPU's best (avx512, skx)", 0) == 0);
+    c = gemm::ref::choose(Library::openblas, "SkylakeX", avx512, "SkylakeX", false);
+    CHECK_FALSE(c.forced_narrower);
+    CHECK(c.reason == "as OPENBLAS_CORETYPE=SkylakeX asks");
+    CHECK_FALSE(gemm::ref::choose(Library::openblas, "Haswell", avx2, "Haswell", false).forced_narrower);
     // BLIS 0.9.0: generic on Zen 5, haswell on Emerald Rapids.
     c = gemm::ref::choose(Library::blis, "generic", avx512, nullptr, false);
     CHECK(c.change);

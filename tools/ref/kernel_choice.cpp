@@ -42,8 +42,8 @@ constexpr unsigned kSse41Set = kSse41 | kSsse3 | kSse3 | kSse2;
 // OpenBLAS's targets as OPENBLAS_CORETYPE names them (driver/others/dynamic.c and
 // dynamic_arm64.c). What each needs: the instructions of its sgemm code in Debian's 0.3.21
 // (objdump of each target's kernels: FMA4 in the Bulldozer family's, 3DNow!'s femms in
-// Opteron's, SSE4.1 in Penryn's, Dunnington's and Nehalem's; SIGILL on Zen 4 for the first
-// two), and at least what every CPU the target is named after has.
+// Opteron's, SSE4.1 in Penryn's, Dunnington's and Nehalem's), and at least what every CPU
+// the target is named after has.
 constexpr KernelSet kOpenblasSets[] = {
     {"SapphireRapids", kAvx512Set}, {"Cooperlake", kAvx512Set}, {"SkylakeX", kAvx512Set},
     {"Haswell", kAvx2Set}, {"Zen", kAvx2Set},
@@ -65,8 +65,7 @@ constexpr KernelSet kOpenblasSets[] = {
 
 // BLIS's configurations (config_registry; zen4, zen5, altra and the RISC-V ones from 0.9.1
 // and 1.0 on). What each needs: its make_defs.mk flags (knl: -mavx512pf -mavx512er; penryn:
-// -mssse3; bulldozer's kernels use FMA4, piledriver's to excavator's FMA3; knl and bulldozer
-// end in SIGILL on Zen 4).
+// -mssse3; bulldozer's kernels use FMA4, piledriver's to excavator's FMA3).
 constexpr KernelSet kBlisSets[] = {
     {"skx", kAvx512Set}, {"zen4", kAvx512Set}, {"zen5", kAvx512Set},
     {"knl", kAvx512Phi | kAvx2Set}, {"knc", kForeign},
@@ -159,26 +158,32 @@ Choice choose(Library lib, std::string_view detected, const CpuVectors& cpu, con
               bool as_detected) {
     Choice c;
     c.env_var = lib == Library::openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
+    const std::string widest = cpu.avx512 ? "avx512" : cpu.avx2_fma ? "avx2" : cpu.avx ? "avx" : "";
+    const std::string has = isa_of(lib, detected);
+    const bool narrower = !widest.empty() && rank(has) < rank(widest);
+    // The set each library ships for the widest ISA this CPU has. OpenBLAS's Cooperlake and
+    // SapphireRapids add bfloat16 and AMX routines; their sgemm is SkylakeX's.
+    const std::string best = lib == Library::openblas
+                                 ? (widest == "avx512" ? "SkylakeX" : widest == "avx2" ? "Haswell" : "Sandybridge")
+                                 : (widest == "avx512" ? "skx" : widest == "avx2" ? "haswell" : "sandybridge");
     if (user_value != nullptr) {
+        // Obeyed, but a comparison against a narrower set than the library's best must say so.
         c.reason = "as " + c.env_var + "=" + user_value + " asks";
+        c.forced_narrower = narrower;
+        if (narrower)
+            c.reason += ": " + has + ", not this CPU's best (" + widest + ", " + best +
+                        "); unset it to compare with the library's best";
         return c;
     }
     if (as_detected) {
         c.reason = "as the library detected (--as-detected)";
         return c;
     }
-    const std::string widest = cpu.avx512 ? "avx512" : cpu.avx2_fma ? "avx2" : cpu.avx ? "avx" : "";
-    const std::string has = isa_of(lib, detected);
-    if (widest.empty() || rank(has) >= rank(widest)) {
+    if (!narrower) {
         c.reason = "the library's own choice";
         return c;
     }
-    // The set each library ships for the widest ISA this CPU has. OpenBLAS's Cooperlake and
-    // SapphireRapids add bfloat16 and AMX routines; their sgemm is SkylakeX's.
-    if (lib == Library::openblas)
-        c.kernel_set = widest == "avx512" ? "SkylakeX" : widest == "avx2" ? "Haswell" : "Sandybridge";
-    else
-        c.kernel_set = widest == "avx512" ? "skx" : widest == "avx2" ? "haswell" : "sandybridge";
+    c.kernel_set = best;
     c.change = true;
     c.reason = "the library detected " + std::string(detected) + " (" + (has == "unknown" ? "?" : has) +
                ") on a CPU with " + widest + ": using its " + c.kernel_set + " kernels";

@@ -1,11 +1,10 @@
 // Which of a BLAS library's kernel sets the reference runners use. OpenBLAS and BLIS pick
 // their kernels from CPUID when they load, and a release older than the CPU may pick an old
-// set (OpenBLAS 0.3.21 on Zen 5 runs Haswell kernels, on Emerald Rapids Prescott's SSE3;
-// BLIS 0.9.0 falls back to haswell or generic). A figure against that is no comparison, so
+// set (docs/harness.md). A figure against that is no comparison, so
 // unless told otherwise the runner asks for the library's widest set this CPU can run,
 // through the variable the library reads when it loads. A set the user forces through that
 // variable is checked against one table of what each set needs before any of its kernels
-// runs. Pure functions, tested alone.
+// runs; a forced set narrower than the best is obeyed but said. Pure functions, tested alone.
 #pragma once
 
 #include <gemm/cpu.hpp>
@@ -37,10 +36,12 @@ struct Choice {
     std::string env_var;        // OPENBLAS_CORETYPE or BLIS_ARCH_TYPE
     std::string kernel_set;     // the set asked for ("SkylakeX", "skx")
     std::string reason;         // one line for the progress output
+    bool forced_narrower = false;   // the user's set is narrower than the CPU's widest: warn once
 };
 
 // detected: the set the library chose by itself. user_value: the variable's value when the
-// user set it (nullptr: not set): then the library runs as told. as_detected: --as-detected.
+// user set it (nullptr: not set): then the library runs as told (detected is then the set it
+// runs), and the reason says when that set is narrower than the best. as_detected: --as-detected.
 // The returned kernel_set for BLIS is the name; the runner turns it into the index BLIS 0.9
 // expects.
 Choice choose(Library lib, std::string_view detected, const CpuVectors& cpu, const char* user_value,

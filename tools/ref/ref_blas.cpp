@@ -142,135 +142,160 @@ std::string lower(std::string s) {
     return s;
 }
 
+const char* const kEnvVar = kLibrary == gemm::ref::Library::openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
+
+// The runner's own options, taken out before the harness sees the rest.
+struct Command {
+    bool as_detected = false, report_only = false, help = false;
+    std::vector<char*> args;
+};
+
+Command split_command(int argc, char** argv) {
+    Command c;
+    c.help = gemm::wants_help(argc, argv);
+    for (int i = 0; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (i > 0 && a == "--as-detected") c.as_detected = true;
+        else if (i > 0 && a == "--kernels") c.report_only = true;
+        else c.args.push_back(argv[i]);
+    }
+    return c;
+}
+
+// A kernel set the user forces, judged before any kernel runs: a set this CPU cannot run
+// would end in SIGILL, and a value that names no set would run one the library picks under a
+// label naming the value. Sets the variable to what the library reads. Returns an exit code,
+// or -1 to go on.
+int take_forced(const char* user_env, const std::string& user) {
+    const gemm::ref::Forced forced = gemm::ref::check_forced(kLibrary, user_env, gemm::cpu::features(), library_sets());
+    if (forced.verdict == gemm::ref::Forced::Verdict::names_nothing) {
+        std::fprintf(stderr, "%s: %s '%s': %s; unset it to let the runner choose\n", GEMM_REF_NAME, kEnvVar,
+                     user.c_str(), forced.problem.c_str());
+        return gemm::kExitUsage;
+    }
+    if (forced.verdict == gemm::ref::Forced::Verdict::cpu_lacks) {
+        std::fprintf(stderr, "%s: skipped: %s '%s': %s\n", GEMM_REF_NAME, kEnvVar, user.c_str(),
+                     forced.problem.c_str());
+        return gemm::kExitUnsupported;
+    }
+    // BLIS 0.9 takes the number of the set (a name would read as 0).
+    const std::string value = env_value(forced.kernel_set);
+    if (value != user_env) setenv(kEnvVar, value.c_str(), 1);
+#if defined(__linux__)
+    // Tried in a child first: BLIS aborts on an architecture it was not built with, which must
+    // be a usage error, not a crash.
+    if (probe("/proc/self/exe", kEnvVar, std::getenv(kEnvVar)).empty()) {
+        std::fprintf(stderr, "%s: %s '%s': the library fails to start with it; unset it to let the runner choose\n",
+                     GEMM_REF_NAME, kEnvVar, user.c_str());
+        return gemm::kExitUsage;
+    }
+#endif
+    return -1;
+}
+
+// Why the running set runs. When the library's own choice is narrower than the CPU's widest
+// ISA, this runs the program again with the best set and does not return.
+std::string settle_kernels(const std::string& running, const char* user, bool as_detected, bool& forced_narrower,
+                           char** argv) {
+    const gemm::ref::Choice choice = gemm::ref::choose(kLibrary, running, gemm::ref::cpu_vectors(), user, as_detected);
+    forced_narrower = choice.forced_narrower;
+    if (!choice.change) return choice.reason;
+#if defined(__linux__)
+    const std::string value = env_value(choice.kernel_set);
+    if (lower(probe("/proc/self/exe", choice.env_var, value)) == lower(choice.kernel_set)) {
+        setenv(choice.env_var.c_str(), value.c_str(), 1);
+        setenv(kChildDetected, running.c_str(), 1);
+        setenv(kChildReason, choice.reason.c_str(), 1);
+        execv("/proc/self/exe", argv);
+        std::fprintf(stderr, "%s: could not run itself again (%s); measuring %s as detected\n", GEMM_REF_NAME,
+                     std::strerror(errno), running.c_str());
+    }
+    return "the library detected " + running + ", and its " + choice.kernel_set +
+           " kernels would not load here: measuring " + running;
+#else
+    return choice.reason;
+#endif
+}
+
+void print_help_tail() {
+    std::printf("\nThis runner also takes:\n"
+                "  --as-detected               run the kernels the library picks by itself, even when they\n"
+                "                              are narrower than this CPU's widest vector ISA\n"
+                "  --kernels                   print what the library detects and what would run, and exit\n"
+                "By default it runs the library's kernels for the widest vector ISA this CPU has (setting\n"
+                "%s for the library when its own choice is narrower). A %s you set is obeyed\n"
+                "when it names one of the library's kernel sets%s and this CPU has what that set needs:\n"
+                "exit 2 when it names none, 77 when this CPU lacks what the set needs.\n"
+                "The library runs on --threads or 1 thread, whatever its own variables say.\n",
+                kEnvVar, kEnvVar, kLibrary == gemm::ref::Library::blis ? " (a name, or BLIS 0.9's number)" : "");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
-    // The runner's own options, taken out before the harness sees the rest.
-    bool as_detected = false, report_only = false;
-    const bool help = gemm::wants_help(argc, argv);
-    std::vector<char*> args;
-    for (int i = 0; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        if (i > 0 && a == "--as-detected") as_detected = true;
-        else if (i > 0 && a == "--kernels") report_only = true;
-        else args.push_back(argv[i]);
-    }
-
-    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty() && !help) {
+    Command cmd = split_command(argc, argv);
+    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty() && !cmd.help) {
         std::fprintf(stderr, "%s: %s: given twice\n", GEMM_REF_NAME, gemm::shown(twice).c_str());
         return gemm::kExitUsage;
     }
-
     // Before the forced kernel set is tried in a child, which would fail on it too and be
     // blamed on the set: a malformed GEMM_CACHES.
-    if (const std::string problem = gemm::environment_problem(); !problem.empty() && !help) {
+    if (const std::string problem = gemm::environment_problem(); !problem.empty() && !cmd.help) {
         std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, problem.c_str());
         return gemm::kExitUsage;
     }
-
-    const gemm::ref::Library lib = kLibrary;
-    const char* env_var = lib == gemm::ref::Library::openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
     const char* child_detected = std::getenv(kChildDetected);
     // The kernel set the user forces, as given (for the messages and the label).
-    const char* user_env = child_detected == nullptr ? std::getenv(env_var) : nullptr;
+    const char* user_env = child_detected == nullptr ? std::getenv(kEnvVar) : nullptr;
     const std::string user = user_env != nullptr ? gemm::shown(user_env) : "";
-    if (user_env != nullptr && !help) {
-        // Before any kernel runs: a set this CPU cannot run would end in SIGILL, and a value
-        // that names no set would run one the library picks under a label naming the value.
-        const gemm::ref::Forced forced = gemm::ref::check_forced(lib, user_env, gemm::cpu::features(), library_sets());
-        if (forced.verdict == gemm::ref::Forced::Verdict::names_nothing) {
-            std::fprintf(stderr, "%s: %s '%s': %s; unset it to let the runner choose\n", GEMM_REF_NAME, env_var,
-                         user.c_str(), forced.problem.c_str());
-            return gemm::kExitUsage;
-        }
-        if (forced.verdict == gemm::ref::Forced::Verdict::cpu_lacks) {
-            std::fprintf(stderr, "%s: skipped: %s '%s': %s\n", GEMM_REF_NAME, env_var, user.c_str(),
-                         forced.problem.c_str());
-            return gemm::kExitUnsupported;
-        }
-        // What this library reads: BLIS 0.9 takes the number of the set (a name would read as 0).
-        const std::string value = env_value(forced.kernel_set);
-        if (value != user_env) setenv(env_var, value.c_str(), 1);
-    }
-#if defined(__linux__)
-    // A value the user set is obeyed, but first tried in a child: BLIS aborts on an
-    // architecture it was not built with, which must be a usage error, not a crash.
-    if (user_env != nullptr && !help && probe("/proc/self/exe", env_var, std::getenv(env_var)).empty()) {
-        std::fprintf(stderr, "%s: %s '%s': the library fails to start with it; unset it to let the runner choose\n",
-                     GEMM_REF_NAME, env_var, user.c_str());
-        return gemm::kExitUsage;
-    }
-#endif
-    const std::string running = kernel_set();
-    std::string detected = child_detected != nullptr ? child_detected : running;
-    std::string reason;
+    if (user_env != nullptr && !cmd.help)
+        if (const int rc = take_forced(user_env, user); rc >= 0) return rc;
 
-    if (child_detected == nullptr && !help) {
-        const gemm::ref::Choice choice =
-            gemm::ref::choose(lib, running, gemm::ref::cpu_vectors(), user_env != nullptr ? user.c_str() : nullptr,
-                              as_detected);
-        reason = choice.reason;
-#if defined(__linux__)
-        if (choice.change) {
-            const std::string value = env_value(choice.kernel_set);
-            const std::string got = probe("/proc/self/exe", choice.env_var, value);
-            if (lower(got) == lower(choice.kernel_set)) {
-                setenv(choice.env_var.c_str(), value.c_str(), 1);
-                setenv(kChildDetected, running.c_str(), 1);
-                setenv(kChildReason, choice.reason.c_str(), 1);
-                execv("/proc/self/exe", argv);
-                std::fprintf(stderr, "%s: could not run itself again (%s); measuring %s as detected\n", GEMM_REF_NAME,
-                             std::strerror(errno), running.c_str());
-            }
-            reason = "the library detected " + running + ", and its " + choice.kernel_set +
-                     " kernels would not load here: measuring " + running;
-        }
-#endif
-    } else if (child_detected != nullptr && std::getenv(kChildReason) != nullptr) {
+    const std::string running = kernel_set();
+    const std::string detected = child_detected != nullptr ? child_detected : running;
+    std::string reason;
+    bool forced_narrower = false;
+    if (child_detected == nullptr && !cmd.help)
+        reason = settle_kernels(running, user_env != nullptr ? user.c_str() : nullptr, cmd.as_detected,
+                                forced_narrower, argv);
+    else if (child_detected != nullptr && std::getenv(kChildReason) != nullptr)
         reason = std::getenv(kChildReason);
-    }
 
     // "openblas 0.3.21 SkylakeX (detected: Prescott)"
     std::string label = library_version() + " " + running;
     if (detected != running && detected != "probe") label += " (detected: " + detected + ")";
-    else if (user_env != nullptr)
-        label += std::string(" (") + env_var + "=" + user + ")";
-    else if (as_detected) label += " (as detected)";
+    else if (user_env != nullptr) label += std::string(" (") + kEnvVar + "=" + user + ")";
+    else if (cmd.as_detected) label += " (as detected)";
 
     static const std::string variant_name = label;
     static const gemm::Variant variants[] = {{variant_name, sgemm}};
     static const gemm::StepDef def{.variants = variants, .library_bytes = library_bytes};
     // Named like a step so the harness prints "ref_openblas", not "stepref_openblas".
     const gemm::Step step{0, GEMM_REF_NAME, sgemm, always, &def};
+    const int argc_left = static_cast<int>(cmd.args.size());
 
-    if (report_only && !help) {
+    int rc = 0;
+    if (cmd.report_only && !cmd.help) {
         // The rest of the line is checked as a run would check it: --kernels --sizes abc is a usage error.
-        const gemm::ParseResult parsed = gemm::parse_options(static_cast<int>(args.size()), args.data(), step);
+        const gemm::ParseResult parsed = gemm::parse_options(argc_left, cmd.args.data(), step);
         if (parsed.exit_code == gemm::kExitUsage) {
             std::fprintf(stderr, "%s\n", parsed.message.c_str());
             return gemm::kExitUsage;
         }
         std::printf("running %s\ndetected %s\nisa %s\nlibrary %s\nlabel %s\nwhy %s\n", running.c_str(),
-                    detected.c_str(), gemm::ref::isa_of(lib, running).c_str(), library_version().c_str(),
+                    detected.c_str(), gemm::ref::isa_of(kLibrary, running).c_str(), library_version().c_str(),
                     label.c_str(), reason.c_str());
-        return gemm::finish_stdout(GEMM_REF_NAME, 0);
+    } else {
+        // The kernel set's line comes first, but only once the harness has checked the command
+        // line and everything else (nothing on standard output before a usage error).
+        const std::string preface = std::string(GEMM_REF_NAME) + ": " + label + ": " + reason + "\n";
+        const gemm::ThreadControl threads{set_threads, get_threads};
+        rc = gemm::run_main(argc_left, cmd.args.data(), step, &threads, preface);
+        if (cmd.help) print_help_tail();
     }
-    // The kernel set's line comes first, but only once the harness has checked the command line
-    // and everything else (nothing on standard output before a usage error).
-    const std::string preface = std::string(GEMM_REF_NAME) + ": " + label + ": " + reason + "\n";
-    const gemm::ThreadControl threads{set_threads, get_threads};
-    const int rc = gemm::run_main(static_cast<int>(args.size()), args.data(), step, &threads, preface);
-    if (help)
-        std::printf("\nThis runner also takes:\n"
-                    "  --as-detected               run the kernels the library picks by itself, even when they\n"
-                    "                              are narrower than this CPU's widest vector ISA\n"
-                    "  --kernels                   print what the library detects and what would run, and exit\n"
-                    "By default it runs the library's kernels for the widest vector ISA this CPU has (setting\n"
-                    "%s for the library when its own choice is narrower). A %s you set is obeyed\n"
-                    "when it names one of the library's kernel sets%s and this CPU has what that set needs:\n"
-                    "exit 2 when it names none, 77 when this CPU lacks what the set needs.\n"
-                    "The library runs on --threads or 1 thread, whatever its own variables say.\n",
-                    env_var, env_var, lib == gemm::ref::Library::blis ? " (a name, or BLIS 0.9's number)" : "");
+    // Once, after a run that worked (a failed one keeps its one-line message): the comparison
+    // is against a narrower set than the library's best.
+    if (forced_narrower && rc == 0) std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, reason.c_str());
     return gemm::finish_stdout(GEMM_REF_NAME, rc);
 }
