@@ -2,10 +2,16 @@
 // runs at one add per cycle, so adds per second is the clock the core runs at now, turbo
 // included, which is what the formula needs; /proc/cpuinfo and cpufreq give a nominal or
 // momentary figure instead (under a hypervisor often the base clock).
+#include "chains.hpp"
 #include "loops.hpp"
 
 #define ADD10(ins) ins ins ins ins ins ins ins ins ins ins
 #define ADD100(ins) ADD10(ADD10(ins))
+#if defined(__x86_64__)
+#define ADD_STEP "add %[step], %[sum]\n\t"
+#elif defined(__aarch64__)
+#define ADD_STEP "add %[sum], %[sum], %[step]\n\t"
+#endif
 
 namespace gemm::peak::loops {
 
@@ -13,24 +19,11 @@ double add_chain(long iterations) {
     const long passes = iterations;
     long sum = 0;
     const long step = iterations | 1;   // a value the compiler cannot know
-#if defined(__x86_64__)
-    __asm__ volatile(
-        "1:\n\t"
-        ADD100("add %[step], %[sum]\n\t")
-        "dec %[n]\n\t"
-        "jnz 1b\n\t"
-        : [sum] "+r"(sum), [n] "+r"(iterations)
-        : [step] "r"(step)
-        : "cc");
-#elif defined(__aarch64__)
-    __asm__ volatile(
-        "1:\n\t"
-        ADD100("add %[sum], %[sum], %[step]\n\t")
-        "subs %[n], %[n], #1\n\t"
-        "b.ne 1b\n\t"
-        : [sum] "+r"(sum), [n] "+r"(iterations)
-        : [step] "r"(step)
-        : "cc");
+#if defined(ADD_STEP)
+    __asm__ volatile("1:\n\t" ADD100(ADD_STEP) PEAK_NEXT_PASS
+                     : [sum] "+r"(sum), [n] "+r"(iterations)
+                     : [step] "r"(step)
+                     : "cc");
 #else
     for (long i = 0; i < 100 * passes; ++i) __asm__ volatile("" : "+r"(sum) : "r"(step));
 #endif
