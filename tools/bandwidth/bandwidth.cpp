@@ -1,6 +1,7 @@
 #include "bandwidth.hpp"
 
 #include "loops.hpp"
+#include "meter_cli.hpp"
 
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <barrier>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +23,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 namespace gemm::bandwidth {
 
@@ -75,9 +79,7 @@ Array allocate(long floats) {
 //
 // A set that fits L2 lands on whatever physical pages the kernel gave it, and L2 picks a
 // line's set from address bits above the 4 KiB page: some placements crowd a few sets and
-// miss where others do not (our reading of one process on Emerald Rapids whose 1 MiB read
-// ran 12 % below the test's own loop on each of three sets of arrays, in all 27 calls). So
-// such a set is measured on kPlacements regions, a third of the windows each, alive at once
+// miss where others do not, for the whole life of the process. So such a set is measured on kPlacements regions, a third of the windows each, alive at once
 // (so on different pages), and the best window counts, as for everything else.
 constexpr int kPlacements = 3;
 // No L2 is this large; a GEMM_CACHES that says otherwise must not make three copies of a
@@ -154,6 +156,47 @@ std::string level_of(long bytes, int threads) {
 
 // ---- The measurement ------------------------------------------------------------------------
 
+namespace {
+
+// Thread t's regions, `span` floats each, touched first by this thread on its own CPU (the
+// pages then sit near it on a machine with several memory nodes). False when out of memory.
+bool fill_regions(std::vector<Region>& kept, int t, int placements, long span) {
+    try {
+        for (int p = 0; p < placements; ++p) {
+            Region& region = kept[static_cast<std::size_t>(t) * kPlacements + p];
+            if (region.floats < span) {
+                region.data.reset();
+                region.data = allocate(span);
+                region.floats = span;
+            }
+            std::fill(region.data.get(), region.data.get() + span, 1.0f);   // finite, whatever ran before
+        }
+        return true;
+    } catch (const std::bad_alloc&) {
+        for (int p = 0; p < placements; ++p) kept[static_cast<std::size_t>(t) * kPlacements + p].floats = 0;
+        return false;
+    }
+}
+
+// A window is the passes that take about kWindow (at least one pass); as many windows as fit
+// in `seconds`, at least five (two on each placement). Returns {passes, windows}.
+template <class Run>
+std::pair<long, long> calibrate_windows(Run& run, int placements, double seconds) {
+    using Clock = std::chrono::steady_clock;
+    for (long trial = 1;; trial *= 2) {
+        const auto t0 = Clock::now();
+        run(trial);
+        const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (dt >= kWindow || trial >= (1L << 30)) {
+            const long passes = std::max(1L, static_cast<long>(static_cast<double>(trial) * kWindow / dt));
+            const double window = dt * static_cast<double>(passes) / static_cast<double>(trial);
+            return {passes, std::max(placements > 1 ? 2L * placements : 5L, static_cast<long>(seconds / window))};
+        }
+    }
+}
+
+}  // namespace
+
 Measurement measure(Kind kind, long bytes, int threads, double seconds) {
     const Loops& loops = best_loops();
     const long arrays = kind == Kind::read ? 1 : 3;
@@ -169,10 +212,8 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
 
     // Each thread's arrays lie in its regions (regions() above), each array `spacing` floats
     // after the one before: a whole number of 4 KiB pages and 5 lines more. Packed one right
-    // after the other (n = 1280 floats at L1: 5 KiB apart), a triad's loads of b and c had
-    // the low 12 address bits of stores to a a few dozen stores back, which an Intel core
-    // takes for a possible dependence (4K aliasing): Cascade Lake's L1 triad measured 146-164
-    // GB/s where the test's own arrays, spaced by lines, made 204-212.
+    // after the other, a triad's loads of b and c would share the low 12 address bits of
+    // recent stores to a, which an Intel core takes for a possible dependence (4K aliasing).
     const long spacing = (n + 1023) / 1024 * 1024 + 80;
     const long span = (arrays - 1) * spacing + n;
     const long l2 = cpu::caches().l2;
@@ -182,22 +223,7 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
 
     auto worker = [&](int t) {
         cpu::pin_current_thread(cpus[t % cpus.size()]);
-        try {
-            for (int p = 0; p < placements; ++p) {
-                Region& region = kept[static_cast<std::size_t>(t) * kPlacements + p];
-                if (region.floats < span) {
-                    // Touched first by this thread, on its own CPU: the pages then sit near
-                    // it on a machine with several memory nodes.
-                    region.data.reset();
-                    region.data = allocate(span);
-                    region.floats = span;
-                }
-                std::fill(region.data.get(), region.data.get() + span, 1.0f);   // finite, whatever ran before
-            }
-        } catch (const std::bad_alloc&) {
-            for (int p = 0; p < placements; ++p) kept[static_cast<std::size_t>(t) * kPlacements + p].floats = 0;
-            failed[t] = 1;
-        }
+        if (!fill_regions(kept, t, placements, span)) failed[t] = 1;
         sync.arrive_and_wait();
         if (std::count(failed.begin(), failed.end(), 1) > 0) return;
         float *a = nullptr, *b = nullptr, *c = nullptr;
@@ -217,21 +243,7 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
         };
         run(1);   // warm: the pages are mapped and the working set is where it will stay
         if (t == 0) {
-            // A window is the passes that take about kWindow (at least one pass); as many
-            // windows as fit in `seconds`, at least five (two on each placement).
-            long trial = 1;
-            for (;;) {
-                const auto t0 = Clock::now();
-                run(trial);
-                const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
-                if (dt >= kWindow || trial >= (1L << 30)) {
-                    passes = std::max(1L, static_cast<long>(static_cast<double>(trial) * kWindow / dt));
-                    const double window = dt * static_cast<double>(passes) / static_cast<double>(trial);
-                    windows = std::max(placements > 1 ? 2L * placements : 5L, static_cast<long>(seconds / window));
-                    break;
-                }
-                trial *= 2;
-            }
+            std::tie(passes, windows) = calibrate_windows(run, placements, seconds);
             elapsed.assign(windows, std::vector<double>(threads));
         }
         sync.arrive_and_wait();
@@ -305,10 +317,9 @@ constexpr const char* kUsage =
     "  --csv FILE    also write kind,bytes,threads,gbps,level,isa to FILE (bytes: per thread)\n"
     "Exit status: 0, 2 usage error, 3 out of memory or CSV not writable.\n";
 
+// Throws gemm::UsageError; an option given twice is refused before (meter::parse_command).
 Options parse(int argc, const char* const* argv) {
     Options o;
-    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-        throw gemm::UsageError(gemm::shown(twice) + ": given twice");
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--seconds") {
@@ -343,36 +354,7 @@ std::string human(long bytes) {
     return s.str();
 }
 
-}  // namespace
-
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    if (gemm::wants_help(argc, argv)) {
-        out << kUsage;
-        return 0;
-    }
-    Options o;
-    try {
-        if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
-        o = parse(argc, argv);
-    } catch (const gemm::UsageError& e) {
-        err << "bandwidth: " << e.what() << '\n';
-        return 2;
-    }
-    // The CSV's path is checked before measuring; the file is written once, at the end, so an
-    // interrupted or failed run leaves the old one as it was: a roofline drawn from a file that
-    // lost some levels would lack those roofs without saying so (bin/peak does the same).
-    OutputFile csv;
-    if (!o.csv.empty()) {
-        if (const std::string error = csv.open(o.csv); !error.empty()) {
-            err << "bandwidth: --csv: " << error << '\n';
-            return 3;
-        }
-    }
-
-    const int all = o.threads > 0 ? o.threads : static_cast<int>(cpu::allowed_cpus().size());
-    std::vector<int> thread_counts = {1};
-    if (all > 1) thread_counts.push_back(all);
-
+void print_header(std::ostream& out, const Options& o) {
     const cpu::Caches& c = cpu::caches();
     out << "Memory bandwidth of " << cpu::name() << " (" << cpu::arch() << "), " << isa()
         << " loads and stores, threads pinned, each with its own arrays; each figure the\n"
@@ -382,54 +364,67 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         << "GB/s = 1e9 bytes/s, triad counts 12 bytes per element (as STREAM)\n\n";
     out << std::left << std::setw(7) << "kind" << std::setw(7) << "level" << std::right << std::setw(12)
         << "bytes" << std::setw(9) << "threads" << std::setw(10) << "GB/s" << '\n';
+}
 
+// The working sets measured at this thread count: the cache levels asked for, and with
+// --sweep the sizes between them.
+std::vector<long> sizes_of(const Options& o, Levels& points, int threads) {
+    if (!o.levels.empty())
+        std::erase_if(points.levels, [&](const Level& l) {
+            return std::find(o.levels.begin(), o.levels.end(), l.name) == o.levels.end();
+        });
+    std::vector<long> sizes;
+    for (const Level& l : points.levels) sizes.push_back(l.bytes);
+    if (o.sweep && !sizes.empty()) {
+        const long top = sizes.back();
+        for (long b : sweep_sizes(threads))
+            if (b < top && std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
+        std::sort(sizes.begin(), sizes.end());
+    }
+    return sizes;
+}
+
+// Every row of one thread count, each printed as it is measured.
+void measure_rows(std::ostream& out, const Options& o, int threads, std::vector<Row>& rows) {
+    Levels points = level_points(threads);
+    if (!points.why.empty()) out << "(" << points.why << ")\n";
+    const std::vector<long> sizes = sizes_of(o, points, threads);
+    for (Kind kind : {Kind::read, Kind::triad}) {
+        for (long bytes : sizes) {
+            std::string level;
+            for (const Level& l : points.levels)
+                if (l.bytes == bytes) level = l.name;
+            const Measurement m = measure(kind, bytes, threads, o.seconds);
+            rows.push_back({kind, m.bytes, threads, m.gbps, level});
+            // A size between the levels shows where it falls, in brackets.
+            const std::string shown = level.empty() ? '(' + level_of(m.bytes, threads).append(")") : level;
+            out << std::left << std::setw(7) << to_string(kind) << std::setw(7) << shown << std::right
+                << std::setw(12) << human(m.bytes) << std::setw(9) << threads << std::setw(10)
+                << std::fixed << std::setprecision(1) << m.gbps << std::endl;
+        }
+    }
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    Options o;
+    if (const auto done = meter::parse_command("bandwidth", kUsage, parse, argc, argv, o, out, err)) return *done;
+    OutputFile csv;
+    if (!meter::open_csv("bandwidth", o.csv, csv, err)) return 3;
+
+    print_header(out, o);
     std::vector<Row> rows;
     try {
-        for (int threads : thread_counts) {
-            Levels points = level_points(threads);
-            if (!points.why.empty()) out << "(" << points.why << ")\n";
-            if (!o.levels.empty())
-                std::erase_if(points.levels, [&](const Level& l) {
-                    return std::find(o.levels.begin(), o.levels.end(), l.name) == o.levels.end();
-                });
-            std::vector<long> sizes;
-            for (const Level& l : points.levels) sizes.push_back(l.bytes);
-            if (o.sweep && !sizes.empty()) {
-                const long top = sizes.back();
-                for (long b : sweep_sizes(threads))
-                    if (b < top && std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
-                std::sort(sizes.begin(), sizes.end());
-            }
-            for (Kind kind : {Kind::read, Kind::triad}) {
-                for (long bytes : sizes) {
-                    std::string level;
-                    for (const Level& l : points.levels)
-                        if (l.bytes == bytes) level = l.name;
-                    const Measurement m = measure(kind, bytes, threads, o.seconds);
-                    rows.push_back({kind, m.bytes, threads, m.gbps, level});
-                    // A size between the levels shows where it falls, in brackets.
-                    const std::string shown = level.empty() ? '(' + level_of(m.bytes, threads).append(")") : level;
-                    out << std::left << std::setw(7) << to_string(kind) << std::setw(7) << shown << std::right
-                        << std::setw(12) << human(m.bytes) << std::setw(9) << threads << std::setw(10)
-                        << std::fixed << std::setprecision(1) << m.gbps << std::endl;
-                }
-            }
-        }
+        const int all = o.threads > 0 ? o.threads : static_cast<int>(cpu::allowed_cpus().size());
+        for (int threads : meter::thread_counts(all)) measure_rows(out, o, threads, rows);
     } catch (const std::bad_alloc&) {
         err << "bandwidth: out of memory for the working set\n";
         return 3;
     }
-
-    if (!o.csv.empty()) {
-        std::ostringstream text;
-        write_csv(text, rows);
-        if (const std::string error = csv.write(text.str()); !error.empty()) {
-            err << "bandwidth: --csv: " << error << '\n';
-            return 3;
-        }
-        out << "CSV: " << o.csv << '\n';
-    }
-    return 0;
+    std::ostringstream text;
+    write_csv(text, rows);
+    return meter::write_csv("bandwidth", o.csv, csv, text.str(), out, err);
 }
 
 }  // namespace gemm::bandwidth

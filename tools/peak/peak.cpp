@@ -1,6 +1,7 @@
 #include "peak.hpp"
 
 #include "loops.hpp"
+#include "meter_cli.hpp"
 
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
@@ -343,10 +344,9 @@ constexpr const char* kUsage =
     "                whole at the end; exit 3 when it cannot be written)\n"
     "  --info        print the CPU report (features, caches, the steps' block sizes) and exit\n";
 
+// Throws gemm::UsageError; an option given twice is refused before (meter::parse_command).
 Options parse(int argc, const char* const* argv) {
     Options o;
-    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-        throw gemm::UsageError(gemm::shown(twice) + ": given twice");
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--info") {
@@ -386,50 +386,9 @@ std::string fixed(double v, int decimals) {
     return s.str();
 }
 
-}  // namespace
-
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-    if (gemm::wants_help(argc, argv)) {
-        out << kUsage;
-        return 0;
-    }
-    Options o;
-    try {
-        if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
-        o = parse(argc, argv);
-    } catch (const gemm::UsageError& e) {
-        err << "peak: " << e.what() << '\n';
-        return 2;
-    }
-    if (o.info) {
-        cpu_report(out);
-        return 0;
-    }
-
-    std::vector<const Isa*> isas;
-    if (o.isas.empty()) {
-        isas = available_isas();
-    } else {
-        for (const std::string& name : o.isas) isas.push_back(find_isa(name));
-    }
-    if (isas.empty()) {
-        err << "peak: no instruction set this build measures is available on " << cpu::arch() << '\n';
-        return 77;
-    }
-    // The CSV's path is checked before measuring; the file is written once, at the end, so an
-    // interrupted run leaves the old one as it was.
-    OutputFile csv;
-    if (!o.csv.empty()) {
-        if (const std::string error = csv.open(o.csv); !error.empty()) {
-            err << "peak: --csv: " << error << '\n';
-            return 3;
-        }
-    }
-
-    const int all = o.threads > 0 ? o.threads : cpu::cores();
-    std::vector<int> thread_counts = {1};
-    if (all > 1) thread_counts.push_back(all);
-
+// The lines above the table; returns the clock of each thread count, measured unless --ghz
+// gives it.
+std::vector<Frequency> print_header(std::ostream& out, const Options& o, const std::vector<int>& thread_counts) {
     const cpu::Microarch& core = cpu::microarch();
     const Frequency reported = os_frequency();
     out << "Peak FLOPS of " << cpu::name() << " (" << cpu::arch() << ", "
@@ -441,7 +400,6 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     if (const auto& kinds = cpu::core_kinds(); kinds.size() > 1)
         out << "cores: " << cpu::core_kinds_line(kinds) << "; the formula counts every core as a " << kinds[0].name
             << " core, too high beyond " << kinds[0].cores << " threads\n";
-    // The clock of each thread count, measured unless --ghz gives it.
     std::vector<Frequency> clocks;
     for (int threads : thread_counts) {
         clocks.push_back(o.ghz > 0 ? Frequency{o.ghz, "--ghz"} : measure_clock(threads, std::min(o.seconds, 0.05)));
@@ -456,10 +414,27 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     out << std::left << std::setw(8) << "isa" << std::setw(11) << "precision" << std::right
         << std::setw(8) << "threads" << std::setw(12) << "GFLOPS" << std::setw(14) << "formula"
         << std::setw(13) << "% of formula" << '\n';
+    return clocks;
+}
 
+struct Table {
     std::vector<Row> rows;
     std::vector<std::pair<const Isa*, FlopsPerCycle>> used;   // one-thread formula inputs, for the notes
     double lowest_share = 1;
+};
+
+void print_row(std::ostream& out, const Row& r) {
+    out << std::left << std::setw(8) << r.isa << std::setw(11) << to_string(r.precision) << std::right
+        << std::setw(8) << r.threads << std::setw(12) << fixed(r.gflops, 1) << std::setw(14)
+        << (r.theoretical > 0 ? fixed(r.theoretical, 1) : "-") << std::setw(13)
+        << (r.theoretical > 0 ? fixed(100 * r.gflops / r.theoretical, 0) + "%" : "-") << std::endl;
+}
+
+// Every ISA, precision and thread count, each row printed as it is measured.
+Table measure_table(std::ostream& out, const Options& o, const std::vector<const Isa*>& isas,
+                    const std::vector<int>& thread_counts, const std::vector<Frequency>& clocks) {
+    const cpu::Microarch& core = cpu::microarch();
+    Table t;
     for (std::size_t c = 0; c < thread_counts.size(); ++c) {
         const int threads = thread_counts[c];
         const int cores = physical_cores(threads);
@@ -468,54 +443,69 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
             FlopsPerCycle f;
             for (Precision p : {Precision::fp32, Precision::fp64}) {
                 const Measurement m = measure(*isa, p, threads, o.seconds, o.reps);
-                lowest_share = std::min(lowest_share, m.cpu_share);
+                t.lowest_share = std::min(t.lowest_share, m.cpu_share);
                 if (p == Precision::fp32) {
                     if (isa->name == "avx2") avx2_fp32 = m.gflops;
                     if (c == 0) {   // one core: the table, or the 512/256-bit ratio measured here
                         f = flops_per_cycle(isa->name, core, isa->name == "avx512" && avx2_fp32 > 0 ? m.gflops / avx2_fp32 : 0);
-                        used.emplace_back(isa, f);
+                        t.used.emplace_back(isa, f);
                     } else {        // more cores of the same kind: the same pipes
-                        for (const auto& [which, first] : used)
+                        for (const auto& [which, first] : t.used)
                             if (which == isa) f = first;
                     }
                 }
                 const double fpc = f.fp32 * (p == Precision::fp32 ? 1 : isa->fp64_share);
-                Row r{std::string(isa->name), p, threads, m.gflops, cores * clocks[c].ghz * fpc};
-                out << std::left << std::setw(8) << r.isa << std::setw(11) << to_string(p)
-                    << std::right << std::setw(8) << threads << std::setw(12) << fixed(r.gflops, 1)
-                    << std::setw(14) << (r.theoretical > 0 ? fixed(r.theoretical, 1) : "-")
-                    << std::setw(13)
-                    << (r.theoretical > 0 ? fixed(100 * r.gflops / r.theoretical, 0) + "%" : "-")
-                    << std::endl;
-                rows.push_back(r);
+                t.rows.push_back({std::string(isa->name), p, threads, m.gflops, cores * clocks[c].ghz * fpc});
+                print_row(out, t.rows.back());
             }
         }
     }
+    return t;
+}
 
+void print_notes(std::ostream& out, const Table& t, int all) {
     out << "\nFLOPs per cycle per core, fp32 (fp64: half, scalar: the same); the formula counts "
         << physical_cores(all) << " physical core(s) for " << all << " thread(s):\n";
-    for (const auto& [isa, f] : used) {
+    for (const auto& [isa, f] : t.used) {
         out << "  " << std::left << std::setw(7) << isa->name << std::right << std::setw(3)
             << f.fp32 << "  " << f.source << ": " << f.why << "  [loop: " << isa->instructions << "]\n";
     }
-    if (lowest_share < 0.9)
+    if (t.lowest_share < 0.9)
         out << "This machine was busy: in some runs the loop had the core only "
-            << fixed(100 * lowest_share, 0) << "% of the wall-clock time. The figures divide by\n"
+            << fixed(100 * t.lowest_share, 0) << "% of the wall-clock time. The figures divide by\n"
                "the threads' own CPU time, so they are what the core does while it runs the loop.\n";
     out << "A figure well below its formula: the core lowers its clock for that ISA (AVX-512 on\n"
            "some Intel cores), or another process shared the core; well above: the table is wrong\n"
            "for this core (tell us).\n";
+}
 
-    if (!o.csv.empty()) {
-        std::ostringstream text;
-        write_csv(text, rows);
-        if (const std::string error = csv.write(text.str()); !error.empty()) {
-            err << "peak: --csv: " << error << '\n';
-            return 3;
-        }
-        out << "CSV: " << o.csv << '\n';
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    Options o;
+    if (const auto done = meter::parse_command("peak", kUsage, parse, argc, argv, o, out, err)) return *done;
+    if (o.info) {
+        cpu_report(out);
+        return 0;
     }
-    return 0;
+    std::vector<const Isa*> isas;
+    if (o.isas.empty()) isas = available_isas();
+    for (const std::string& name : o.isas) isas.push_back(find_isa(name));
+    if (isas.empty()) {
+        err << "peak: no instruction set this build measures is available on " << cpu::arch() << '\n';
+        return 77;
+    }
+    OutputFile csv;
+    if (!meter::open_csv("peak", o.csv, csv, err)) return 3;
+
+    const int all = o.threads > 0 ? o.threads : cpu::cores();
+    const std::vector<int> thread_counts = meter::thread_counts(all);
+    const std::vector<Frequency> clocks = print_header(out, o, thread_counts);
+    const Table table = measure_table(out, o, isas, thread_counts, clocks);
+    print_notes(out, table, all);
+    std::ostringstream text;
+    write_csv(text, table.rows);
+    return meter::write_csv("peak", o.csv, csv, text.str(), out, err);
 }
 
 }  // namespace gemm::peak
