@@ -127,6 +127,90 @@ void spells(const Neighbour& n, Clock::time_point end, Work work) {
     }
 }
 
+struct Options {
+    std::string mode = "both";
+    double seconds = 60, load = 0.33;
+    int mib = 256;
+    Range on{2, 30}, off{2, 30};
+    int memory_cpu = 0, share_cpu = 0;
+    unsigned seed = std::random_device{}();
+};
+
+// Throws gemm::UsageError.
+Options parse(int argc, char** argv) {
+    Options o;
+    const std::vector<int> cpus = gemm::cpu::allowed_cpus();
+    o.memory_cpu = cpus.empty() ? 0 : cpus.front();
+    o.share_cpu = cpus.empty() ? 0 : cpus.back();
+    if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
+    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+        throw gemm::UsageError(gemm::shown(twice) + ": given twice");
+    auto cpu_option = [&](const std::string& option, const std::string& value) {
+        const long long v = gemm::whole_option(option, value, 0, 1 << 20);
+        for (int allowed : cpus)
+            if (allowed == v) return allowed;
+        throw gemm::UsageError(option + " '" + gemm::shown(value) + "': not a CPU this process may use");
+    };
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--log") {
+            log_spells = true;
+            continue;
+        }
+        if (arg.rfind("--", 0) != 0) throw gemm::UsageError("'" + gemm::shown(arg) + "': unexpected argument (see --help)");
+        static const char* const known[] = {"--mode", "--seconds", "--on", "--off", "--load",
+                                            "--mib", "--memory-cpu", "--share-cpu", "--seed"};
+        if (std::find(std::begin(known), std::end(known), arg) == std::end(known))
+            throw gemm::UsageError("'" + gemm::shown(arg) + "': unknown option (see --help)");
+        const std::string value = gemm::option_value(argc, argv, i);
+        if (arg == "--mode") {
+            if (value != "memory" && value != "share" && value != "both")
+                throw gemm::UsageError("--mode '" + gemm::shown(value) + "': not memory, share or both");
+            o.mode = value;
+        } else if (arg == "--seconds") {
+            o.seconds = gemm::positive_option(arg, value, 86400);
+        } else if (arg == "--on" || arg == "--off") {
+            (arg == "--on" ? o.on : o.off) = parse_range(arg, value);
+        } else if (arg == "--load") {
+            o.load = gemm::positive_option(arg, value, 1);
+        } else if (arg == "--mib") {
+            o.mib = gemm::count_option(arg, value, 65536);
+        } else if (arg == "--memory-cpu" || arg == "--share-cpu") {
+            (arg == "--memory-cpu" ? o.memory_cpu : o.share_cpu) = cpu_option(arg, value);
+        } else if (arg == "--seed") {
+            o.seed = static_cast<unsigned>(gemm::count_option(arg, value, 2147483647));
+        }
+    }
+    return o;
+}
+
+// Every cache line of the buffer read and written, in spells.
+void memory_spells(const Options& o, std::vector<unsigned char>& buffer, Clock::time_point end) {
+    const std::size_t count = buffer.size();
+    volatile unsigned char sink = 0;
+    std::size_t at = 0;
+    spells({"memory", o.memory_cpu, o.on, o.off, o.seed}, end, [&] {
+        const auto slice_end = Clock::now() + std::chrono::milliseconds(10);
+        while (Clock::now() < slice_end) {
+            for (std::size_t i = 0; i < (1u << 20); i += 64, at = (at + 64) % count) buffer[at] += 1;
+        }
+        sink = sink + buffer[at];
+    });
+}
+
+// Spin 2 ms, then sleep so that spinning is `load` of the time: the scheduler shares the CPU
+// with whatever else runs there, which loses about that share.
+void share_spells(const Options& o, Clock::time_point end) {
+    const auto spin = std::chrono::microseconds(2000);
+    const auto rest = std::chrono::microseconds(static_cast<long>(2000 * (1 - o.load) / o.load));
+    spells({"share", o.share_cpu, o.on, o.off, o.seed ^ 0x9e3779b9u}, end, [&] {
+        const auto until = Clock::now() + spin;
+        while (Clock::now() < until) {
+        }
+        if (rest.count() > 0) std::this_thread::sleep_for(rest);
+    });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,111 +219,35 @@ int main(int argc, char** argv) {
         std::fputs(kUsage, stdout);
         return gemm::finish_stdout("noise", 0);
     }
-    std::string mode = "both";
-    double seconds = 60, load = 0.33;
-    int mib = 256;
-    Range on{2, 30}, off{2, 30};
-    const std::vector<int> cpus = gemm::cpu::allowed_cpus();
-    int memory_cpu = cpus.empty() ? 0 : cpus.front(), share_cpu = cpus.empty() ? 0 : cpus.back();
-    unsigned seed = std::random_device{}();
+    Options o;
     try {
-        if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
-        if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-            throw gemm::UsageError(gemm::shown(twice) + ": given twice");
-        auto cpu_option = [&](const std::string& option, const std::string& value) {
-            const long long v = gemm::whole_option(option, value, 0, 1 << 20);
-            for (int allowed : cpus)
-                if (allowed == v) return allowed;
-            throw gemm::UsageError(option + " '" + gemm::shown(value) + "': not a CPU this process may use");
-        };
-        for (int i = 1; i < argc; ++i) {
-            const std::string arg = argv[i];
-            if (arg == "--log") {
-                log_spells = true;
-                continue;
-            }
-            if (arg.rfind("--", 0) != 0) throw gemm::UsageError("'" + gemm::shown(arg) + "': unexpected argument (see --help)");
-            static const char* const known[] = {"--mode", "--seconds", "--on", "--off", "--load",
-                                                "--mib", "--memory-cpu", "--share-cpu", "--seed"};
-            if (std::find(std::begin(known), std::end(known), arg) == std::end(known))
-                throw gemm::UsageError("'" + gemm::shown(arg) + "': unknown option (see --help)");
-            const std::string value = gemm::option_value(argc, argv, i);
-            if (arg == "--mode") {
-                if (value != "memory" && value != "share" && value != "both")
-                    throw gemm::UsageError("--mode '" + gemm::shown(value) + "': not memory, share or both");
-                mode = value;
-            } else if (arg == "--seconds") {
-                seconds = gemm::positive_option(arg, value, 86400);
-            } else if (arg == "--on") {
-                on = parse_range(arg, value);
-            } else if (arg == "--off") {
-                off = parse_range(arg, value);
-            } else if (arg == "--load") {
-                load = gemm::positive_option(arg, value, 1);
-            } else if (arg == "--mib") {
-                mib = gemm::count_option(arg, value, 65536);
-            } else if (arg == "--memory-cpu") {
-                memory_cpu = cpu_option(arg, value);
-            } else if (arg == "--share-cpu") {
-                share_cpu = cpu_option(arg, value);
-            } else if (arg == "--seed") {
-                seed = static_cast<unsigned>(gemm::count_option(arg, value, 2147483647));
-            }
-        }
+        o = parse(argc, argv);
     } catch (const gemm::UsageError& e) {
         std::fprintf(stderr, "noise: %s\n", e.what());
         return 2;
     }
-
     // The buffer is made here, not in its thread, where a std::bad_alloc would end the program
     // with std::terminate; it is touched once, outside the spells.
     std::vector<unsigned char> buffer;
-    if (mode != "share") {
-        if (const std::string problem = memory_problem(mib); !problem.empty()) {
+    if (o.mode != "share") {
+        if (const std::string problem = memory_problem(o.mib); !problem.empty()) {
             std::fprintf(stderr, "noise: %s\n", problem.c_str());
             return 3;
         }
         try {
-            buffer.assign(static_cast<std::size_t>(mib) << 20, 1);
+            buffer.assign(static_cast<std::size_t>(o.mib) << 20, 1);
         } catch (const std::bad_alloc&) {
-            std::fprintf(stderr, "noise: --mib %d: out of memory\n", mib);
+            std::fprintf(stderr, "noise: --mib %d: out of memory\n", o.mib);
             return 3;
         }
     }
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
     start_time = Clock::now();
-    const auto end = start_time + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    const auto end = start_time + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds));
     std::vector<std::thread> threads;
-    if (mode != "share") {
-        threads.emplace_back([&] {
-            // Every cache line read and written.
-            const std::size_t count = buffer.size();
-            volatile unsigned char sink = 0;
-            std::size_t at = 0;
-            spells({"memory", memory_cpu, on, off, seed}, end, [&] {
-                const auto slice_end = Clock::now() + std::chrono::milliseconds(10);
-                while (Clock::now() < slice_end) {
-                    for (std::size_t i = 0; i < (1u << 20); i += 64, at = (at + 64) % count) buffer[at] += 1;
-                }
-                sink = sink + buffer[at];
-            });
-        });
-    }
-    if (mode != "memory") {
-        threads.emplace_back([&] {
-            // Spin 2 ms, then sleep so that spinning is `load` of the time: the scheduler shares
-            // the CPU with whatever else runs there, which loses about that share.
-            const auto spin = std::chrono::microseconds(2000);
-            const auto rest = std::chrono::microseconds(static_cast<long>(2000 * (1 - load) / load));
-            spells({"share", share_cpu, on, off, seed ^ 0x9e3779b9u}, end, [&] {
-                const auto until = Clock::now() + spin;
-                while (Clock::now() < until) {
-                }
-                if (rest.count() > 0) std::this_thread::sleep_for(rest);
-            });
-        });
-    }
+    if (o.mode != "share") threads.emplace_back([&] { memory_spells(o, buffer, end); });
+    if (o.mode != "memory") threads.emplace_back([&] { share_spells(o, end); });
     for (auto& t : threads) t.join();
     return gemm::finish_stdout("noise", 0);
 }

@@ -125,92 +125,128 @@ Row run(gemm::Kernel kernel, int size, int ld, int reps, std::string& problem) {
             rate(*std::min_element(wall.begin(), wall.end())), rate(median_of(wall)), check.ok};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
+struct Options {
     std::vector<int> sizes{1000};
     long ld_fixed = 0, pad = 0;
     int reps = 5;
     std::string kernel_name, csv;
     const gemm::Step* step = nullptr;
     std::vector<std::pair<const gemm::Param*, int>> params;
+};
+
+// Throws gemm::UsageError.
+Options parse(int argc, char** argv) {
+    Options o;
+    if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
+    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+        throw gemm::UsageError(gemm::shown(twice) + ": given twice");
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        // A value that is itself an option means the value was forgotten ("--csv --no-verify"
+        // names no file --no-verify): gemm::option_value says "--csv: needs a value".
+        if (arg == "--sizes") {
+            o.sizes = parse_sizes(gemm::option_value(argc, argv, i));
+        } else if (arg == "--ld") {
+            o.ld_fixed = static_cast<long>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 1, gemm::kMaxSize));
+        } else if (arg == "--pad") {
+            o.pad = static_cast<long>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 0, 4096));
+        } else if (arg == "--reps") {
+            o.reps = gemm::count_option(arg, gemm::option_value(argc, argv, i), 10000);
+        } else if (arg == "--kernel") {
+            o.kernel_name = gemm::option_value(argc, argv, i);
+        } else if (arg == "--csv") {
+            o.csv = gemm::option_value(argc, argv, i);
+            if (o.csv.empty()) throw gemm::UsageError("--csv: needs a file name");
+        } else if (arg.rfind("--", 0) == 0 && o.step != nullptr && o.step->find_param(arg.substr(2)) != nullptr) {
+            const gemm::Param* p = o.step->find_param(arg.substr(2));
+            o.params.emplace_back(p, static_cast<int>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 0,
+                                                                         gemm::cpu::kMaxBlock, "0: automatic")));
+        } else if (arg.rfind("--", 0) == 0) {
+            throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option" +
+                                   (o.step == nullptr ? " (name the step first: its tunables follow it)" : "") +
+                                   " (see --help)");
+        } else if (o.step == nullptr) {
+            o.step = find_step(arg);
+            if (o.step == nullptr) throw gemm::UsageError(gemm::quoted("", arg) + ": no such step (a number or a slug)");
+        } else {
+            throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
+        }
+    }
+    if (o.step == nullptr) throw gemm::UsageError("name a step (see --help)");
+    if (o.ld_fixed > 0 && o.pad > 0) throw gemm::UsageError("--ld and --pad: choose one");
+    for (const int s : o.sizes)
+        if (o.ld_fixed > 0 && o.ld_fixed < s)
+            throw gemm::UsageError("--ld " + std::to_string(o.ld_fixed) + " is below the size " + std::to_string(s));
+    return o;
+}
+
+std::string csv_text(const gemm::Step& step, const gemm::Variant& variant, const std::vector<Row>& rows) {
+    std::string text =
+        "step,m,n,k,ld,kernel,gflops_cpu_best,gflops_cpu_median,gflops_wall_best,gflops_wall_median,verified\n";
+    for (const Row& r : rows) {
+        char line[256];
+        std::snprintf(line, sizeof line, "%.*s,%d,%d,%d,%d,%.*s,%.3f,%.3f,%.3f,%.3f,%d\n",
+                      static_cast<int>(step.slug.size()), step.slug.data(), r.size, r.size, r.size, r.ld,
+                      static_cast<int>(variant.name.size()), variant.name.data(), r.cpu_best, r.cpu_median,
+                      r.wall_best, r.wall_median, r.verified ? 1 : 0);
+        text += line;
+    }
+    return text;
+}
+
+// The variant to run (nullptr after the message, with the exit code in `rc`), set up as the
+// step's own executable does: the variant, then the values tuned on this machine (step 10's
+// wisdom), then the command line's, which win.
+const gemm::Variant* prepare_variant(const Options& o, gemm::TunedParams& tuned, int& rc) {
+    const gemm::Step* step = o.step;
+#if defined(_OPENMP)
+    if (step->def->parallel) omp_set_num_threads(1);
+#endif
+    const gemm::Variant* variant = o.kernel_name.empty() ? step->best_variant() : step->find_variant(o.kernel_name);
+    if (variant == nullptr && !o.kernel_name.empty()) {
+        std::fprintf(stderr, "probe: --kernel '%s': step %.*s has no such variant\n",
+                     gemm::shown(o.kernel_name).c_str(), static_cast<int>(step->slug.size()), step->slug.data());
+        rc = gemm::kExitUsage;
+        return nullptr;
+    }
+    if (variant == nullptr || !variant->is_supported()) {
+        std::fprintf(stderr, "probe: skipped: this CPU lacks what step %.*s%s needs\n", static_cast<int>(step->slug.size()),
+                     step->slug.data(), o.kernel_name.empty() ? "" : (" --kernel " + gemm::shown(o.kernel_name)).c_str());
+        rc = gemm::kExitUnsupported;
+        return nullptr;
+    }
+    if (step->def->use_variant != nullptr) step->def->use_variant(variant->name);
+    if (step->def->tuned_params != nullptr) tuned = step->def->tuned_params(variant->name, 1);
+    for (const auto& [param, value] : o.params) param->set(value);
+    return variant;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
     if (gemm::wants_help(argc, argv)) {
         std::fputs(kUsage, stdout);
         return gemm::finish_stdout("probe", gemm::kExitOk);
     }
+    Options o;
     try {
-        if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
-        if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-            throw gemm::UsageError(gemm::shown(twice) + ": given twice");
-        for (int i = 1; i < argc; ++i) {
-            const std::string arg = argv[i];
-            // A value that is itself an option means the value was forgotten ("--csv --no-verify"
-            // names no file --no-verify): gemm::option_value says "--csv: needs a value".
-            if (arg == "--sizes") {
-                sizes = parse_sizes(gemm::option_value(argc, argv, i));
-            } else if (arg == "--ld") {
-                ld_fixed = static_cast<long>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 1, gemm::kMaxSize));
-            } else if (arg == "--pad") {
-                pad = static_cast<long>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 0, 4096));
-            } else if (arg == "--reps") {
-                reps = gemm::count_option(arg, gemm::option_value(argc, argv, i), 10000);
-            } else if (arg == "--kernel") {
-                kernel_name = gemm::option_value(argc, argv, i);
-            } else if (arg == "--csv") {
-                csv = gemm::option_value(argc, argv, i);
-                if (csv.empty()) throw gemm::UsageError("--csv: needs a file name");
-            } else if (arg.rfind("--", 0) == 0 && step != nullptr && step->find_param(arg.substr(2)) != nullptr) {
-                const gemm::Param* p = step->find_param(arg.substr(2));
-                params.emplace_back(p, static_cast<int>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 0,
-                                                                           gemm::cpu::kMaxBlock, "0: automatic")));
-            } else if (arg.rfind("--", 0) == 0) {
-                throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option" +
-                                       (step == nullptr ? " (name the step first: its tunables follow it)" : "") +
-                                       " (see --help)");
-            } else if (step == nullptr) {
-                step = find_step(arg);
-                if (step == nullptr) throw gemm::UsageError(gemm::quoted("", arg) + ": no such step (a number or a slug)");
-            } else {
-                throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
-            }
-        }
-        if (step == nullptr) throw gemm::UsageError("name a step (see --help)");
-        if (ld_fixed > 0 && pad > 0) throw gemm::UsageError("--ld and --pad: choose one");
-        for (const int s : sizes)
-            if (ld_fixed > 0 && ld_fixed < s)
-                throw gemm::UsageError("--ld " + std::to_string(ld_fixed) + " is below the size " + std::to_string(s));
+        o = parse(argc, argv);
     } catch (const gemm::UsageError& u) {
         std::fprintf(stderr, "probe: %s\n", u.what());
         return gemm::kExitUsage;
     }
-
-#if defined(_OPENMP)
-    if (step->def->parallel) omp_set_num_threads(1);
-#endif
-    const gemm::Variant* variant = kernel_name.empty() ? step->best_variant() : step->find_variant(kernel_name);
-    if (variant == nullptr && !kernel_name.empty()) {
-        std::fprintf(stderr, "probe: --kernel '%s': step %.*s has no such variant\n", gemm::shown(kernel_name).c_str(),
-                     static_cast<int>(step->slug.size()), step->slug.data());
-        return gemm::kExitUsage;
-    }
-    if (variant == nullptr || !variant->is_supported()) {
-        std::fprintf(stderr, "probe: skipped: this CPU lacks what step %.*s%s needs\n", static_cast<int>(step->slug.size()),
-                     step->slug.data(), kernel_name.empty() ? "" : (" --kernel " + gemm::shown(kernel_name)).c_str());
-        return gemm::kExitUnsupported;
-    }
-    // As the step's own executable does: the variant about to run, then the values tuned on
-    // this machine (step 10's wisdom), then the command line's, which win.
-    if (step->def->use_variant != nullptr) step->def->use_variant(variant->name);
     gemm::TunedParams tuned;
-    if (step->def->tuned_params != nullptr) tuned = step->def->tuned_params(variant->name, 1);
-    for (const auto& [param, value] : params) param->set(value);
+    int rc = 0;
+    const gemm::Variant* variant = prepare_variant(o, tuned, rc);
+    if (variant == nullptr) return rc;
+    const gemm::Step* step = o.step;
 
     // The CSV's path is checked before measuring; the file is written once, at the end, so an
     // interrupted run leaves the old one as it was (docs/contracts.md, "The CSV").
     gemm::OutputFile out;
-    if (!csv.empty()) {
-        if (const std::string error = out.open(csv); !error.empty()) {
+    if (!o.csv.empty()) {
+        if (const std::string error = out.open(o.csv); !error.empty()) {
             std::fprintf(stderr, "probe: --csv: %s\n", error.c_str());
             return gemm::kExitResource;
         }
@@ -222,11 +258,11 @@ int main(int argc, char** argv) {
                 gemm::cpu::microarch_label().c_str(), tuned.source.empty() ? "" : ", source=", tuned.source.c_str());
     std::vector<Row> rows;
     bool all_ok = true;
-    for (const int size : sizes) {
-        const int ld = static_cast<int>(ld_fixed > 0 ? ld_fixed : size + pad);
+    for (const int size : o.sizes) {
+        const int ld = static_cast<int>(o.ld_fixed > 0 ? o.ld_fixed : size + o.pad);
         std::string problem;
         try {
-            rows.push_back(run(variant->kernel, size, ld, reps, problem));
+            rows.push_back(run(variant->kernel, size, ld, o.reps, problem));
         } catch (const std::bad_alloc&) {
             std::fprintf(stderr, "probe: out of memory at size %d, ld %d\n", size, ld);
             return gemm::kExitResource;
@@ -238,19 +274,8 @@ int main(int argc, char** argv) {
                     r.verified ? "verified" : "WRONG: ", r.verified ? "" : problem.c_str());
         std::fflush(stdout);
     }
-
-    if (!csv.empty()) {
-        std::string text =
-            "step,m,n,k,ld,kernel,gflops_cpu_best,gflops_cpu_median,gflops_wall_best,gflops_wall_median,verified\n";
-        for (const Row& r : rows) {
-            char line[256];
-            std::snprintf(line, sizeof line, "%.*s,%d,%d,%d,%d,%.*s,%.3f,%.3f,%.3f,%.3f,%d\n",
-                          static_cast<int>(step->slug.size()), step->slug.data(), r.size, r.size, r.size, r.ld,
-                          static_cast<int>(variant->name.size()), variant->name.data(), r.cpu_best, r.cpu_median,
-                          r.wall_best, r.wall_median, r.verified ? 1 : 0);
-            text += line;
-        }
-        if (const std::string error = out.write(text); !error.empty()) {
+    if (!o.csv.empty()) {
+        if (const std::string error = out.write(csv_text(*step, *variant, rows)); !error.empty()) {
             std::fprintf(stderr, "probe: --csv: %s\n", error.c_str());
             return gemm::kExitResource;
         }
