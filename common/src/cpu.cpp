@@ -6,6 +6,7 @@
 #include <cstring>
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -91,7 +92,13 @@ Features detect_features() {
     return f;
 }
 
-std::string read_word(const std::string& path);
+// The first word of a file, "" when it is missing.
+std::string read_word(const std::string& path) {
+    std::ifstream in(path);
+    std::string text;
+    in >> text;
+    return text;
+}
 
 #if defined(__APPLE__)
 // A sysctl value as text: numbers (4 or 8 bytes) in decimal, strings as they are; "" when the
@@ -126,12 +133,6 @@ long sysctl_long(const char* key) { return std::strtol(sysctl_text(key).c_str(),
     return parse_bytes("", read_word(path), 0, 1LL << 40, value).empty() ? static_cast<long>(value) : 0;
 }
 
-std::string read_word(const std::string& path) {
-    std::ifstream in(path);
-    std::string text;
-    in >> text;
-    return text;
-}
 
 Caches detect_caches() {
     Caches k;
@@ -313,94 +314,108 @@ Identity detect_identity() {
 // The table. Sources: the vendors' optimisation manuals and published measurements of port
 // layouts (uops.info, Chips and Cheese, WikiChip). Loops: see cpu.hpp. Counted per core
 // and cycle in fp32; a 128-bit vector holds 4 floats, an FMA counts 2 FLOPs.
+namespace {
+
+// Intel family 6. Before Golden Cove (two pipes): ports 0 and 1 each multiply, add or FMA, and
+// loads go to ports 2 and 3. Golden Cove and later big cores (three): FMA/multiply on ports 0
+// and 1 and fast adders on ports 1 and 5, so a mix of multiplies and adds issues three a
+// cycle, with three load ports.
+struct IntelCore {
+    int models[6];   // 0: none
+    const char* name;
+    int pipes;   // 2 or 3: mulss+addss a cycle, and loads
+    double avx512;
+    const char* words;
+};
+constexpr const char* kTwo256 = "two 256-bit FMA pipes (ports 0 and 1)";
+constexpr const char* kOne512 = "one 512-bit FMA unit (ports 0+1 fused)";
+constexpr const char* kTwo512 = "two 512-bit FMA units (ports 0+1 fused, and port 5)";
+constexpr const char* kTwo512Adders = "two 512-bit FMA units (ports 0+1 fused, and port 5); adders on ports 1 and 5";
+// Hybrid: the figures are the performance cores'; the efficient cores have half.
+constexpr const char* kHybrid =
+    "performance cores: two 256-bit FMA pipes, adders on ports 1 and 5 (efficient cores: half)";
+constexpr IntelCore kIntel[] = {
+    {{0x3c, 0x3f, 0x45, 0x46}, "Haswell", 2, 0, kTwo256},
+    {{0x3d, 0x47, 0x4f, 0x56}, "Broadwell", 2, 0, kTwo256},
+    {{0x4e, 0x5e, 0x8e, 0x9e, 0xa5, 0xa6}, "Skylake (client)", 2, 0, kTwo256},
+    // Named by stepping in classify(). Xeon Gold 6xxx and Platinum have a second 512-bit FMA
+    // unit on port 5; Silver, Bronze and some Gold 5xxx do not, and CPUID does not say which.
+    {{0x55}, "Skylake-SP", 2, 64, "two 512-bit FMA units (ports 0+1 fused, and port 5) on most parts, one on some"},
+    {{0x6a, 0x6c}, "Ice Lake-SP", 2, 64, kTwo512},
+    {{0x7d, 0x7e}, "Ice Lake (client)", 2, 32, kOne512},
+    {{0x8c, 0x8d}, "Tiger Lake", 2, 32, kOne512},
+    {{0xa7}, "Rocket Lake", 2, 32, kOne512},
+    {{0x8f}, "Sapphire Rapids", 3, 64, kTwo512Adders},
+    {{0xcf}, "Emerald Rapids", 3, 64, kTwo512Adders},
+    {{0xad, 0xae}, "Granite Rapids", 3, 64, kTwo512Adders},
+    {{0x97, 0x9a}, "Alder Lake", 3, 0, kHybrid},
+    {{0xb7, 0xba, 0xbf}, "Raptor Lake", 3, 0, kHybrid},
+    {{0x57}, "Knights Landing", 2, 64, "two 512-bit FMA units"},
+    {{0x85}, "Knights Mill", 2, 64, "two 512-bit FMA units"},
+};
+
+// AMD Zen (and Hygon): two FMA/multiply pipes and two add pipes, so four multiplies or adds a
+// cycle. Loads a cycle: two on Zen and Zen 2, three on Zen 3 and Zen 4, four on Zen 5. The
+// first row of the core's family whose models (nullptr: all) hold it is it.
+struct ZenCore {
+    int family;
+    bool (*models)(int model);
+    const char* name;
+    double avx, avx2, avx512;
+    const char* words;
+    int loads;
+};
+constexpr ZenCore kZen[] = {
+    {0x17, [](int m) { return m < 0x30; }, "Zen", 16, 16, 0,
+     "two 128-bit FMA pipes and two add pipes: 256-bit work in two halves", 2},
+    {0x18, nullptr, "Zen (Hygon Dhyana)", 16, 16, 0, "two 128-bit FMA pipes and two add pipes", 2},
+    {0x17, nullptr, "Zen 2", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes", 2},
+    {0x19, [](int m) { return (m >= 0x10 && m <= 0x1f) || (m >= 0x60 && m <= 0x7f) || (m >= 0xa0 && m <= 0xaf); },
+     "Zen 4", 32, 32, 32,
+     "two 256-bit FMA pipes and two add pipes; a 512-bit FMA runs as two halves, so AVX-512 and AVX2 peaks are equal",
+     3},
+    {0x19, nullptr, "Zen 3", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes", 3},
+    {0x1a, [](int m) { return (m >= 0x20 && m <= 0x2f) || (m >= 0x60 && m <= 0x6f); }, "Zen 5 (mobile)", 32, 32, 32,
+     "two 256-bit FMA pipes and two add pipes; mobile Zen 5 runs a 512-bit FMA as two halves", 4},
+    {0x1a, nullptr, "Zen 5", 32, 32, 64,
+     "two full 512-bit FMA pipes and two 512-bit add pipes (desktop and server Zen 5)", 4},
+};
+
+// Arm cores by MIDR part: two or four 128-bit FMA pipes.
+struct ArmCore {
+    int part;
+    const char* name;
+    int fma_pipes;
+};
+constexpr ArmCore kArm[] = {
+    {0xd0b, "Cortex-A76", 2}, {0xd0c, "Neoverse N1", 2}, {0xd41, "Cortex-A78", 2}, {0xd49, "Neoverse N2", 2},
+    {0xd40, "Neoverse V1", 4}, {0xd4f, "Neoverse V2", 4}, {0xd44, "Cortex-X1", 4},
+};
+
+}  // namespace
+
 Microarch classify(const Identity& id) {
-    Microarch u;
-    // Intel before Golden Cove: ports 0 and 1 each multiply, add or FMA (two pipes).
-    auto intel_two_pipes = [&](const char* name, double avx512, const char* pipes) {
-        u = {name, 2, 8, 16, 32, avx512, 0, false, pipes, 2};   // load ports 2 and 3
-    };
-    // Golden Cove and later big cores: FMA/multiply on ports 0 and 1, and fast adders on
-    // ports 1 and 5, so a mix of multiplies and adds issues three a cycle.
-    auto intel_golden_cove = [&](const char* name, double avx512, const char* pipes) {
-        u = {name, 3, 12, 24, 32, avx512, 0, false, pipes, 3};   // three load ports
-    };
-    // AMD Zen: two FMA/multiply pipes and two add pipes, so four multiplies or adds a cycle.
-    // Loads a cycle: two on Zen and Zen 2, three on Zen 3 and Zen 4, four on Zen 5.
-    auto amd_zen = [&](const char* name, double avx, double avx2, double avx512, const char* pipes, int loads) {
-        u = {name, 4, 16, avx, avx2, avx512, 0, false, pipes, loads};
-    };
     const int f = id.family, m = id.model;
     if (id.vendor == "GenuineIntel" && f == 6) {
-        switch (m) {
-        case 0x3c: case 0x3f: case 0x45: case 0x46:
-            intel_two_pipes("Haswell", 0, "two 256-bit FMA pipes (ports 0 and 1)"); break;
-        case 0x3d: case 0x47: case 0x4f: case 0x56:
-            intel_two_pipes("Broadwell", 0, "two 256-bit FMA pipes (ports 0 and 1)"); break;
-        case 0x4e: case 0x5e: case 0x8e: case 0x9e: case 0xa5: case 0xa6:
-            intel_two_pipes("Skylake (client)", 0, "two 256-bit FMA pipes (ports 0 and 1)"); break;
-        case 0x55:
-            // Stepping 0-4 Skylake-SP, 5-7 Cascade Lake, 10-11 Cooper Lake. Xeon Gold 6xxx and
-            // Platinum have a second 512-bit FMA unit on port 5; Silver, Bronze and some Gold
-            // 5xxx do not, and CPUID does not say which.
-            intel_two_pipes(id.stepping >= 10 ? "Cooper Lake" : id.stepping >= 5 ? "Cascade Lake" : "Skylake-SP",
-                            64, "two 512-bit FMA units (ports 0+1 fused, and port 5) on most parts, one on some");
-            u.avx512_width_varies = true;
-            break;
-        case 0x6a: case 0x6c:
-            intel_two_pipes("Ice Lake-SP", 64, "two 512-bit FMA units (ports 0+1 fused, and port 5)"); break;
-        case 0x7d: case 0x7e:
-            intel_two_pipes("Ice Lake (client)", 32, "one 512-bit FMA unit (ports 0+1 fused)"); break;
-        case 0x8c: case 0x8d:
-            intel_two_pipes("Tiger Lake", 32, "one 512-bit FMA unit (ports 0+1 fused)"); break;
-        case 0xa7:
-            intel_two_pipes("Rocket Lake", 32, "one 512-bit FMA unit (ports 0+1 fused)"); break;
-        case 0x8f:
-            intel_golden_cove("Sapphire Rapids", 64, "two 512-bit FMA units (ports 0+1 fused, and port 5); "
-                                                     "adders on ports 1 and 5"); break;
-        case 0xcf:
-            intel_golden_cove("Emerald Rapids", 64, "two 512-bit FMA units (ports 0+1 fused, and port 5); "
-                                                    "adders on ports 1 and 5"); break;
-        case 0xad: case 0xae:
-            intel_golden_cove("Granite Rapids", 64, "two 512-bit FMA units (ports 0+1 fused, and port 5); "
-                                                    "adders on ports 1 and 5"); break;
-        case 0x97: case 0x9a: case 0xb7: case 0xba: case 0xbf:
-            // Hybrid: the figures are the performance cores'; the efficient cores have half.
-            intel_golden_cove(m == 0x97 || m == 0x9a ? "Alder Lake" : "Raptor Lake", 0,
-                              "performance cores: two 256-bit FMA pipes, adders on ports 1 and 5 "
-                              "(efficient cores: half)"); break;
-        case 0x57: case 0x85:
-            intel_two_pipes(m == 0x57 ? "Knights Landing" : "Knights Mill", 64, "two 512-bit FMA units"); break;
-        default: break;
+        for (const IntelCore& c : kIntel) {
+            if (m == 0 || std::find(std::begin(c.models), std::end(c.models), m) == std::end(c.models)) continue;
+            const double n = c.pipes;
+            Microarch u{c.name, n, 4 * n, 8 * n, 32, c.avx512, 0, false, c.words, c.pipes};
+            if (m == 0x55) {   // stepping 0-4 Skylake-SP, 5-7 Cascade Lake, 10-11 Cooper Lake
+                u.name = id.stepping >= 10 ? "Cooper Lake" : id.stepping >= 5 ? "Cascade Lake" : "Skylake-SP";
+                u.avx512_width_varies = true;
+            }
+            return u;
         }
     } else if (id.vendor == "AuthenticAMD" || id.vendor == "HygonGenuine") {
-        if (f == 0x17 && m < 0x30)
-            amd_zen("Zen", 16, 16, 0, "two 128-bit FMA pipes and two add pipes: 256-bit work in two halves", 2);
-        else if (f == 0x18)
-            amd_zen("Zen (Hygon Dhyana)", 16, 16, 0, "two 128-bit FMA pipes and two add pipes", 2);
-        else if (f == 0x17)
-            amd_zen("Zen 2", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes", 2);
-        else if (f == 0x19 && ((m >= 0x10 && m <= 0x1f) || (m >= 0x60 && m <= 0x7f) || (m >= 0xa0 && m <= 0xaf)))
-            amd_zen("Zen 4", 32, 32, 32, "two 256-bit FMA pipes and two add pipes; a 512-bit FMA "
-                                         "runs as two halves, so AVX-512 and AVX2 peaks are equal", 3);
-        else if (f == 0x19)
-            amd_zen("Zen 3", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes", 3);
-        else if (f == 0x1a && ((m >= 0x20 && m <= 0x2f) || (m >= 0x60 && m <= 0x6f)))
-            amd_zen("Zen 5 (mobile)", 32, 32, 32, "two 256-bit FMA pipes and two add pipes; mobile Zen 5 "
-                                                  "runs a 512-bit FMA as two halves", 4);
-        else if (f == 0x1a)
-            amd_zen("Zen 5", 32, 32, 64, "two full 512-bit FMA pipes and two 512-bit add pipes "
-                                         "(desktop and server Zen 5)", 4);
+        for (const ZenCore& c : kZen)
+            if (c.family == f && (c.models == nullptr || c.models(m)))
+                return {c.name, 4, 16, c.avx, c.avx2, c.avx512, 0, false, c.words, c.loads};
     } else if (id.vendor == "arm") {
-        switch (m) {
-        case 0xd0b: u = {"Cortex-A76", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;
-        case 0xd0c: u = {"Neoverse N1", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;
-        case 0xd41: u = {"Cortex-A78", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;
-        case 0xd49: u = {"Neoverse N2", 4, 0, 0, 0, 0, 16, false, "two 128-bit FMA pipes"}; break;
-        case 0xd40: u = {"Neoverse V1", 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes"}; break;
-        case 0xd4f: u = {"Neoverse V2", 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes"}; break;
-        case 0xd44: u = {"Cortex-X1", 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes"}; break;
-        default: break;
-        }
+        for (const ArmCore& c : kArm)
+            if (c.part == m)
+                return {c.name, 2.0 * c.fma_pipes, 0, 0, 0, 0, 8.0 * c.fma_pipes, false,
+                        c.fma_pipes == 2 ? "two 128-bit FMA pipes" : "four 128-bit FMA pipes"};
     } else if (id.vendor == "apple") {
         // The M-series performance cores: four 128-bit FMA pipes (the efficiency cores have
         // fewer; the steps and the peak formula count the performance cores'). The model is
@@ -409,9 +424,9 @@ Microarch classify(const Identity& id) {
         const unsigned family = static_cast<unsigned>(m);
         const char* name = family == 0x1b588bb3u ? "Apple M1 (Firestorm)"
                          : family == 0xda33d83du ? "Apple M2 (Avalanche)" : "Apple M-series";
-        u = {name, 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes (performance cores; efficiency cores: fewer)"};
+        return {name, 8, 0, 0, 0, 0, 32, false, "four 128-bit FMA pipes (performance cores; efficiency cores: fewer)"};
     }
-    return u;
+    return {};
 }
 
 const Features& features() {
