@@ -68,12 +68,105 @@ std::string usage(const Step& step, const std::string& program) {
     return out.str();
 }
 
+namespace {
+
+// --sizes a,b,c: every entry a size (repeats allowed: a sweep may time a size twice).
+std::vector<int> size_list(std::string_view option, std::string_view list) {
+    if (list.empty()) bad(option, list, "the list is empty");   // "--sizes: ...", as for any empty value
+    std::vector<int> sizes;
+    for (const std::string& item : list_option(option, list, false)) sizes.push_back(parse_size(option, item));
+    return sizes;
+}
+
+std::string_view kernel_name(std::string_view option, std::string_view name, const Step& step) {
+    if (step.find_variant(name) != nullptr) return name;
+    std::string known;
+    for (const Variant& v : step.def->variants) known += (known.empty() ? "" : ", ") + std::string(v.name);
+    bad(option, name, "no such kernel in this step (it has: " + known + ")");
+}
+
+// The sizes of --first/--last/--inc. An error blames the option the user gave: the other end
+// may be a default.
+struct Sweep {
+    int first = 100, last = 1500, inc = 100;
+    bool given = false, have_first = false, have_last = false;
+
+    std::vector<int> sizes() const {
+        if (last < first && have_last)
+            bad("--last", std::to_string(last),
+                "is below " + std::string(have_first ? "--first " : "the default --first ") + std::to_string(first));
+        if (last < first)
+            bad("--first", std::to_string(first),
+                "is above the default --last " + std::to_string(last) + " (give --last too)");
+        std::vector<int> out;
+        for (int s = first; s <= last; s += inc) out.push_back(s);
+        return out;
+    }
+};
+
+// One option of the command line: argv[i] and, when it takes one, its value (inline after
+// '=', else the next word, which i then moves on to).
+void parse_one(int argc, const char* const* argv, int& i, const Step& step, Options& o, Sweep& sweep,
+               bool& have_sizes) {
+    std::string_view arg = argv[i];
+    std::string_view value;
+    bool has_inline_value = false;
+    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string_view::npos) {
+        value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        has_inline_value = true;
+    }
+    auto next = [&]() -> std::string_view {
+        if (has_inline_value) return value;
+        // "--csv --no-verify": the value was forgotten, not a file named --no-verify.
+        if (i + 1 >= argc || std::string_view(argv[i + 1]).rfind("--", 0) == 0) bad(arg, "", "needs a value");
+        return argv[++i];
+    };
+    auto no_value = [&] {
+        if (has_inline_value) bad(arg, value, "takes no value");
+    };
+
+    if (arg == "--help" || arg == "-h") {
+        no_value();   // plain --help was handled before
+    } else if (arg == "--first" || arg == "--last" || arg == "--inc") {
+        (arg == "--first" ? sweep.first : arg == "--last" ? sweep.last : sweep.inc) = parse_size(arg, next());
+        sweep.given = true;
+        sweep.have_first = sweep.have_first || arg == "--first";
+        sweep.have_last = sweep.have_last || arg == "--last";
+    } else if (arg == "--sizes") {
+        o.sizes = size_list(arg, next());
+        have_sizes = true;
+    } else if (arg == "--reps") {
+        o.reps = parse_int(arg, next(), 1, 1000000);
+    } else if (arg == "--warmup") {
+        o.warmup = parse_int(arg, next(), 0, 1000000);
+    } else if (arg == "--threads") {
+        o.threads = threads_option(arg, next(), kThreadsPerCpu);
+    } else if (arg == "--csv") {
+        const std::string_view file = next();
+        if (file.empty()) bad(arg, file, "needs a file name");
+        o.csv = file;
+    } else if (arg == "--no-verify") {
+        no_value();
+        o.verify = false;
+    } else if (arg == "--time-limit") {
+        o.time_limit = real_option(arg, next(), 0, kMaxTimeLimit, true);
+    } else if (arg == "--kernel") {
+        o.kernel = kernel_name(arg, next(), step);
+    } else if (const Param* p = arg.rfind("--", 0) == 0 ? step.find_param(arg.substr(2)) : nullptr; p != nullptr) {
+        int v = 0;
+        if (std::string problem = parse_param(arg, next(), v); !problem.empty()) throw UsageError(problem);
+        o.params.emplace_back(p, v);
+    } else {
+        bad("", arg, "unknown option (see --help)");
+    }
+}
+
+}  // namespace
+
 ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
     ParseResult r;
-    Options& o = r.options;
     const std::string program = argc > 0 ? argv[0] : "gemm";
-    int first = 100, last = 1500, inc = 100;
-    bool have_sizes = false, have_sweep = false, have_first = false, have_last = false;
     // --help anywhere prints the usage and nothing else, whatever else the line holds (the
     // rule of every program here).
     if (wants_help(argc, argv)) {
@@ -83,93 +176,11 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
     }
     try {
         if (const std::string twice = repeated_option(argc, argv); !twice.empty()) bad(twice, "", "given twice");
-        for (int i = 1; i < argc; ++i) {
-            std::string_view arg = argv[i];
-            std::string_view value;
-            bool has_inline_value = false;
-            if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string_view::npos) {
-                value = arg.substr(eq + 1);
-                arg = arg.substr(0, eq);
-                has_inline_value = true;
-            }
-            auto next = [&]() -> std::string_view {
-                if (has_inline_value) return value;
-                // "--csv --no-verify": the value was forgotten, not a file named --no-verify.
-                if (i + 1 >= argc || std::string_view(argv[i + 1]).rfind("--", 0) == 0)
-                    bad(arg, "", "needs a value");
-                return argv[++i];
-            };
-            auto no_value = [&] {
-                if (has_inline_value) bad(arg, value, "takes no value");
-            };
-
-            if (arg == "--help" || arg == "-h") {
-                no_value();   // plain --help was handled above
-            } else if (arg == "--first") {
-                first = parse_size(arg, next());
-                have_sweep = have_first = true;
-            } else if (arg == "--last") {
-                last = parse_size(arg, next());
-                have_sweep = have_last = true;
-            } else if (arg == "--inc") {
-                inc = parse_int(arg, next(), 1, kMaxSize);
-                have_sweep = true;
-            } else if (arg == "--sizes") {
-                const std::string_view list = next();
-                if (list.empty()) bad(arg, list, "the list is empty");
-                o.sizes.clear();
-                std::size_t start = 0;
-                while (start <= list.size()) {
-                    const std::size_t comma = std::min(list.find(',', start), list.size());
-                    const std::string_view item = list.substr(start, comma - start);
-                    if (item.empty()) bad(arg, list, "has an empty entry");
-                    o.sizes.push_back(parse_size(arg, item));
-                    start = comma + 1;
-                }
-                have_sizes = true;
-            } else if (arg == "--reps") {
-                o.reps = parse_int(arg, next(), 1, 1000000);
-            } else if (arg == "--warmup") {
-                o.warmup = parse_int(arg, next(), 0, 1000000);
-            } else if (arg == "--threads") {
-                o.threads = threads_option(arg, next(), kThreadsPerCpu);
-            } else if (arg == "--csv") {
-                const std::string_view file = next();
-                if (file.empty()) bad(arg, file, "needs a file name");
-                o.csv = file;
-            } else if (arg == "--no-verify") {
-                no_value();
-                o.verify = false;
-            } else if (arg == "--time-limit") {
-                o.time_limit = real_option(arg, next(), 0, kMaxTimeLimit, true);
-            } else if (arg == "--kernel") {
-                const std::string_view name = next();
-                if (step.find_variant(name) == nullptr) {
-                    std::string known;
-                    for (const Variant& v : step.def->variants) known += (known.empty() ? "" : ", ") + std::string(v.name);
-                    bad(arg, name, "no such kernel in this step (it has: " + known + ")");
-                }
-                o.kernel = name;
-            } else if (arg.rfind("--", 0) == 0 && step.find_param(arg.substr(2)) != nullptr) {
-                const Param* p = step.find_param(arg.substr(2));
-                int v = 0;
-                if (std::string problem = parse_param(arg, next(), v); !problem.empty()) throw UsageError(problem);
-                o.params.emplace_back(p, v);
-            } else {
-                bad("", arg, "unknown option (see --help)");
-            }
-        }
-        if (have_sizes && have_sweep) bad("--sizes", "", "cannot be combined with --first/--last/--inc");
-        if (!have_sizes) {
-            // Blame the option the user gave: the other end may be a default.
-            if (last < first && have_last)
-                bad("--last", std::to_string(last),
-                    "is below " + std::string(have_first ? "--first " : "the default --first ") + std::to_string(first));
-            if (last < first)
-                bad("--first", std::to_string(first),
-                    "is above the default --last " + std::to_string(last) + " (give --last too)");
-            for (int s = first; s <= last; s += inc) o.sizes.push_back(s);
-        }
+        Sweep sweep;
+        bool have_sizes = false;
+        for (int i = 1; i < argc; ++i) parse_one(argc, argv, i, step, r.options, sweep, have_sizes);
+        if (have_sizes && sweep.given) bad("--sizes", "", "cannot be combined with --first/--last/--inc");
+        if (!have_sizes) r.options.sizes = sweep.sizes();
     } catch (const UsageError& e) {
         r.exit_code = kExitUsage;
         r.message = shown(program) + ": " + e.what();

@@ -115,14 +115,14 @@ double real_option(std::string_view option, std::string_view value, double lo, d
     return v;
 }
 
-std::vector<std::string> list_option(std::string_view option, std::string_view list) {
+std::vector<std::string> list_option(std::string_view option, std::string_view list, bool unique) {
     if (list.empty()) throw UsageError(quoted(option, list) + ": the list is empty");
     std::vector<std::string> names;
     for (std::size_t start = 0; start <= list.size();) {   // "a," has an empty second entry
         const std::size_t comma = std::min(list.find(',', start), list.size());
         const std::string name(list.substr(start, comma - start));
         if (name.empty()) throw UsageError(quoted(option, list) + ": has an empty entry");
-        if (std::find(names.begin(), names.end(), name) != names.end())
+        if (unique && std::find(names.begin(), names.end(), name) != names.end())
             throw UsageError(quoted(option, list) + ": lists " + shown(name) + " twice");
         names.push_back(name);
         start = comma + 1;

@@ -54,8 +54,8 @@ std::string parse_param(std::string_view option, std::string_view value, int& ou
 
 // A comma-separated list of names, each once ("--isa avx2,avx512", "--levels L1,L2"): the
 // names, or a UsageError for an empty list or entry ("--isa 'sse,': has an empty entry") or
-// a name given twice ("--levels 'L1,L1': lists L1 twice").
-std::vector<std::string> list_option(std::string_view option, std::string_view list);
+// a name given twice ("--levels 'L1,L1': lists L1 twice") unless `unique` is false.
+std::vector<std::string> list_option(std::string_view option, std::string_view list, bool unique = true);
 
 // The value of the option argv[i], which is argv[i + 1] (i moves on to it). None, or a next
 // word that is itself an option ("--csv --reps 3"), means the value was forgotten:
