@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -14,14 +13,10 @@
 
 #if defined(__linux__)
 #include <dirent.h>
-#include <unistd.h>
-#endif
-
-#if defined(__linux__)
 #include <pthread.h>
 #include <sched.h>
-#endif
-#if defined(__APPLE__)
+#include <unistd.h>
+#elif defined(__APPLE__)
 #include <pthread.h>
 #include <pthread/qos.h>
 #endif
@@ -29,50 +24,33 @@
 
 namespace gemm::cpu {
 
-#if defined(__APPLE__)
-namespace {
-// macOS has no call that pins a thread to a core. What it offers is a quality-of-service
-// class: user-interactive work goes to the performance cores first. The program's first
-// thread asks for it as the program starts; every thread that asks to be pinned, too.
-const bool main_thread_qos = pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0) == 0;
-}  // namespace
-#endif
-
-bool pin_current_thread(int cpu) {
 #if defined(__linux__)
+bool pin_current_thread(int cpu) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+const char* pinning_note() { return ""; }
 #elif defined(__APPLE__)
-    (void)cpu;
+// macOS has no call that pins a thread to a core. What it offers is a quality-of-service
+// class: user-interactive work goes to the performance cores first. The program's first
+// thread asks for it as the program starts; every thread that asks to be pinned, too.
+namespace {
+const bool main_thread_qos = pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0) == 0;
+}  // namespace
+bool pin_current_thread(int) {
     (void)main_thread_qos;
     pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0);
     return false;   // not pinned: the callers time by wall clock where a thread may have moved
-#else
-    (void)cpu;
-    return false;
-#endif
 }
-
 const char* pinning_note() {
-#if defined(__linux__)
-    return "";
-#elif defined(__APPLE__)
     return "threads are not pinned (macOS cannot pin): they ask for the performance cores with QoS user-interactive";
+}
 #else
-    return "threads are not pinned (no pinning call on this OS)";
+bool pin_current_thread(int) { return false; }
+const char* pinning_note() { return "threads are not pinned (no pinning call on this OS)"; }
 #endif
-}
-
-double thread_cpu_seconds() {
-#if defined(__linux__) || defined(__APPLE__)
-    timespec ts{};
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-        return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-#endif
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 namespace {
 
@@ -122,6 +100,15 @@ double stolen_seconds() {
 #endif
 
 }  // namespace
+
+double thread_cpu_seconds() {
+#if defined(__linux__) || defined(__APPLE__)
+    timespec ts{};
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+#endif
+    return wall_now();
+}
 
 CpuWait cpu_wait_now() {
     CpuWait w;
