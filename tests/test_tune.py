@@ -708,15 +708,28 @@ check(status == 0 and wisdom(path) is not None and len(side) == 3 and any(n.ends
 status, out, err = run(["-o", path, "--seed", "11", "--threads", "1", "--budget", "25"], machine(11)[0])
 check(status == 0 and "resuming from" in err, "... and the same command finds its state again")
 
-# A stand-in build: cpuinfo --identity and a step10_tuned (sh) that writes a harness row of 100
+# A stand-in build: cpuinfo --json (a recorded machine, its wisdom lines IDENTITY) and a step10_tuned (sh) that writes a harness row of 100
 # GFLOPS, on as many threads as OMP_THREAD_LIMIT lets it (as the harness reports them; at the
 # probe's n = 16 one thread, as step 10's least work per thread gives, unless --min-kflops 1); a
 # sample (not the probe's n = 16) writes its pid to $STANDIN_MARK and, with STANDIN_HANG, waits
 # on a child of its own (whose pid it writes too), as a job script's children would run.
 standin = os.path.join(work, "standin")
 os.makedirs(os.path.join(standin, "bin"))
-with open(os.path.join(standin, "bin", "cpuinfo"), "w") as f:
-    f.write('#!/bin/sh\n[ "$1" = --identity ] || exit 2\necho "{}"\necho "{}"\n'.format(*IDENTITY))
+
+
+def standin_cpuinfo(path):
+    """A cpuinfo at `path` that answers --json with a recorded machine whose wisdom lines are IDENTITY."""
+    with open(os.path.join(ROOT, "tests", "data", "zen3-busy", "machine.json")) as f:
+        recorded = json.load(f)
+    recorded["identity"]["wisdom_lines"] = IDENTITY
+    with open(path + ".json", "w") as f:
+        json.dump(recorded, f)
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\n[ "$1" = --json ] || exit 2\ncat "{}"\n'.format(path + ".json"))
+    os.chmod(path, 0o755)
+
+
+standin_cpuinfo(os.path.join(standin, "bin", "cpuinfo"))
 with open(os.path.join(standin, "bin", "step10_tuned"), "w") as f:
     f.write(r'''#!/bin/sh
 size= csv= threads=1 mc=112 kc=1056 nc=2048 least=
@@ -837,13 +850,11 @@ else:
     os.chmod(os.path.join(build, "bin", "step10_tuned"), 0o755)
     cpuinfo = os.path.join(BIN, "cpuinfo")
     real_identity = os.access(cpuinfo, os.X_OK) and subprocess.run(
-        [cpuinfo, "--identity"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+        [cpuinfo, "--json"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     if real_identity:
         os.symlink(cpuinfo, os.path.join(build, "bin", "cpuinfo"))
-    else:   # until cpuinfo has --identity: the lines it is to print
-        with open(os.path.join(build, "bin", "cpuinfo"), "w") as f:
-            f.write('#!/bin/sh\n[ "$1" = --identity ] || exit 2\necho "{}"\necho "{}"\n'.format(*IDENTITY))
-        os.chmod(os.path.join(build, "bin", "cpuinfo"), 0o755)
+    else:
+        standin_cpuinfo(os.path.join(build, "bin", "cpuinfo"))
     if os.access(os.path.join(BIN, "ref_openblas"), os.X_OK):
         os.symlink(os.path.join(BIN, "ref_openblas"), os.path.join(build, "bin", "ref_openblas"))
     r = subprocess.run(TOOL + ["--build", build, "--sizes", "96", "--threads", "1", "--budget", "8"],
@@ -854,7 +865,7 @@ else:
           and lines[2].startswith("cpu ") and lines[3].startswith("caches ") and re.match(r"^kernel [a-z0-9]+$", lines[4])
           and re.match(r"^threads 1( [a-z-]+=[0-9]+)*$", lines[5]) and re.match(r"^noise \d\.\d{3}$", lines[6]),
           "the real step 10 at n = 96 on 1 thread{}: exit 0 and a well-formed {} ({})".format(
-              "" if real_identity else " (a stand-in cpuinfo --identity)", path,
+              "" if real_identity else " (a stand-in cpuinfo --json)", path,
               r.stderr.strip().splitlines()[-1:] if r.returncode else lines))
     with open(log) as f:
         noted = f.read().split()
