@@ -12,10 +12,12 @@ cannot go stale and are redrawn for the reader's CPU:
   threads.png             step 09's split of C between threads on a timeline, with barriers
   reading_plots.png       a real step figure (plot_gflops.py) with its parts named
 
-    concepts.py --out DIR [--cpuinfo-bin build/bin/cpuinfo] [--kernel NAME] [--only NAME,...]
+    concepts.py --out DIR [--cpuinfo-bin build/bin/cpuinfo | --machine results/machine.json]
+                [--kernel NAME] [--only NAME,...]
 
-Block sizes come from `cpuinfo`'s report (it honours GEMM_CACHES); for a --kernel other than
-the one the report describes, from the step's own CSV after a run at n = 16 with that kernel.
+Caches and block sizes come from the machine record, `cpuinfo --json` (plots/machine.py; it
+honours GEMM_CACHES); for a --kernel other than the one the record describes, from the
+step's own CSV after a run at n = 16 with that kernel.
 Exit 0; 2 bad input (one line); 3 no matplotlib or an output that cannot be written.
 """
 import argparse
@@ -27,7 +29,7 @@ import sys
 import cli
 import drawing
 import output_file
-import roofline_model
+import machine
 from harness_csv import InputError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -125,26 +127,15 @@ def run_tool(command):
     return done.stdout
 
 
-def parse_report(text, where):
-    """caches {L1, L2, L3}, blocks {slug: {mc, kc, nc}}, variants {slug: isa}, microarchitecture."""
-    caches, blocks = roofline_model.parse_cpuinfo(text)
-    if not all(level in caches for level in ("L1", "L2", "L3")):
-        raise InputError("{}: no line 'caches L1d .. KiB, L2 .. KiB, L3 .. MiB'".format(where))
-    variants = dict(re.findall(r"^  (\d\d_\w+)\s+(\w+)\s", text, re.M))
-    uarch = re.search(r"^microarch\s+(.+)$", text, re.M)
-    given = re.search(r"^caches .*\[GEMM_CACHES\]", text, re.M) is not None
-    return caches, blocks, variants, uarch.group(1).strip() if uarch else "this CPU", given
-
-
-def step_blocks(args, report, slug, kernel):
-    """mc, kc, nc of `slug` with `kernel`: cpuinfo's, when its report is of that kernel; else
-    the step's own, from its CSV's params after a run at n = 16 (the report shows only the
-    best kernel's)."""
-    _, blocks, variants, _, _ = report
-    if variants.get(slug) == kernel and {"mc", "kc", "nc"} <= set(blocks.get(slug, {})):
-        return blocks[slug]
+def step_blocks(args, record, slug, kernel):
+    """mc, kc, nc of `slug` with `kernel`: the machine record's, when that kernel runs there;
+    else the step's own, from its CSV's params after a run at n = 16 (the record has only the
+    params in effect for the kernel that runs)."""
+    step = record.step(slug)
+    if step and step.variant == kernel and {"mc", "kc", "nc"} <= set(step.params):
+        return {k: step.params[k] for k in ("mc", "kc", "nc")}
     if not args.cpuinfo_bin:
-        raise InputError("{}: no {} blocks for kernel {} in the report".format(args.cpuinfo_text, slug, kernel))
+        raise InputError("{}: no {} blocks for kernel {} in the machine record".format(args.machine, slug, kernel))
     exe = os.path.join(os.path.dirname(args.cpuinfo_bin), "step" + slug)
     csv = os.path.join(output_file.scratch_folder("concepts."), "blocks.csv")
     run_tool([exe, "--kernel", kernel, "--sizes", "16", "--reps", "1", "--threads", "1", "--csv", csv])
@@ -161,27 +152,25 @@ def step_blocks(args, report, slug, kernel):
 
 
 def inputs(args):
-    if args.cpuinfo_text:
-        try:
-            with open(args.cpuinfo_text) as f:
-                text = f.read()
-        except OSError as e:
-            raise InputError("{}: cannot read ({})".format(args.cpuinfo_text, e.strerror))
-        where = args.cpuinfo_text
+    if args.machine:
+        record = machine.load(args.machine)
     else:
-        text, where = run_tool([args.cpuinfo_bin]), args.cpuinfo_bin
-    report = parse_report(text, where)
-    caches, _, variants, uarch, given = report
+        record = machine.parse(run_tool([args.cpuinfo_bin, "--json"]), args.cpuinfo_bin + " --json")
+    caches = record.caches
+    if not all(caches.values()):
+        raise InputError("{}: the machine record has no L1d, L2 or L3 size".format(args.machine or args.cpuinfo_bin))
     tiles = step08_tiles(args.source)
-    kernel = args.kernel or variants.get("08_avx512_14x32")
+    step08 = record.step("08_avx512_14x32")
+    kernel = args.kernel or (step08.variant if step08 else None)
     if args.kernel and kernel not in tiles:
         raise InputError("--kernel '{}': step 08's tiles are {}".format(kernel, ", ".join(sorted(tiles))))
     runs = kernel in tiles   # else this CPU runs no step 08 kernel: no pictures of its blocks
-    note = args.drawn_for or ("caches given by GEMM_CACHES" if given else uarch)
+    note = args.drawn_for or ("caches given by GEMM_CACHES" if record.caches_source == "GEMM_CACHES"
+                              else record.identity.label or "this CPU")
     return {"caches": caches, "kernel": kernel if runs else None, "tiles": tiles, "threads": args.threads,
             "threads_n": args.threads_n, "alias_n": args.alias_n,
-            "blocks": step_blocks(args, report, "08_avx512_14x32", kernel) if runs else None,
-            "blocks09": step_blocks(args, report, "09_openmp", kernel) if runs else None,
+            "blocks": step_blocks(args, record, "08_avx512_14x32", kernel) if runs else None,
+            "blocks09": step_blocks(args, record, "09_openmp", kernel) if runs else None,
             "source": args.source, "data": args.data,
             "caption": "Drawn for {}: L1d {}, L2 {}, L3 {}; {}.".format(
                 note, kib(caches["L1"]), kib(caches["L2"]), kib(caches["L3"]),
@@ -880,8 +869,8 @@ def parse(argv):
     parser = cli.Parser(prog="concepts.py", description="Draws the tutorial's concept pictures from the code's numbers.")
     parser.add_argument("--out", required=True, help="folder the PNGs are written to (made if missing)")
     parser.add_argument("--cpuinfo-bin", default=os.path.join(ROOT, "build", "bin", "cpuinfo"),
-                        help="the cpuinfo executable whose report gives the caches and blocks (default: %(default)s)")
-    parser.add_argument("--cpuinfo-text", help="a saved cpuinfo report instead of running it (results/cpuinfo.txt)")
+                        help="the cpuinfo executable whose --json gives the caches and blocks (default: %(default)s)")
+    parser.add_argument("--machine", help="a saved cpuinfo --json instead of running it (results/machine.json)")
     parser.add_argument("--kernel", help="step 08's kernel to draw for (default: the one cpuinfo says runs here)")
     parser.add_argument("--only", type=names, default=list(NAMES), help="NAME,... of: " + ", ".join(NAMES))
     parser.add_argument("--threads-n", type=positive, default=512, help="matrix size of threads.png (default 512)")
@@ -895,7 +884,7 @@ def parse(argv):
                         help="folder of the step CSVs, references and peak.csv of reading_plots.png (results/; "
                              "default: a Zen 3 run, %(default)s)")
     args = parser.parse_args(argv)
-    if args.cpuinfo_text:
+    if args.machine:
         args.cpuinfo_bin = None if args.cpuinfo_bin == parser.get_default("cpuinfo_bin") else args.cpuinfo_bin
     return args
 

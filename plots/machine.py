@@ -178,7 +178,11 @@ def parse(text, where):
 
 
 def load(path):
-    """The Machine of a saved cpuinfo --json (results/machine.json)."""
+    """The Machine of a saved cpuinfo --json (results/machine.json); a results/cpuinfo.txt
+    (the human report, which older callers pass) means the machine.json beside it."""
+    beside = os.path.join(os.path.dirname(os.path.abspath(path)), "machine.json")
+    if os.path.basename(path) == "cpuinfo.txt" and os.path.isfile(beside):
+        path = beside
     try:
         with open_regular(path) as f:   # a FIFO: one line, not a wait
             text = f.read()

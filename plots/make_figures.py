@@ -170,7 +170,7 @@ def machine_figures(found, at):
                 "--peak", path("peak.csv"), "--bandwidth", path("bandwidth.csv"), "--cpuinfo", path("machine.json")]
     if has("bandwidth.csv"):
         yield "bandwidth.png", "plot_bandwidth", [path("bandwidth.csv")] + (
-            ["--cpuinfo", path("cpuinfo.txt")] if has("cpuinfo.txt") else [])
+            ["--cpuinfo", path("machine.json")] if has("machine.json") else [])
     else:
         leave_out("bandwidth.png", "no bandwidth.csv (build/bin/bandwidth --csv results/bandwidth.csv)")
     if found.scaling and found.peak:

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 """Memory bandwidth against working-set size: the staircase of the memory hierarchy.
 
-    plot_bandwidth.py BANDWIDTH_CSV [--cpuinfo CPUINFO] [--machine FILE] -o OUT.png
+    plot_bandwidth.py BANDWIDTH_CSV [--cpuinfo MACHINE_JSON] [--machine FILE] -o OUT.png
 
 One curve per kind (read, triad) and thread count from build/bin/bandwidth's CSV
 (kind,bytes,threads,gbps,level,isa; bytes per thread), the level points marked and named (a
-name moved up or down until it overlaps no other);
-with --cpuinfo (build/bin/cpuinfo's report), dotted lines at the cache sizes. Both axes are
-logarithmic. Bad input: exit 2 with one line naming the file.
+name moved up or down until it overlaps no other); with --cpuinfo (build/bin/cpuinfo --json,
+results/machine.json; a results/cpuinfo.txt means the machine.json beside it), dotted lines at
+the cache sizes. Both axes are logarithmic. Bad input: exit 2 with one line naming the file.
 """
 import cli
 import drawing
-import roofline_model
-from harness_csv import InputError, load_bandwidth, machine_name, open_regular
+import plot_roofline
+from harness_csv import load_bandwidth, machine_name
 
 
 # Where a level's label may go around its point, in points (dx, dy, ha, va): beside it first,
@@ -50,9 +50,7 @@ def render(args, inputs=None):
     inputs = inputs or drawing.Inputs()
     rows = inputs.read(load_bandwidth, args.csv)
     machine = inputs.machine(args.machine, args.csv)
-    caches = {}
-    if args.cpuinfo:
-        caches = inputs.read(read_caches, args.cpuinfo)
+    caches = inputs.read(plot_roofline.read_machine, args.cpuinfo)[0] if args.cpuinfo else {}
 
     plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(9.5, 5.5), dpi=130)
@@ -97,21 +95,9 @@ def render(args, inputs=None):
     return fig
 
 
-def read_caches(path):
-    """{level: bytes} of build/bin/cpuinfo's report (results/cpuinfo.txt)."""
-    try:
-        with open_regular(path) as f:   # a FIFO: one line, not a wait
-            caches, _ = roofline_model.parse_cpuinfo(f.read())
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError("{}: cannot read ({})".format(path, getattr(e, "strerror", e)))
-    if not (caches.get("L1") and caches.get("L2")):
-        raise InputError("{}: no cache sizes (no line 'caches L1d .. KiB, L2 .. MiB')".format(path))
-    return caches
-
-
 def parse(argv):
     parser = drawing.parser("Bandwidth against working-set size.", "bandwidth.csv (build/bin/bandwidth)")
-    parser.add_argument("--cpuinfo", help="build/bin/cpuinfo's report, for the cache sizes")
+    parser.add_argument("--cpuinfo", help="cpuinfo --json (results/machine.json), for the cache sizes")
     return drawing.parse(parser, argv, title=False)
 
 

@@ -34,19 +34,9 @@ LEVEL_COLOURS = {"L1": "tab:blue", "L2": "tab:green", "L3": "tab:orange", "DRAM"
 COMPUTE_COLOUR = "black"   # a point bound by its ISA's peak, as the compute roofs are drawn
 
 
-def machine_path(path):
-    """The machine.json to read for --cpuinfo PATH: PATH, except that a cpuinfo report there
-    (results/cpuinfo.txt, text, as older callers pass) means the machine.json beside it, which
-    run_all.sh writes from the same program."""
-    beside = os.path.join(os.path.dirname(os.path.abspath(path)), "machine.json")
-    if os.path.basename(path) == "cpuinfo.txt" and os.path.isfile(beside):
-        return beside
-    return path
-
-
 def read_machine(path):
     """The caches of cpuinfo --json (a saved copy), and the Machine for the steps' tiles and blocks."""
-    m = machine_json.load(machine_path(path))
+    m = machine_json.load(path)
     if not (m.caches["L1"] > 0 and m.caches["L2"] > 0):
         raise InputError("{}: no cache sizes (caches.l1d and caches.l2 are 0)".format(path))
     return dict(m.caches), m
@@ -99,14 +89,9 @@ def caption(p):
         ceiling, what, 100 * p["gflops"] / p["limit"])
 
 
-def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
+def draw_compute_roofs(ax, roofs, threads):
+    """A line per (isa, GFLOPS, note) of `roofs` across the panel, each named at its right end."""
     lo, hi = X_RANGE
-    roofs = []   # (isa, GFLOPS, note): every ISA peak.csv has at this count (scalar maybe estimated)
-    for isa in ISAS:
-        value, note = isa_peak(peaks, isa, threads)
-        if value is not None:
-            roofs.append((isa, value, note))
-    top = max(v for _, v, _ in roofs)
     for isa, value, note in roofs:
         ax.plot([lo, hi], [value, value], **drawing.ceiling_style(isa, threads > 1))
     # Labels inside the axes at their right end, above the line (outside, they took a tenth of
@@ -124,6 +109,17 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
         above = any(value < v <= value * 1.15 for _, v, _ in labels)
         ax.text(hi, value, "{} {:.0f}{} ".format(", ".join(names), value, "*" if note else ""),
                 va="top" if above else "bottom", ha="right", fontsize=9)
+
+
+def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
+    lo, hi = X_RANGE
+    roofs = []   # (isa, GFLOPS, note): every ISA peak.csv has at this count (scalar maybe estimated)
+    for isa in ISAS:
+        value, note = isa_peak(peaks, isa, threads)
+        if value is not None:
+            roofs.append((isa, value, note))
+    top = max(v for _, v, _ in roofs)
+    draw_compute_roofs(ax, roofs, threads)
     for level in model.LEVELS:
         if level not in bandwidth:
             continue

@@ -10,7 +10,6 @@ Standard library only. A 'level' here is where the bytes come from:
   L3    the bytes brought into L2 from L3
   DRAM  the bytes brought into L3 from memory
 """
-import re
 
 FLOAT = 4        # bytes
 LINE = 64        # bytes per cache line
@@ -171,34 +170,3 @@ def place(intensities, bandwidth, ceiling=None):
     return {"level": level, "intensity": intensities[level], "roof": roof, "ceiling": ceiling,
             "bound": "compute" if compute else level, "limit": ceiling if compute else roof,
             "roofs": {lv: bandwidth[lv] * intensities[lv] for lv in LEVELS if lv in bandwidth and lv in intensities}}
-
-
-# ---- What cpuinfo's report says: the caches and each step's block sizes ------------------------
-# The roofline reads plots/machine.py (cpuinfo --json) instead; plots/concepts.py still reads
-# the report with this.
-
-UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}
-
-
-def parse_cpuinfo(text):
-    """(caches {L1, L2, L3: bytes}, blocks {slug: {kc, mc, nc ...}}) from `cpuinfo`'s report
-    (results/cpuinfo.txt). Missing pieces are simply left out."""
-    caches = {}
-    for level, key in (("L1", "L1d"), ("L2", "L2"), ("L3", "L3")):
-        match = re.search(r"\b{}\s+([\d.]+)\s*(B|KiB|MiB|GiB)\b".format(key), text)
-        if match:
-            caches[level] = int(float(match.group(1)) * UNITS[match.group(2)])
-    blocks, slug = {}, None
-    for line in text.splitlines():
-        head = re.match(r"^\s+(\d+_\w+)\s+\S+\s*(.*)$", line)
-        if head:
-            slug, rest = head.group(1), head.group(2)
-        elif slug and re.match(r"^\s+\w+ = \d+", line):
-            rest = line
-        else:
-            slug = None if not line.startswith(" ") else slug
-            continue
-        param = re.match(r"^\s*(\w+) = (\d+)", rest)
-        if param:
-            blocks.setdefault(slug, {})[param.group(1)] = int(param.group(2))
-    return caches, blocks

@@ -1,10 +1,11 @@
 """plots/concepts.py draws each concept picture from the numbers the code uses: the labels a
-picture carries (its matplotlib Text artists) are the block sizes of the cpuinfo report it was
-given, the tile shapes of the source tree it read and the sizes asked for; every text lies
+picture carries (its matplotlib Text artists) are the block sizes of the machine record (cpuinfo --json) it
+was given, the tile shapes of the source tree it read and the sizes asked for; every text lies
 inside the canvas; the command line writes the PNGs and refuses bad input with exit 2.
 
     test_concepts.py REPO_ROOT [CPUINFO_EXE]
 """
+import json
 import os
 import re
 import shutil
@@ -17,20 +18,23 @@ CPUINFO = sys.argv[2] if len(sys.argv) > 2 else None
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 import concepts   # noqa: E402
 
-REPORT = """CPU        Test CPU (x86_64)
-microarch  Test Core
-caches     L1d {l1} KiB, L2 {l2} KiB per core, L3 {l3} MiB shared  [sysfs]
 
-Steps built, the variant each runs here, and the block sizes it uses here:
-  01_baseline           scalar   (no block sizes)
-  05_simd_4x4           sse      (no block sizes)
-  08_avx512_14x32       {isa}   mc = {mc}   rows of the packed A block
-                                 kc = {kc}   depth of the packed blocks
-                                 nc = {nc}   columns of the packed B panel
-  09_openmp             {isa}   mc = {mc}   rows of the packed A block
-                                 kc = {kc}   depth of the packed blocks
-                                 nc = {nc}   columns of the packed B panel
-"""
+
+def machine_record(l1, l2, l3, isa, mc, kc, nc):
+    """A cpuinfo --json (a recorded one) with these caches (KiB, KiB, MiB) and step 08's and
+    09's kernel and blocks."""
+    with open(os.path.join(ROOT, "tests", "data", "zen3-busy", "machine.json")) as f:
+        record = json.load(f)
+    record["identity"]["label"] = "Test Core"
+    record["caches"].update(l1d=l1 << 10, l2=l2 << 10, l3=l3 << 20)
+    for step in record["steps"]:
+        if step["slug"] in ("08_avx512_14x32", "09_openmp"):
+            step["variant"] = isa
+            for param in step["params"]:
+                param["value"] = {"mc": mc, "kc": kc, "nc": nc}.get(param["name"], param["value"])
+    return json.dumps(record)
+
+
 # Two machines: an AVX2 laptop and an AVX-512 server, with blocks no rule gives (so that a
 # picture that computed them itself, or kept a number, would not match).
 ZEN3 = dict(l1=32, l2=512, l3=32, isa="avx2", mc=72, kc=336, nc=4096)
@@ -74,10 +78,10 @@ def inside(name, fig):
 
 
 def draw(tmp, machine, only, source=ROOT, extra=()):
-    report = os.path.join(tmp, "report-{}.txt".format(machine["isa"]))
-    with open(report, "w") as f:
-        f.write(REPORT.format(**machine))
-    args = concepts.parse(["--out", tmp, "--cpuinfo-text", report, "--source", source, "--only", ",".join(only)]
+    record = os.path.join(tmp, "machine-{}.json".format(machine["isa"]))
+    with open(record, "w") as f:
+        f.write(machine_record(**machine))
+    args = concepts.parse(["--out", tmp, "--machine", record, "--source", source, "--only", ",".join(only)]
                           + list(extra))
     return concepts.figures(args)
 
@@ -207,10 +211,10 @@ def reading_plots(tmp):
 
 
 def command_line(tmp):
-    report = os.path.join(tmp, "report-avx2.txt")
+    report = os.path.join(tmp, "machine-avx2.json")
     out = os.path.join(tmp, "out")
     script = os.path.join(ROOT, "plots", "concepts.py")
-    done = subprocess.run([sys.executable, script, "--out", out, "--cpuinfo-text", report,
+    done = subprocess.run([sys.executable, script, "--out", out, "--machine", report,
                            "--only", "step01_walk,five_loops"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     check(done.returncode == 0, "concepts.py exited {}: {}".format(done.returncode, done.stderr.decode()[-300:]))
     for name in ("step01_walk", "five_loops"):
@@ -218,21 +222,22 @@ def command_line(tmp):
         with open(path, "rb") if os.path.exists(path) else open(os.devnull, "rb") as f:
             check(f.read(8) == b"\x89PNG\r\n\x1a\n", "concepts.py wrote no PNG at " + path)
     # A CPU that runs no step 08 kernel: the pictures of its blocks left out and said so.
-    with open(report) as f:
-        old = f.read()
-    with open(os.path.join(tmp, "report-none.txt"), "w") as f:
-        f.write(re.sub(r"^(  0[89]_\w+\s+)avx2", r"\1unsupported", old, flags=re.M))
-    done = subprocess.run([sys.executable, script, "--out", os.path.join(tmp, "none"), "--cpuinfo-text",
-                           os.path.join(tmp, "report-none.txt"), "--only", "step01_walk,five_loops"],
+    with open(os.path.join(tmp, "machine-none.json"), "w") as f:
+        f.write(machine_record(**dict(ZEN3, isa="unsupported")))
+    done = subprocess.run([sys.executable, script, "--out", os.path.join(tmp, "none"), "--machine",
+                           os.path.join(tmp, "machine-none.json"), "--only", "step01_walk,five_loops"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     check(done.returncode == 0 and "no five_loops.png" in done.stdout and
           os.path.exists(os.path.join(tmp, "none", "step01_walk.png")) and
           not os.path.exists(os.path.join(tmp, "none", "five_loops.png")),
           "concepts.py on a CPU without a step 08 kernel: exit {}, {!r}".format(done.returncode, done.stdout +
                                                                              done.stderr))
-    for bad in (["--only", "nothing"], ["--cpuinfo-text", os.path.join(tmp, "missing.txt")], ["--walk-n", "0"],
-                ["--kernel", "avx2", "--cpuinfo-text", os.path.join(tmp, "report-avx512.txt")]):
-        args = [sys.executable, script, "--out", out] + (["--cpuinfo-text", report] if "--cpuinfo-text" not in bad
+    with open(os.path.join(tmp, "not-json.json"), "w") as f:
+        f.write("caches     L1d 32 KiB, L2 512 KiB per core, L3 32 MiB shared  [sysfs]\n")
+    for bad in (["--only", "nothing"], ["--machine", os.path.join(tmp, "missing.json")], ["--walk-n", "0"],
+                ["--machine", os.path.join(tmp, "not-json.json")],
+                ["--kernel", "avx2", "--machine", os.path.join(tmp, "machine-avx512.json")]):
+        args = [sys.executable, script, "--out", out] + (["--machine", report] if "--machine" not in bad
                                                          else []) + bad
         done = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
         lines = done.stderr.strip().splitlines()
@@ -243,13 +248,13 @@ def command_line(tmp):
 
 def real_cpuinfo(tmp):
     """With the real cpuinfo under GEMM_CACHES, five_loops shows the blocks it reports."""
-    from roofline_model import parse_cpuinfo
+    import machine
     if not os.access(CPUINFO, os.X_OK):
         check(False, "{}: not an executable (build the cpuinfo target)".format(CPUINFO))
         return
     env = dict(os.environ, GEMM_CACHES="32K,512K,32M")
-    text = subprocess.run([CPUINFO], stdout=subprocess.PIPE, universal_newlines=True, env=env).stdout
-    blocks = parse_cpuinfo(text)[1]["08_avx512_14x32"]
+    text = subprocess.run([CPUINFO, "--json"], stdout=subprocess.PIPE, universal_newlines=True, env=env).stdout
+    blocks = machine.parse(text, CPUINFO).step("08_avx512_14x32").params
     old = os.environ.get("GEMM_CACHES")
     os.environ["GEMM_CACHES"] = env["GEMM_CACHES"]
     try:

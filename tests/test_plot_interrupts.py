@@ -57,7 +57,7 @@ def scripts(out):
     fig = os.path.join(out, "fig.png")
     cpuinfo, peak, bandwidth = data("cpuinfo.txt", "peak.csv", "bandwidth.csv")
     return [
-        ("concepts.py", ["--out", out, "--cpuinfo-text", cpuinfo, "--only", "five_loops"],
+        ("concepts.py", ["--out", out, "--machine", data("machine.json")[0], "--only", "five_loops"],
          os.path.join(out, "five_loops.png")),
         ("index_page.py", ["--results", DATA, "--output", os.path.join(out, "index.html")],
          os.path.join(out, "index.html")),
