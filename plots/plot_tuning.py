@@ -237,6 +237,23 @@ def point(ax, x, y, r, norm, cmap, size=70):
                    linewidths=1.8 if r["adopted"] else 0.6, zorder=4)
 
 
+def l2_curves(ax, l2, xname, xlim, ylim):
+    """The A block (kc x mc floats) against L2: the curves kc x mc x 4 B = L2 and = L2 / 4, the
+    rules' own aim (steps/10_tuned/blocks.cpp), each named where it crosses the plane."""
+    import numpy
+    grid = numpy.geomspace(xlim[0], xlim[1], 200)
+    for part, style, label, name in (
+            (1, "--", "kc\u00b7mc\u00b74 B = L2 ({}): an A block that fills L2".format(size_text(l2)), "A block = L2"),
+            (4, ":", "kc\u00b7mc\u00b74 B = L2 / 4: the rules' A block", "A block = L2 / 4")):
+        along = (grid, l2 / 4.0 / grid) if xname == "kc" else (l2 / 4.0 / grid, grid)
+        along = (along[0], along[1] / part)   # the L2 curve with its y a part as large
+        inside = [(x, y) for x, y in zip(*along) if xlim[0] < x < xlim[1] and ylim[0] < y < ylim[1]]
+        ax.plot(*along, color="0.35", linestyle=style, linewidth=1.2, zorder=2, label=label if inside else None)
+        if inside:
+            ax.annotate(name, inside[len(inside) // 2], xytext=(4, 4), textcoords="offset points", fontsize=8,
+                        color="0.3")
+
+
 def draw_plane(ax, search, norm, cmap, xname, yname, others):
     rules = search["rules"]
     # The candidates that moved in this plane: their other block sizes are their incumbent's.
@@ -271,27 +288,8 @@ def draw_plane(ax, search, norm, cmap, xname, yname, others):
     log_axis(ax.xaxis, xs)
     log_axis(ax.yaxis, ys)
     ax.tick_params(axis="x", labelrotation=45)
-    # The A block (kc x mc floats) against L2: the curve kc x mc x 4 B = L2.
     if {xname, yname} == {"kc", "mc"} and search["caches"].get("L2"):
-        import numpy
-        grid = numpy.geomspace(xlim[0], xlim[1], 200)
-        mcs = search["caches"]["L2"] / 4.0 / grid
-        along = (grid, mcs) if xname == "kc" else (mcs, grid)
-        inside = [(x, y) for x, y in zip(*along) if xlim[0] < x < xlim[1] and ylim[0] < y < ylim[1]]
-        ax.plot(*along, color="0.35", linestyle="--", linewidth=1.2, zorder=2,
-                label="kc\u00b7mc\u00b74 B = L2 ({}): an A block that fills L2".format(
-                    size_text(search["caches"]["L2"])) if inside else None)
-        if inside:
-            ax.annotate("A block = L2", inside[len(inside) // 2], xytext=(4, 4), textcoords="offset points",
-                        fontsize=8, color="0.3")
-        # The rules' own aim (steps/10_tuned/blocks.cpp): the A block in a quarter of L2.
-        quarter = [(x, y / 4) for x, y in zip(*along)]
-        inside = [(x, y) for x, y in quarter if xlim[0] < x < xlim[1] and ylim[0] < y < ylim[1]]
-        ax.plot([x for x, _ in quarter], [y for _, y in quarter], color="0.35", linestyle=":", linewidth=1.2,
-                zorder=2, label="kc\u00b7mc\u00b74 B = L2 / 4: the rules' A block" if inside else None)
-        if inside:
-            ax.annotate("A block = L2 / 4", inside[len(inside) // 2], xytext=(4, 4), textcoords="offset points",
-                        fontsize=8, color="0.3")
+        l2_curves(ax, search["caches"]["L2"], xname, xlim, ylim)
     ax.set_xlim(*xlim)
     ax.set_ylim(*ylim)
     # The rules' point and the winner, labelled with their values.
