@@ -24,25 +24,18 @@ LABEL_SPOTS = [(dx, dy, ha, va) for dy, va in ((4, "bottom"), (-4, "top"), (16, 
 
 def place_labels(fig, ax, labels):
     """Annotates each (text, x, y, colour) at its point, at the first of LABEL_SPOTS where its
-    box overlaps neither the legend nor a label placed before it (two thread counts' L1 points are often a few %
-    apart, and their labels at one offset covered each other). Call after the layout is final."""
+    box overlaps neither the legend nor a label placed before it (two thread counts' L1 points
+    may lie close together). Call after the layout is final."""
     renderer = fig.canvas.get_renderer()
     placed = [ax.get_legend().get_window_extent(renderer)] if ax.get_legend() else []
     for text, x, y, colour in labels:
-        fallback = None
-        for dx, dy, ha, va in LABEL_SPOTS:
+        for i, (dx, dy, ha, va) in enumerate(LABEL_SPOTS + LABEL_SPOTS[:1]):   # nowhere free: the first, overlapping
             note = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha, va=va,
                                fontsize=8.5, color=colour)
             box = note.get_window_extent(renderer)
-            if not any(box.overlaps(other) for other in placed):
+            if i == len(LABEL_SPOTS) or not any(box.overlaps(other) for other in placed):
                 break
-            fallback = fallback or (dx, dy, ha, va)
             note.remove()
-        else:   # nowhere free: the first spot, overlapping
-            dx, dy, ha, va = fallback
-            note = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha, va=va,
-                               fontsize=8.5, color=colour)
-            box = note.get_window_extent(renderer)
         placed.append(box)
 
 
