@@ -48,7 +48,7 @@ Blocks block_sizes(const Config& config, int mr, int nr, double flops) {
     // kMaxOuterBytesPerFlop; where none does, the depth of least traffic (README: "Block
     // sizes": the AVX2 tile on a 512 KiB L2 went from kc 1488 x mc 24 to 416 x 78).
     // >>> rule
-    const int kc_fma = step10::kc_fma(flops);
+    const int kc_fma = step10::kc_fma(flops);   // 12.5 F, rounded up to 16
     const auto mc_for = [&](int kc) {
         const int mc = round_down_at_least(l2 / 4 / (4L * kc), mr);
         return mc < mc_least ? mc_least : mc;
