@@ -74,16 +74,12 @@ std::string csv_line(const CsvRow& r) {
     return joined([&](const Column& c) { return c.field(r); });
 }
 
-std::string csv_text(const std::vector<CsvRow>& rows) {
-    std::string text = csv_header() + '\n';
-    for (const CsvRow& r : rows) text += csv_line(r) + '\n';
-    return text;
-}
-
 std::string write_csv(const std::string& path, const std::vector<CsvRow>& rows) {
     OutputFile file;
     if (std::string error = file.open(path); !error.empty()) return error;
-    return file.write(csv_text(rows));
+    std::string text = csv_header() + '\n';
+    for (const CsvRow& r : rows) text += csv_line(r) + '\n';
+    return file.write(text);
 }
 
 }  // namespace gemm

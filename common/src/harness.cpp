@@ -28,8 +28,8 @@
 namespace gemm {
 namespace {
 
-// libgomp's spins before a waiting thread sleeps (its default: 300000 rounds of pause
-// instructions; step 09's README, "A busy core"; the measurements: docs/tuning-log.md).
+// libgomp's spins before a waiting thread sleeps, instead of its default of 300000 rounds of
+// pause instructions (step 09's README, "A busy core", says why).
 constexpr const char* kSpinCount = "1000";
 
 // How many times a size's timed runs are repeated when other programs held the cores (run_size).
@@ -69,7 +69,27 @@ int threads_ran(const Step& step, const ThreadControl* library_threads) {
     return step.def->parallel ? openmp_team() : 1;
 }
 
-// `source`: where the params' values came from (StepDef::tuned_params), "" for a step without.
+// The row of a size before it runs. `source`: where the params' values came from
+// (StepDef::tuned_params), "" for a step without.
+CsvRow row_of(const Step& step, const Variant& variant, int size, const std::string& source) {
+    CsvRow row;
+    row.step = std::string(step.slug);
+    row.m = row.n = row.k = size;
+    row.kernel = std::string(variant.name);
+    row.cpu = cpu::name();
+    row.uarch = cpu::microarch_label();
+    for (const Param& p : step.def->params) {
+        if (!p.in_effect()) continue;   // a switch of another variant
+        if (!row.params.empty()) row.params += ' ';
+        row.params.append(p.name).append("=").append(std::to_string(p.get()));
+    }
+    if (!source.empty()) row.params.append(row.params.empty() ? "" : " ").append("source=").append(source);
+    // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
+    row.verified = false;
+    row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
+    return row;
+}
+
 SizeResult run_size(const Step& step, const Variant& variant, const Options& o, const ThreadControl* library_threads,
                     int size, const std::string& source) {
     const int m = size, n = size, k = size;
@@ -82,23 +102,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     fill_random(C0.get(), sc, 1000003ULL * size + 3);   // C starts random: the kernel accumulates
     std::memcpy(C.get(), C0.get(), sc * sizeof(float));
 
-    SizeResult r;
-    r.row.step = std::string(step.slug);
-    r.row.m = m;
-    r.row.n = n;
-    r.row.k = k;
-    r.row.kernel = std::string(variant.name);
-    r.row.cpu = cpu::name();
-    r.row.uarch = cpu::microarch_label();
-    for (const Param& p : step.def->params) {
-        if (!p.in_effect()) continue;   // a switch of another variant
-        if (!r.row.params.empty()) r.row.params += ' ';
-        r.row.params.append(p.name).append("=").append(std::to_string(p.get()));
-    }
-    if (!source.empty()) r.row.params.append(r.row.params.empty() ? "" : " ").append("source=").append(source);
-    // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
-    r.row.verified = false;
-    r.row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
+    SizeResult r{row_of(step, variant, size, source), ""};
 
     // The first run is on a fresh copy of C and is the one verified. It doubles as a warm-up;
     // with --warmup 0 it is the first timed repetition instead, as cold as the first one of a
@@ -255,34 +259,17 @@ void short_openmp_spins(char** argv) {
 #endif
 }
 
-int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads,
-             const std::string& preface) {
-    guard_standard_descriptors();
-    // Steps print as their executable (step05_simd_4x4), references by their own name.
-    const std::string name = (step.number > 0 ? "step" : "") + std::string(step.slug);
-    const ParseResult parsed = parse_options(argc, argv, step);
-    if (parsed.exit_code == kExitOk) {
-        std::fputs(parsed.message.c_str(), stdout);
-        return finish_stdout(name.c_str(), kExitOk);
-    }
-    // Once --help had its chance, and before anything is printed: a malformed GEMM_CACHES.
-    if (const std::string problem = environment_problem(); !problem.empty()) {
-        std::fprintf(stderr, "%s: %s\n", name.c_str(), problem.c_str());
-        return kExitUsage;
-    }
-    if (parsed.exit_code != -1) {
-        std::fprintf(stderr, "%s\n", parsed.message.c_str());
-        return parsed.exit_code;
-    }
-    const Options& o = parsed.options;
+namespace {
 
-    // Threads (SPEC): --threads, else a parallel step takes OpenMP's default, which honours
-    // OMP_NUM_THREADS and OMP_THREAD_LIMIT and counts the CPUs before OMP_PROC_BIND pins
-    // the main thread; a serial step runs on one whatever it is given; a library gets
-    // --threads or 1 (its own variables, OPENBLAS_NUM_THREADS ..., are overridden). The
-    // header gives the plan, "up to" it for a step that takes fewer for small products; each
-    // progress line and CSV row what ran.
-    int threads = 1;
+// Threads (SPEC): --threads, else a parallel step takes OpenMP's default, which honours
+// OMP_NUM_THREADS and OMP_THREAD_LIMIT and counts the CPUs before OMP_PROC_BIND pins the main
+// thread; a serial step runs on one whatever it is given; a library gets --threads or 1 (its
+// own variables, OPENBLAS_NUM_THREADS ..., are overridden). Sets `threads` to the plan (the
+// header's; each progress line and CSV row say what ran) and returns -1, or the exit code
+// after the line that refuses it.
+int plan_threads(const Step& step, const Options& o, const ThreadControl* library_threads, const std::string& name,
+                 int& threads) {
+    threads = 1;
     if (library_threads != nullptr) {
         library_threads->set(o.threads > 0 ? o.threads : 1);
         threads = library_threads->get();
@@ -310,59 +297,42 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
                          .c_str());
         return kExitUsage;
     }
+    return -1;
+}
 
+// --kernel's variant or the best one; nullptr after the line saying what this CPU lacks.
+const Variant* choose_variant(const Step& step, const Options& o, const std::string& name) {
     const Variant* variant = o.kernel.empty() ? step.best_variant() : step.find_variant(o.kernel);
     if (variant == nullptr) {
         std::fprintf(stderr, "%s: skipped: this CPU lacks %s\n", name.c_str(), missing_features(step).c_str());
-        return kExitUnsupported;
-    }
-    if (!variant->is_supported()) {
+    } else if (!variant->is_supported()) {
         std::fprintf(stderr, "%s: skipped: kernel %.*s needs %.*s, which this CPU lacks\n", name.c_str(),
                      static_cast<int>(variant->name.size()), variant->name.data(),
                      static_cast<int>(variant->requirement.size()), variant->requirement.data());
-        return kExitUnsupported;
+        variant = nullptr;
     }
-    if (step.def->use_variant != nullptr) step.def->use_variant(variant->name);
-    // Values tuned on this machine (step 10's wisdom), for this variant and thread count; the
-    // command line's, set next, win. The note waits for the checks below: a run refused for
-    // its memory or its CSV path prints one line, its own.
-    TunedParams tuned;
-    if (step.def->tuned_params != nullptr) tuned = step.def->tuned_params(variant->name, threads);
-    for (const auto& [param, value] : o.params) param->set(value);
+    return variant;
+}
 
-    // Refuse a size that cannot fit before allocating: the OOM killer gives no message, and
-    // under a limit on address space OpenBLAS spins in its allocator and BLIS aborts.
-    if (const std::string problem = memory_problem(step, o, threads); !problem.empty()) {
-        std::fprintf(stderr, "%s: out of memory: %s\n", name.c_str(), problem.c_str());
-        return kExitResource;
-    }
-
-    // The CSV's path is checked before any work, so a typo costs nothing.
-    OutputFile csv;
-    if (!o.csv.empty()) {
-        if (const std::string error = csv.open(o.csv); !error.empty()) {
-            std::fprintf(stderr, "%s: --csv: %s\n", name.c_str(), error.c_str());
-            return kExitResource;
-        }
-    }
-
-    if (!tuned.note.empty()) std::fprintf(stderr, "%s: %s\n", name.c_str(), tuned.note.c_str());
-    std::fputs(preface.c_str(), stdout);
+void print_header(const Step& step, const Variant& variant, const Options& o, const std::string& source, int threads,
+                  const std::string& name) {
     const bool takes_fewer = step.def->threads_used != nullptr && threads > 1;
-    std::printf("%s: kernel %.*s, %s%d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant->name.size()),
-                variant->name.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",
+    std::printf("%s: kernel %.*s, %s%d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant.name.size()),
+                variant.name.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",
                 cpu::name().c_str(), cpu::microarch_label().c_str());
     for (const Param& p : step.def->params)
         if (p.in_effect())
             std::printf(", %.*s=%d", static_cast<int>(p.name.size()), p.name.data(), p.get());
-    if (!tuned.source.empty()) std::printf(", source=%s", tuned.source.c_str());
+    if (!source.empty()) std::printf(", source=%s", source.c_str());
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
                                      "and sums above (see --help)"
                                    : "verification off (--no-verify)");
-    if (!stdout_ok(name.c_str())) return kExitResource;
+}
 
-    // The CSV so far: rows are appended to it, and it is put in place as the run goes
-    // (OutputFile::write_growing), so an interrupted sweep leaves the sizes done.
+// Every size: a progress line each, and the CSV so far put in place as the run goes
+// (OutputFile::write_growing), so an interrupted sweep leaves the sizes done.
+int sweep(const Step& step, const Variant& variant, const Options& o, const ThreadControl* library_threads,
+          const std::string& source, const std::string& name, OutputFile& csv) {
     std::string csv_so_far = csv_header() + '\n';
     const auto save_csv = [&](bool last) {
         if (o.csv.empty()) return true;
@@ -377,7 +347,7 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
         SizeResult r;
         try {
             running_program = name.c_str();
-            r = run_size(step, *variant, o, library_threads, size, tuned.source);
+            r = run_size(step, variant, o, library_threads, size, source);
             running_program = nullptr;
         } catch (const std::bad_alloc&) {
             running_program = nullptr;
@@ -404,6 +374,61 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
     }
     if (!save_csv(true)) return kExitResource;
     return all_ok ? kExitOk : kExitWrong;
+}
+
+}  // namespace
+
+int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads,
+             const std::string& preface) {
+    guard_standard_descriptors();
+    // Steps print as their executable (step05_simd_4x4), references by their own name.
+    const std::string name = (step.number > 0 ? "step" : "") + std::string(step.slug);
+    const ParseResult parsed = parse_options(argc, argv, step);
+    if (parsed.exit_code == kExitOk) {
+        std::fputs(parsed.message.c_str(), stdout);
+        return finish_stdout(name.c_str(), kExitOk);
+    }
+    // Once --help had its chance, and before anything is printed: a malformed GEMM_CACHES.
+    if (const std::string problem = environment_problem(); !problem.empty()) {
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), problem.c_str());
+        return kExitUsage;
+    }
+    if (parsed.exit_code != -1) {
+        std::fprintf(stderr, "%s\n", parsed.message.c_str());
+        return parsed.exit_code;
+    }
+    const Options& o = parsed.options;
+    int threads = 1;
+    if (const int refused = plan_threads(step, o, library_threads, name, threads); refused != -1) return refused;
+    const Variant* variant = choose_variant(step, o, name);
+    if (variant == nullptr) return kExitUnsupported;
+    if (step.def->use_variant != nullptr) step.def->use_variant(variant->name);
+    // Values tuned on this machine (step 10's wisdom), for this variant and thread count; the
+    // command line's, set next, win. The note waits for the checks below: a run refused for
+    // its memory or its CSV path prints one line, its own.
+    TunedParams tuned;
+    if (step.def->tuned_params != nullptr) tuned = step.def->tuned_params(variant->name, threads);
+    for (const auto& [param, value] : o.params) param->set(value);
+
+    // Refuse a size that cannot fit before allocating: the OOM killer gives no message, and
+    // under a limit on address space OpenBLAS spins in its allocator and BLIS aborts.
+    if (const std::string problem = memory_problem(step, o, threads); !problem.empty()) {
+        std::fprintf(stderr, "%s: out of memory: %s\n", name.c_str(), problem.c_str());
+        return kExitResource;
+    }
+    // The CSV's path is checked before any work, so a typo costs nothing.
+    OutputFile csv;
+    if (!o.csv.empty()) {
+        if (const std::string error = csv.open(o.csv); !error.empty()) {
+            std::fprintf(stderr, "%s: --csv: %s\n", name.c_str(), error.c_str());
+            return kExitResource;
+        }
+    }
+    if (!tuned.note.empty()) std::fprintf(stderr, "%s: %s\n", name.c_str(), tuned.note.c_str());
+    std::fputs(preface.c_str(), stdout);
+    print_header(step, *variant, o, tuned.source, threads, name);
+    if (!stdout_ok(name.c_str())) return kExitResource;
+    return sweep(step, *variant, o, library_threads, tuned.source, name, csv);
 }
 
 }  // namespace gemm

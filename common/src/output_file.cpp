@@ -49,16 +49,12 @@ std::string follow_links(const std::string& path, int& error, bool& fd_link) {
     return p.string();
 }
 
-std::string folder_of(const std::string& file) {
-    const std::filesystem::path parent = std::filesystem::path(file).parent_path();
-    return parent.empty() ? "." : parent.string();
-}
-
 // A new, empty file beside `target` that nobody else can have: "<folder>/.<name>.XXXXXX".
 // A name within 8 bytes of the folder's limit on one name (255) would make the temporary's
 // name too long for a legal target: it is cut short there (mkstemp still makes it unique).
 int make_temporary(const std::string& target, std::string& name) {
-    const std::string folder = folder_of(target);
+    const std::filesystem::path parent = std::filesystem::path(target).parent_path();
+    const std::string folder = parent.empty() ? "." : parent.string();
     std::string base = std::filesystem::path(target).filename().string();
     long limit = ::pathconf(folder.c_str(), _PC_NAME_MAX);
     if (limit <= 0) limit = 255;

@@ -75,7 +75,6 @@ struct CheckResult {
     bool ok = true;
     double max_rel_err = 0;     // max |C - ref| / (|A||B| + |C0|) over the elements checked
     double tolerance = 0;       // the bound max_rel_err must stay under: (k + 2) * 2^-23
-    long long checked = 0;      // elements compared elementwise
     bool sampled = false;       // true when only some rows and columns were compared
     std::string first_problem;  // empty when ok: "C(3, 7) = nan, expected 1.25"
 };
@@ -115,8 +114,7 @@ struct CsvRow {
 std::vector<std::string_view> csv_columns();
 std::string csv_header();
 std::string csv_line(const CsvRow& row);
-std::string csv_text(const std::vector<CsvRow>& rows);   // the header and one line per row
-// Writes csv_text(rows) to `path` through an OutputFile (<gemm/output_file.hpp>): a regular
+// Writes the header and one line per row to `path` through an OutputFile (<gemm/output_file.hpp>): a regular
 // file is replaced atomically, a device or FIFO written through. Returns "" or the problem.
 std::string write_csv(const std::string& path, const std::vector<CsvRow>& rows);
 
@@ -132,8 +130,8 @@ struct ThreadControl {
 // spin only briefly at a barrier before they sleep. The runtime reads these once, when it
 // loads, hence the re-run. By default a waiting thread spins for milliseconds, and when
 // another program holds one of the cores, every barrier then waits for the scheduler to give
-// the spinning threads' core back: n = 100 fell from 100 to 0.3 GFLOPS. Returns only when
-// no re-run happened (already done, chosen by the user, or exec failed).
+// the spinning threads' core back, which costs a small size nearly all its speed. Returns
+// only when no re-run happened (already done, chosen by the user, or exec failed).
 void short_openmp_spins(char** argv);
 
 // The whole executable: parse, check the CPU, sweep, verify, print, write the CSV.
