@@ -355,7 +355,9 @@ constexpr IntelCore kIntel[] = {
 };
 
 // AMD Zen (and Hygon): two FMA/multiply pipes and two add pipes, so four multiplies or adds a
-// cycle. Loads a cycle: two on Zen and Zen 2, three on Zen 3 and Zen 4, four on Zen 5. The
+// cycle. Loads a cycle that feed the vector unit: two on Zen and Zen 2, three on Zen 3 and Zen 4;
+// Zen 5 has four load pipes, but its FMAs with a broadcast operand from memory run at two loads
+// a cycle (step 10 folded against one vbroadcastss per row: docs/tuning-log.md), so two. The
 // first row of the core's family whose models (nullptr: all) hold it is it.
 struct ZenCore {
     int family;
@@ -376,9 +378,9 @@ constexpr ZenCore kZen[] = {
      3},
     {0x19, nullptr, "Zen 3", 32, 32, 0, "two 256-bit FMA pipes and two 256-bit add pipes", 3},
     {0x1a, [](int m) { return (m >= 0x20 && m <= 0x2f) || (m >= 0x60 && m <= 0x6f); }, "Zen 5 (mobile)", 32, 32, 32,
-     "two 256-bit FMA pipes and two add pipes; mobile Zen 5 runs a 512-bit FMA as two halves", 4},
+     "two 256-bit FMA pipes and two add pipes; mobile Zen 5 runs a 512-bit FMA as two halves", 2},
     {0x1a, nullptr, "Zen 5", 32, 32, 64,
-     "two full 512-bit FMA pipes and two 512-bit add pipes (desktop and server Zen 5)", 4},
+     "two full 512-bit FMA pipes and two 512-bit add pipes (desktop and server Zen 5)", 2},
 };
 
 // Arm cores by MIDR part: two or four 128-bit FMA pipes.
