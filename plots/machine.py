@@ -28,6 +28,8 @@ import subprocess
 import sys
 from collections import namedtuple
 
+import cli
+
 from harness_csv import InputError, open_regular, printable
 
 FORMAT = "gemm-steps cpuinfo 1"
@@ -205,8 +207,9 @@ def from_build(build, sizes=(), threads=()):
     in `sizes` on each count in `threads`)."""
     command = cpuinfo_command(build, sizes, threads)
     try:
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              timeout=120)
+        # Its own process group, stdin closed: an interrupted caller leaves no cpuinfo behind.
+        done = cli.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise InputError("{}: cannot run ({})".format(command[0], getattr(e, "strerror", None) or e))
     if done.returncode != 0:
