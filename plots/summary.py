@@ -331,7 +331,21 @@ def step_table(runs, peak, pairs):
                 notes.append("- **{}** ({} thread{}): {} at n = {}.".format(
                     run["step"], run["threads"], "s" if run["threads"] > 1 else "", what,
                     ", ".join(str(m) for m in sizes)))
-    return lines + (["", "Verification:"] + notes if notes else [])
+    return lines + (["", "Verification:"] + notes if notes else []) + forced_reference(runs)
+
+
+def forced_reference(runs):
+    """A line for each library whose kernel set a variable of the reader's chose: x OpenBLAS
+    then compares with what the variable asked for, which may be less than the library's best
+    here (ref_openblas's first line and build/bin/cpuinfo say whether it is)."""
+    lines = []
+    for step, var in (("ref_openblas", "OPENBLAS_CORETYPE"), ("ref_blis", "BLIS_ARCH_TYPE")):
+        kernels = sorted(set(k for r in runs if r["step"] == step for k in r["kernels"] if "(" + var + "=" in k))
+        if kernels:
+            lines += ["", "**{} ran the kernels {} asks for** ({}), not necessarily its best on this CPU: "
+                          "`build/bin/cpuinfo` says which is; unset {} to compare with the best.".format(
+                              step, var, "; ".join(kernels), var)]
+    return lines
 
 
 def render(runs, peak, machine, spread=None, pairs=None):

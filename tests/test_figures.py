@@ -243,6 +243,16 @@ def main():
         expect(r.returncode == 0 and "**07_packing** (1 thread): unverified" in text
                and "07_packing** (1 thread): FAILED" not in text,
                "summary.md: a --no-verify run should be 'unverified', not FAILED:\n" + text)
+        # A library whose kernels the reader's variable chose: summary.md says so; not otherwise.
+        expect("OPENBLAS_CORETYPE asks for" not in text, "summary.md: a forced-kernel note without a forced kernel")
+        write("ref_openblas.csv", HEADER + "ref_openblas,500,500,500,1,80.0,79.0,0.1,1e-7,1,"
+                                           "openblas 0.3.21 Haswell (OPENBLAS_CORETYPE=Haswell),3,x\n")
+        r = run([summary, "--results", results])
+        text = summary_text()
+        expect(r.returncode == 0 and "**ref_openblas ran the kernels OPENBLAS_CORETYPE asks for** "
+               "(openblas 0.3.21 Haswell (OPENBLAS_CORETYPE=Haswell))" in text,
+               "summary.md: no note that OPENBLAS_CORETYPE chose the reference's kernels:\n" + text)
+        write("ref_openblas.csv", harness_csv("ref_openblas", 1, "", lambda n: 80.0))
         # A CSV holding two thread counts: a row for each.
         write("step07_packing.csv", HEADER + "07_packing,500,500,500,1,30.0,29.0,0.1,1e-7,1,sse,3,x\n"
                                              "07_packing,500,500,500,2,55.0,54.0,0.1,1e-7,1,sse,3,x\n")
