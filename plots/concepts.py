@@ -1,30 +1,16 @@
-"""The tutorial's pictures of its ideas, drawn from the numbers the code uses, so that they
-cannot go stale and are redrawn for the reader's CPU:
-
-  step01_walk.png         step 01's walk through A, B and C by 64-byte cache lines
-  register_file_4x4.png   step 05's SSE tile in xmm registers (MR, NR and the registers read
-  register_file_6x16.png  from steps/05_simd_4x4/kernel_sse.cpp and
-  register_file_14x32.png steps/08_avx512_14x32/microkernels.hpp and its kernels)
-  five_loops.png          the BLIS loop nest as blocks coloured by the cache each lives in,
-                          with step 08's mc, kc, nc and the cache sizes `cpuinfo` reports
-  packing.png             packed A and B as address maps, and the L1 sets an unpacked and a
-                          packed B sliver fall into
-  threads.png             step 09's split of C between threads on a timeline, with barriers
-  reading_plots.png       a real step figure (plot_gflops.py) with its parts named
+"""The tutorial's pictures of its ideas, drawn from the numbers the code uses (the tiles in the
+source, the caches and blocks of the machine record) so that they cannot go stale and are redrawn
+for the reader's CPU; docs/contracts.md ("The concept pictures") says what each is drawn from.
 
     concepts.py --out DIR [--cpuinfo-bin build/bin/cpuinfo | --machine results/machine.json]
                 [--kernel NAME] [--only NAME,...]
 
-Caches and block sizes come from the machine record, `cpuinfo --json` (plots/machine.py; it
-honours GEMM_CACHES); for a --kernel other than the one the record describes, from the
-step's own CSV after a run at n = 16 with that kernel.
 Exit 0; 2 bad input (one line); 3 no matplotlib or an output that cannot be written.
 """
 import argparse
 import os
 import re
 import subprocess
-import sys
 
 import cli
 import drawing
@@ -32,8 +18,7 @@ import output_file
 import machine
 from harness_csv import InputError
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_DATA = os.path.join(ROOT, "docs", "figures", "zen3", "reading-plots")   # a real Zen 3 run
 NAMES = ("step01_walk", "register_file_4x4", "register_file_6x16", "register_file_14x32",
          "five_loops", "packing", "threads", "reading_plots")
@@ -58,6 +43,10 @@ def kib(nbytes):
     return "{} B".format(nbytes)
 
 
+def plural(count):
+    return "s" * (count != 1)
+
+
 # ---- The inputs: the source's tiles, cpuinfo's caches and blocks ------------------------------
 
 def read_source(root, path):
@@ -66,15 +55,6 @@ def read_source(root, path):
             return f.read()
     except OSError as e:
         raise InputError("{}: cannot read ({})".format(os.path.join(root, path), e.strerror))
-
-
-def function_body(text, name, path):
-    """The text of function `name` up to the closing brace at the start of a line."""
-    start = text.find(" " + name + "(")
-    end = text.find("\n}", start)
-    if start < 0 or end < 0:
-        raise InputError("{}: no function {}".format(path, name))
-    return text[start:end]
 
 
 def step08_tiles(root):
@@ -89,12 +69,16 @@ def step08_tiles(root):
 
 
 def kernel_registers(root, isa, tile):
-    """What one step of p keeps in registers: accumulators, B loads, broadcasts of A, from
-    the kernel's source (its k loop's loads and broadcasts)."""
+    """What one step of p keeps in registers, from the loads and broadcasts of the kernel's k loop."""
     lanes = ISA[isa]["lanes"]
     if isa == "sse":
         path = "steps/05_simd_4x4/kernel_sse.cpp"
-        body = function_body(read_source(root, path), "add_dot_4x4", path)
+        text = read_source(root, path)
+        start = text.find(" add_dot_4x4(")
+        end = text.find("\n}", start)   # the closing brace at the start of a line
+        if start < 0 or end < 0:
+            raise InputError("{}: no function add_dot_4x4".format(path))
+        body = text[start:end]
         mr = len(re.findall(r"__m128 c\d+ = _mm_setzero_ps", body))
         loads = len(re.findall(r"_mm_loadu?_ps\(b\)", body))
         broadcasts = len(re.findall(r"_mm_set1_ps", body))
@@ -128,9 +112,7 @@ def run_tool(command):
 
 
 def step_blocks(args, record, slug, kernel):
-    """mc, kc, nc of `slug` with `kernel`: the machine record's, when that kernel runs there;
-    else the step's own, from its CSV's params after a run at n = 16 (the record has only the
-    params in effect for the kernel that runs)."""
+    """mc, kc, nc of `slug` with `kernel`: the record's if that kernel runs there, else from a run at n = 16."""
     step = record.step(slug)
     if step and step.variant == kernel and {"mc", "kc", "nc"} <= set(step.params):
         return {k: step.params[k] for k in ("mc", "kc", "nc")}
@@ -168,7 +150,7 @@ def inputs(args):
     note = args.drawn_for or ("caches given by GEMM_CACHES" if record.caches_source == "GEMM_CACHES"
                               else record.identity.label or "this CPU")
     return {"caches": caches, "kernel": kernel if runs else None, "tiles": tiles, "threads": args.threads,
-            "threads_n": args.threads_n, "alias_n": args.alias_n,
+            "threads_n": args.threads_n, "alias_n": args.alias_n, "walk_n": args.walk_n,
             "blocks": step_blocks(args, record, "08_avx512_14x32", kernel) if runs else None,
             "blocks09": step_blocks(args, record, "09_openmp", kernel) if runs else None,
             "source": args.source, "data": args.data,
@@ -180,12 +162,12 @@ def inputs(args):
 
 # ---- Shared drawing pieces ----------------------------------------------------------------------
 
-def new_figure(width, height):
-    return drawing.pyplot().figure(figsize=(width, height), dpi=100)
-
-
-def caption(fig, inp, extra=""):
+def new_figure(inp, width, height, title, size=14, y=0.975, extra=""):
+    """A canvas with its title on top and, at its foot, what it was drawn for."""
+    fig = drawing.pyplot().figure(figsize=(width, height), dpi=100)
+    fig.suptitle(title, fontsize=size, y=y)
     fig.text(0.5, 0.012, inp["caption"] + extra, ha="center", va="bottom", fontsize=10, color="#444444")
+    return fig
 
 
 def box(ax, x, y, w, h, colour, edge="black", alpha=1.0, width=1.0, **kw):
@@ -193,63 +175,49 @@ def box(ax, x, y, w, h, colour, edge="black", alpha=1.0, width=1.0, **kw):
     ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor=edge, alpha=alpha, linewidth=width, **kw))
 
 
-def bare(ax, x0, x1, y0, y1):
-    ax.set_xlim(x0, x1)
-    ax.set_ylim(y0, y1)
-    ax.set_aspect("equal")
+def bare(ax, x0, x1, y0, y1, equal=True):
+    ax.set(xlim=(x0, x1), ylim=(y0, y1))
+    if equal:
+        ax.set_aspect("equal")
     ax.axis("off")
 
 
 # ---- 1. Step 01's walk through memory -----------------------------------------------------------
 
-def lines_of(offsets):
-    """How many 64-byte lines the floats at these offsets touch (the matrix starts on a line)."""
-    return len({o * FLOAT // LINE for o in offsets})
-
-
-def walk_grid(ax, x0, n, name, marked, shaded):
-    """Matrix `name` (n x n, row-major) at x0: its marked cells, the lines they touch shaded,
-    and the line boundaries as thick ticks on every row (collections: thousands of cells)."""
+def walk_grid(ax, x0, n, name, offsets):
+    """Matrix `name` at x0, the cells at `offsets` and their lines (collections: thousands of cells)."""
     from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.patches import Rectangle
-    per_line = LINE // FLOAT
     grid = [[(x0 + c, 0), (x0 + c, n)] for c in range(n + 1)] + [[(x0, r), (x0 + n, r)] for r in range(n + 1)]
     ax.add_collection(LineCollection(grid, colors="#bbbbbb", linewidths=0.5))
-    for cells_, alpha in ((shaded, 0.22), (marked, 1.0)):
-        ax.add_collection(PatchCollection([Rectangle((x0 + c, n - r - 1), 1, 1) for r, c in cells_],
+    per_line = LINE // FLOAT
+    starts = {o // per_line * per_line for o in offsets}   # the lines the cache brings in with them
+    lines = [divmod(s + e, n) for s in starts for e in range(per_line) if s + e < n * n]
+    for cells, alpha in ((lines, 0.22), ([divmod(o, n) for o in offsets], 1.0)):
+        ax.add_collection(PatchCollection([Rectangle((x0 + c, n - r - 1), 1, 1) for r, c in cells],
                                           facecolor=MATRIX[name], edgecolor="none", alpha=alpha))
     ticks = [[(x0 + c, n - r - 1), (x0 + c, n - r)] for r in range(n) for c in range(n + 1)
              if (r * n + c) % per_line == 0]
     ax.add_collection(LineCollection(ticks, colors="black", linewidths=1.6))
     ax.text(x0 + n / 2, n + 1.0, name, ha="center", va="bottom", fontsize=15, weight="bold", color=MATRIX[name])
-
-
-def line_cells(n, offsets):
-    """Every cell of the lines that hold these offsets: what the cache brings in with them."""
-    per_line = LINE // FLOAT
-    starts = {o // per_line * per_line for o in offsets}
-    return [divmod(s + e, n) for s in starts for e in range(per_line) if s + e < n * n]
+    return len(starts)
 
 
 def draw_walk(inp):
     n, per_line = inp["walk_n"], LINE // FLOAT
     i, j = n // 4, n // 3
-    a_off = [i * n + p for p in range(n)]
-    b_off = [p * n + j for p in range(n)]
-    c_off = [i * n + j]
-    la, lb, lc = lines_of(a_off), lines_of(b_off), lines_of(c_off)
-    fig = new_figure(12, 6.6)
+    fig = new_figure(inp, 12, 6.6, "Step 01: C(i, j) += A(i, p) \u00b7 B(p, j) for p = 0..n-1, one element at a time "
+                     "(n = {})".format(n))
     ax = fig.add_axes([0.01, 0.25, 0.98, 0.64])
     gap = max(6, n // 4)
-    for k, (name, offs) in enumerate((("A", a_off), ("B", b_off), ("C", c_off))):
-        walk_grid(ax, k * (n + gap), n, name, [divmod(o, n) for o in offs], line_cells(n, offs))
+    walks = (("A", [i * n + p for p in range(n)]), ("B", [p * n + j for p in range(n)]), ("C", [i * n + j]))
+    la, lb, lc = [walk_grid(ax, k * (n + gap), n, name, offs) for k, (name, offs) in enumerate(walks)]
     ax.text(n + gap / 2, n / 2, "\u00d7", ha="center", va="center", fontsize=22)
     ax.text(2 * n + 1.5 * gap, n / 2, "\u2192", ha="center", va="center", fontsize=22)
     bare(ax, -1, 3 * n + 2 * gap + 1, -1, n + 4)
-    fig.suptitle("Step 01: C(i, j) += A(i, p) \u00b7 B(p, j) for p = 0..n-1, one element at a time (n = {})".format(n),
-                 fontsize=14, y=0.975)
-    notes = ("row {} of A: {} floats side by side,\n{} line{} of {} floats".format(i, n, la, "s" * (la != 1), per_line),
-             "column {} of B: {} floats, each {} bytes\n(n floats) after the last: {} lines".format(j, n, n * FLOAT, lb),
+    notes = ("row {} of A: {} floats side by side,\n{} line{} of {} floats".format(i, n, la, plural(la), per_line),
+             "column {} of B: {} floats, each {} bytes\n(n floats) after the last: {} lines".format(
+                 j, n, n * FLOAT, lb),
              "C({}, {}): {} line".format(i, j, lc))
     for k, text in enumerate(notes):
         fig.text((k * (n + gap) + n / 2 + 1) / (3 * n + 2 * gap + 2) * 0.98 + 0.01, 0.235, text, ha="center",
@@ -258,210 +226,180 @@ def draw_walk(inp):
              "line read.\nOne dot product touches {} + {} + {} = {} lines ({}) for {} multiply-adds; of each line of B "
              "it uses {} bytes.".format(LINE, per_line, la, lb, lc, la + lb + lc, kib((la + lb + lc) * LINE), n,
                                         FLOAT), ha="center", va="bottom", fontsize=11.5)
-    caption(fig, inp)
     return fig
 
 
 # ---- 2. The register file of a tile -------------------------------------------------------------
 
-def register_roles(k):
-    """(role, text) of each register: accumulators, B loads, broadcasts, then the free ones."""
-    per_row = k["nr"] // k["lanes"]
-    roles = []
-    for i in range(k["mr"]):
-        for j in range(per_row):
-            roles.append(("C", "C({}, {}..{})".format(i, j * k["lanes"], (j + 1) * k["lanes"] - 1)))
-    for j in range(k["loads"]):
-        roles.append(("B", "B(p, {}..{})".format(j * k["lanes"], (j + 1) * k["lanes"] - 1)))
-    for i in range(k["broadcasts"]):
-        roles.append(("A", "A({}, p) \u00d7{}".format(i, k["lanes"]) if k["broadcasts"] > 1 else
-                      "A(i, p) \u00d7{}".format(k["lanes"])))
-    roles += [("free", "free")] * max(0, k["regs"] - len(roles))
-    return roles
+def lanes(j, count):
+    """'8..15': the lanes of register j of a row."""
+    return "{}..{}".format(j * count, (j + 1) * count - 1)
 
 
 def draw_register_grid(ax, k):
-    roles = register_roles(k)
+    """Each register's role: accumulators, B loads, broadcasts, then the free ones (red: too many)."""
+    roles = [("C", "C({}, {})".format(i, lanes(j, k["lanes"]))) for i in range(k["mr"])
+             for j in range(k["nr"] // k["lanes"])]
+    roles += [("B", "B(p, {})".format(lanes(j, k["lanes"]))) for j in range(k["loads"])]
+    roles += [("A", "A({}, p) \u00d7{}".format(i if k["broadcasts"] > 1 else "i", k["lanes"]))
+              for i in range(k["broadcasts"])]
+    roles += [("free", "free")] * max(0, k["regs"] - len(roles))
     cols = 4
     rows = (max(k["regs"], len(roles)) + cols - 1) // cols
     for idx, (role, text) in enumerate(roles):
-        r, c = divmod(idx, cols)
-        over = idx >= k["regs"]
-        box(ax, c * 4.2, -r * 1.35, 4, 1.15, FREE if role == "free" else MATRIX[role], alpha=0.85,
+        x, y = idx % cols * 4.2, -(idx // cols) * 1.35
+        over, ink = idx >= k["regs"], "#555555" if role == "free" else "white"
+        box(ax, x, y, 4, 1.15, FREE if role == "free" else MATRIX[role], alpha=0.85,
             edge="red" if over else "black", width=2.5 if over else 0.8)
-        ax.text(c * 4.2 + 0.12, -r * 1.35 + 1.0, "{}{}".format(k["reg"], idx), fontsize=8.5, va="top",
-                color="white" if role != "free" else "#555555")
-        ax.text(c * 4.2 + 2, -r * 1.35 + 0.38, text, fontsize=10.5, ha="center", va="center",
-                color="white" if role != "free" else "#555555")
+        ax.text(x + 0.12, y + 1.0, "{}{}".format(k["reg"], idx), fontsize=8.5, va="top", color=ink)
+        ax.text(x + 2, y + 0.38, text, fontsize=10.5, ha="center", va="center", color=ink)
     ax.text(cols * 2.1, 2.0, "the register file: {} {} registers of {} floats".format(k["regs"], k["reg"], k["lanes"]),
             ha="center", fontsize=12)
     bare(ax, -0.3, cols * 4.2, -rows * 1.35 - 0.2, 2.9)
 
 
-def lanes_grid(ax, x, y, n, s):
-    for c in range(1, n):
-        ax.plot([x + c * s, x + c * s], [y, y + s], color="white", linewidth=0.5, alpha=0.7)
+def register_row(ax, x, y, k, s, colour):
+    """The NR floats of a row of the tile, a register of `lanes` cells each, at (x, y)."""
+    for j in range(k["nr"] // k["lanes"]):
+        x0 = x + j * k["lanes"] * s
+        box(ax, x0, y, k["lanes"] * s, s, colour, alpha=0.85, width=1.2)
+        for c in range(1, k["lanes"]):
+            ax.plot([x0 + c * s, x0 + c * s], [y, y + s], color="white", linewidth=0.5, alpha=0.7)
 
 
 def draw_tile(ax, k):
     """The MR x NR tile of C by register, the B row above it, A's column and its broadcast."""
-    mr, nr, lanes = k["mr"], k["nr"], k["lanes"]
+    mr, nr, n = k["mr"], k["nr"], k["lanes"]
     s = min(16.0 / nr, 1.6)                    # cell size: a wide tile fits the same width
-    top, xa = 0.0, 0.3
-    x0 = xa + s + 2.7
+    xa, x0, yb = 0.3, s + 3.0, 1.2             # A's column, the tile, the B row
     for i in range(mr):
-        for j in range(nr // lanes):
-            box(ax, x0 + j * lanes * s, top - (i + 1) * s, lanes * s, s, MATRIX["C"], alpha=0.85, width=1.2)
-            lanes_grid(ax, x0 + j * lanes * s, top - (i + 1) * s, lanes, s)
-    for j in range(nr // lanes):                # B row p, one load per register
-        box(ax, x0 + j * lanes * s, top + 1.2, lanes * s, s, MATRIX["B"], alpha=0.85, width=1.2)
-        lanes_grid(ax, x0 + j * lanes * s, top + 1.2, lanes, s)
-        ax.text(x0 + (j + 0.5) * lanes * s, top + 1.2 + s + 0.1, "B(p, {}..{})".format(j * lanes, (j + 1) * lanes - 1),
-                ha="center", va="bottom", fontsize=10.5, color=MATRIX["B"])
-    for i in range(mr):                         # column p of A, one float a row
-        box(ax, xa, top - (i + 1) * s, s, s, MATRIX["A"], alpha=0.85, width=0.8)
-    ax.text(xa + s / 2, top - mr * s - 0.2, "A(0..{}, p)".format(mr - 1), ha="center", va="top", fontsize=10.5,
+        register_row(ax, x0, -(i + 1) * s, k, s, MATRIX["C"])
+        box(ax, xa, -(i + 1) * s, s, s, MATRIX["A"], alpha=0.85, width=0.8)
+    register_row(ax, x0, yb, k, s, MATRIX["B"])
+    for j in range(nr // n):
+        ax.text(x0 + (j + 0.5) * n * s, yb + s + 0.1, "B(p, {})".format(lanes(j, n)), ha="center", va="bottom",
+                fontsize=10.5, color=MATRIX["B"])
+    ax.text(xa + s / 2, -mr * s - 0.2, "A(0..{}, p)".format(mr - 1), ha="center", va="top", fontsize=10.5,
             color=MATRIX["A"])
-    row = min(mr - 1, 1)
-    ax.annotate("", xy=(x0 - 0.1, top - (row + 0.5) * s), xytext=(xa + s + 0.05, top - (row + 0.5) * s),
+    y = -(min(mr - 1, 1) + 0.5) * s
+    ax.annotate("", xy=(x0 - 0.1, y), xytext=(xa + s + 0.05, y),
                 arrowprops=dict(arrowstyle="->", color=MATRIX["A"], linewidth=2))
-    ax.text((xa + s + x0) / 2, top - (row + 0.5) * s + 0.12, "broadcast\n\u00d7{}".format(lanes), ha="center",
-            va="bottom", fontsize=10, color=MATRIX["A"])
-    ax.text(x0, top - mr * s - 0.4, "the {} x {} tile of C: {} accumulators of {} floats,\n"
-            "row i += A(i, p) \u00d7 B(p, ..), register by register".format(mr, nr, k["acc"], lanes),
+    ax.text((xa + s + x0) / 2, y + 0.12, "broadcast\n\u00d7{}".format(n), ha="center", va="bottom", fontsize=10,
+            color=MATRIX["A"])
+    ax.text(x0, -mr * s - 0.4, "the {} x {} tile of C: {} accumulators of {} floats,\n"
+            "row i += A(i, p) \u00d7 B(p, ..), register by register".format(mr, nr, k["acc"], n),
             ha="left", va="top", fontsize=11.5)
-    ax.text(x0 + nr * s / 2, top + 1.2 + s + 0.75, "row p of {}: {} load{}".format(
-        "B" if k["isa"] == "sse" else "the B sliver", k["loads"], "s" * (k["loads"] != 1)), ha="center", va="bottom", fontsize=10.5)
-    bare(ax, 0, x0 + 16.5, top - mr * s - 2.2, top + 1.2 + s + 1.7)
+    ax.text(x0 + nr * s / 2, yb + s + 0.75, "row p of {}: {} load{}".format(
+        "B" if k["isa"] == "sse" else "the B sliver", k["loads"], plural(k["loads"])), ha="center", va="bottom",
+        fontsize=10.5)
+    bare(ax, 0, x0 + 16.5, -mr * s - 2.2, yb + s + 1.7)
 
 
 def draw_register_file(inp, isa):
     k = inp["registers"][isa]
     used = k["acc"] + k["loads"] + k["broadcasts"]
-    fig = new_figure(12, 6.4 if k["regs"] > 16 else 5.4)
     step = "Step 05 (SSE)" if isa == "sse" else "Step 08, {} kernel".format("AVX2" if isa == "avx2" else "AVX-512")
-    fig.suptitle("{}: the {} x {} tile of C in {} registers".format(step, k["mr"], k["nr"], k["reg"]), fontsize=14,
-                 y=0.975)
+    fig = new_figure(inp, 12, 6.4 if k["regs"] > 16 else 5.4, "{}: the {} x {} tile of C in {} registers".format(
+        step, k["mr"], k["nr"], k["reg"]), extra="\nTile read from {}; register numbers are an example (the compiler "
+        "picks them).".format(k["path"]))
     draw_register_grid(fig.add_axes([0.01, 0.2, 0.44, 0.7]), k)
     draw_tile(fig.add_axes([0.47, 0.2, 0.52, 0.7]), k)
     op = ("{} FMAs: c += a \u00d7 b in one instruction".format(k["acc"]) if k["fma"] else
           "{} multiplies, then {} adds (SSE has no FMA)".format(k["acc"], k["acc"]))
     fig.text(0.5, 0.16, "Per step of p: {} load{} of B, {} broadcast{} of A, {} = {} multiply-adds.".format(
-        k["loads"], "s" * (k["loads"] != 1), k["mr"], "s" * (k["mr"] != 1), op, k["mr"] * k["nr"]),
+        k["loads"], plural(k["loads"]), k["mr"], plural(k["mr"]), op, k["mr"] * k["nr"]),
         ha="center", va="top", fontsize=11.5)
     fig.text(0.5, 0.11, "{} accumulators + {} B + {} broadcast{} = {} of the {} {} registers{}".format(
-        k["acc"], k["loads"], k["broadcasts"], "s" * (k["broadcasts"] != 1), used, k["regs"], k["reg"],
+        k["acc"], k["loads"], k["broadcasts"], plural(k["broadcasts"]), used, k["regs"], k["reg"],
         " (too many: they spill)" if used > k["regs"] else ""), ha="center", va="top", fontsize=11.5,
         weight="bold")
-    caption(fig, inp, "\nTile read from {}; register numbers are an example (the compiler picks them).".format(
-        k["path"]))
     return fig
 
 
 # ---- 3. The five loops, each block in the cache it lives in ------------------------------------
 
-def home(nbytes, caches):
-    """The smallest cache level that holds nbytes (the level a block is read from when reused)."""
-    for level in ("L1", "L2", "L3"):
-        if nbytes <= caches[level]:
-            return level
-    return "DRAM"
-
-
-def matrix_boxes(ax, x, y, size, gap=1.3):
-    """C += A x B outlines at x; returns the origin of each (lower left corners)."""
-    at = {"C": (x, y), "A": (x + size + gap, y), "B": (x + 2 * (size + gap), y)}
-    for name, (mx, my) in at.items():
-        box(ax, mx, my, size, size, "white", edge=MATRIX[name], width=1.8)
-        ax.text(mx + size / 2, my + size + 0.15, name, ha="center", va="bottom", fontsize=12, weight="bold",
-                color=MATRIX[name])
-    ax.text(x + size + gap / 2, y + size / 2, "+=", ha="center", va="center", fontsize=14)
-    ax.text(x + 2 * size + 1.5 * gap, y + size / 2, "\u00d7", ha="center", va="center", fontsize=14)
-    return at
+def where(nbytes, caches):
+    """The smallest cache that holds nbytes (the level a block is read from when reused), and a note."""
+    level = next((lv for lv in ("L1", "L2", "L3") if nbytes <= caches[lv]), "DRAM")
+    return level, ("{}: in {} ({})".format(kib(nbytes), level, kib(caches[level])) if level != "DRAM" else
+                   "{}: larger than L3 ({})".format(kib(nbytes), kib(caches["L3"])))
 
 
 def loop_rows(inp):
-    """The five loops: (loop line, blocks drawn {matrix: (x, y, w, h) as fractions, level}, note)."""
+    """The five loops: (loop line, blocks {matrix: (w, h) as fractions, at its top left; level}, note)."""
     b, c = inp["blocks"], inp["caches"]
     mr, nr = inp["tiles"][inp["kernel"]]
-    panel, ablock, sliver = b["kc"] * b["nc"] * FLOAT, b["mc"] * b["kc"] * FLOAT, b["kc"] * nr * FLOAT
     fn, fk, fm, fr = 0.45, 0.4, 0.32, 0.08
-
-    def where(nbytes):
-        lv = home(nbytes, c)
-        return lv, "{}: in {} ({})".format(kib(nbytes), lv, kib(c[lv])) if lv != "DRAM" else \
-            "{}: larger than L3 ({})".format(kib(nbytes), kib(c["L3"]))
-    lp, tp = where(panel)
-    la, ta = where(ablock)
-    ls, ts = where(sliver)
+    lp, tp = where(b["kc"] * b["nc"] * FLOAT, c)   # the B panel
+    la, ta = where(b["mc"] * b["kc"] * FLOAT, c)   # the A block
+    ls, ts = where(b["kc"] * nr * FLOAT, c)        # the B sliver
     return [
-        ("for jc in 0..n step nc = {}".format(b["nc"]), {"C": (0, 0, fn, 1, "DRAM"), "B": (0, 0, fn, 1, "DRAM")},
+        ("for jc in 0..n step nc = {}".format(b["nc"]), {"C": (fn, 1, "DRAM"), "B": (fn, 1, "DRAM")},
          "nc = {} columns of B and C at a time".format(b["nc"])),
-        ("  for pc in 0..k step kc = {}".format(b["kc"]),
-         {"C": (0, 0, fn, 1, None), "A": (0, 0, fk, 1, "DRAM"), "B": (0, 1 - fk, fn, fk, lp)},
+        ("  for pc in 0..k step kc = {}".format(b["kc"]), {"C": (fn, 1, None), "A": (fk, 1, "DRAM"), "B": (fn, fk, lp)},
          "pack the B panel, kc x nc = {} x {}\n{}".format(b["kc"], b["nc"], tp)),
-        ("    for ic in 0..m step mc = {}".format(b["mc"]),
-         {"C": (0, 1 - fm, fn, fm, None), "A": (0, 1 - fm, fk, fm, la), "B": (0, 1 - fk, fn, fk, lp)},
+        ("    for ic in 0..m step mc = {}".format(b["mc"]), {"C": (fn, fm, None), "A": (fk, fm, la), "B": (fn, fk, lp)},
          "pack the A block, mc x kc = {} x {}\n{}".format(b["mc"], b["kc"], ta)),
-        ("      for jr in 0..nc step NR = {}".format(nr),
-         {"C": (0, 1 - fm, fr, fm, None), "A": (0, 1 - fm, fk, fm, la), "B": (0, 1 - fk, fr, fk, ls)},
+        ("      for jr in 0..nc step NR = {}".format(nr), {"C": (fr, fm, None), "A": (fk, fm, la), "B": (fr, fk, ls)},
          "the B sliver, kc x NR = {} x {}\n{}".format(b["kc"], nr, ts)),
         ("        for ir in 0..mc step MR = {}".format(mr),
-         {"C": (0, 1 - fr, fr, fr, "registers"), "A": (0, 1 - fr, fk, fr, la), "B": (0, 1 - fk, fr, fk, ls)},
-         "micro-kernel: the MR x NR = {} x {} tile of C\nin {} registers, {} deep".format(mr, nr, mr * nr // ISA[
-             inp["kernel"]]["lanes"], b["kc"])),
+         {"C": (fr, fr, "registers"), "A": (fk, fr, la), "B": (fr, fk, ls)},
+         "micro-kernel: the MR x NR = {} x {} tile of C\nin {} registers, {} deep".format(
+             mr, nr, mr * nr // ISA[inp["kernel"]]["lanes"], b["kc"])),
     ]
+
+
+def loop_row(ax, loop, blocks, note, size=5.0, gap=1.3):
+    """One loop: its line, its note, and C += A x B with the blocks it works on."""
+    for k, name in enumerate("CAB"):
+        x = 14 + k * (size + gap)
+        box(ax, x, 0.4, size, size, "white", edge=MATRIX[name], width=1.8)
+        ax.text(x + size / 2, size + 0.55, name, ha="center", va="bottom", fontsize=12, weight="bold",
+                color=MATRIX[name])
+        if name in blocks:
+            fw, fh, level = blocks[name]
+            at = (x, 0.4 + (1 - fh) * size, fw * size, fh * size)
+            if level is None:
+                box(ax, *at, "none", width=1.4, linestyle="--")
+            else:
+                box(ax, *at, LEVEL[level], alpha=0.3 if level == "DRAM" else 0.85)
+    for k, sign in enumerate(("+=", "\u00d7")):
+        ax.text(14 + size + gap / 2 + k * (size + gap), 0.4 + size / 2, sign, ha="center", va="center", fontsize=14)
+    ax.text(0.2, size + 0.2, loop, family="monospace", fontsize=14, va="top")
+    ax.text(0.2, size - 1.3, note, fontsize=13, va="top")
+    bare(ax, 0, 34.5, 0, size + 1.0)
 
 
 def draw_five_loops(inp):
     b, c = inp["blocks"], inp["caches"]
-    rows = loop_rows(inp)
-    fig = new_figure(12, 13)
-    fig.suptitle("Step 08's five loops: mc = {}, kc = {}, nc = {} ({} kernel)".format(b["mc"], b["kc"], b["nc"],
-                 inp["kernel"]), fontsize=15, y=0.985)
+    fig = new_figure(inp, 12, 13, "Step 08's five loops: mc = {}, kc = {}, nc = {} ({} kernel)".format(
+        b["mc"], b["kc"], b["nc"], inp["kernel"]), size=15, y=0.985)
     legend = fig.add_axes([0.02, 0.915, 0.96, 0.035])
-    spots = [("registers", "registers")] + [(lv, "{} {}".format("L1d" if lv == "L1" else lv, kib(c[lv])))
-                                           for lv in ("L1", "L2", "L3")] + [("DRAM", "memory")]
+    spots = ([("registers", "registers")] + [(lv, "{} {}".format("L1d" if lv == "L1" else lv, kib(c[lv])))
+                                             for lv in ("L1", "L2", "L3")] + [("DRAM", "memory")])
     for k, (lv, text) in enumerate(spots):
         box(legend, k * 20, 0, 3, 1, LEVEL[lv], edge="none")
         legend.text(k * 20 + 3.6, 0.5, text, va="center", fontsize=13)
-    legend.set_xlim(0, 100)
-    legend.set_ylim(0, 1)
-    legend.axis("off")
-    size = 5.0
-    for r, (loop, blocks, note) in enumerate(rows):
-        ax = fig.add_axes([0.01, 0.745 - r * 0.166, 0.98, 0.16])
-        at = matrix_boxes(ax, 14, 0.4, size)
-        for name, (fx, fy, fw, fh, level) in blocks.items():
-            x, y = at[name]
-            if level is None:
-                box(ax, x + fx * size, y + fy * size, fw * size, fh * size, "none", edge="black", width=1.4,
-                    linestyle="--")
-            else:
-                box(ax, x + fx * size, y + fy * size, fw * size, fh * size, LEVEL[level], edge="black",
-                    alpha=0.3 if level == "DRAM" else 0.85, width=1.0)
-        ax.text(0.2, size + 0.2, loop, family="monospace", fontsize=14, va="top")
-        ax.text(0.2, size - 1.3, note, fontsize=13, va="top")
-        ax.set_xlim(0, 34.5)
-        ax.set_ylim(0, size + 1.0)
-        ax.set_aspect("equal")
-        ax.axis("off")
+    bare(legend, 0, 100, 0, 1, equal=False)
+    for r, row in enumerate(loop_rows(inp)):
+        loop_row(fig.add_axes([0.01, 0.745 - r * 0.166, 0.98, 0.16]), *row)
     fig.text(0.5, 0.045, "Each block coloured by the smallest cache that holds it; dashed: the part of C the loop "
              "updates. Not to scale.", ha="center", fontsize=12)
-    caption(fig, inp)
     return fig
 
 
 # ---- 4. Packing: address maps and the L1 sets ------------------------------------------------
+
+SLIVER_SHADES = ("#c2185b", "#f06292", "#00838f", "#4db6ac")   # A's two slivers, B's two
+
 
 def shown(count, head=3):
     """Indices to draw of 0..count-1: all of a few, else the first `head`, a gap (None), the last."""
     return list(range(count)) if count <= head + 2 else list(range(head)) + [None, count - 1]
 
 
-def address_map(ax, rows, cols, offset, colour_of, row_name, col_name, w=1.7):
-    """A grid of packed offsets: rows x cols of indices (None: a gap of '...'), cells w wide;
-    a grey path through the first offsets in the order they are stored (and read)."""
+def address_map(ax, rows, cols, offset, shade, names, title, w=1.7):
+    """Packed offsets of rows x cols (None: a gap), a path through them in the order they are read."""
     where = {}
     for r, i in enumerate(rows):
         for c, j in enumerate(cols):
@@ -469,62 +407,33 @@ def address_map(ax, rows, cols, offset, colour_of, row_name, col_name, w=1.7):
                 ax.text((c + 0.5) * w, -r - 0.5, "\u22ef" if i is not None else "\u22ee", ha="center",
                         va="center", fontsize=10)
                 continue
-            box(ax, c * w, -r - 1, w, 1, colour_of(i, j), edge="white", width=1.0)
+            box(ax, c * w, -r - 1, w, 1, SLIVER_SHADES[shade(i, j)], edge="white", width=1.0)
             ax.text((c + 0.5) * w, -r - 0.5, str(offset(i, j)), ha="center", va="center", fontsize=10,
                     color="white", zorder=4)
             where[offset(i, j)] = ((c + 0.5) * w, -r - 0.5)
-    path = []
-    for o in range(min(where) if where else 0, 10 ** 9):
-        if o not in where:
-            break
+    path, o = [], min(where, default=0)
+    while o in where:
         path.append(where[o])
+        o += 1
     if len(path) > 1:
         ax.plot([x for x, _ in path], [y for _, y in path], color="black", alpha=0.45, linewidth=2.5, zorder=3)
-        ax.annotate("", xy=path[-1], xytext=path[-2], arrowprops=dict(arrowstyle="-|>", color="black", alpha=0.6,
-                                                                    linewidth=2), zorder=3)
+        ax.annotate("", xy=path[-1], xytext=path[-2], zorder=3,
+                    arrowprops=dict(arrowstyle="-|>", color="black", alpha=0.6, linewidth=2))
     for r, i in enumerate(rows):
-        ax.text(-0.15, -r - 0.5, "" if i is None else "{} = {}".format(row_name, i), ha="right", va="center",
+        ax.text(-0.15, -r - 0.5, "" if i is None else "{} = {}".format(names[0], i), ha="right", va="center",
                 fontsize=10)
     for c, j in enumerate(cols):
         ax.text((c + 0.5) * w, 0.15, "" if j is None else str(j), ha="center", va="bottom", fontsize=10)
-    ax.text(len(cols) * w / 2, 0.9, col_name, ha="center", va="bottom", fontsize=9.5)
-    return len(cols) * w
-
-
-SLIVER_SHADES = ("#c2185b", "#f06292", "#00838f", "#4db6ac")   # A's two slivers, B's two
-
-
-def draw_packed_a(ax, mr, kc):
-    rows = [i for i in shown(mr, 4)] + [None if i is None else mr + i for i in shown(mr, 2)]
-    width = address_map(ax, rows, shown(kc, 4), lambda i, p: i // mr * mr * kc + p * mr + i % mr,
-                        lambda i, p: SLIVER_SHADES[i // mr % 2], "i", "p (depth)")
-    ax.set_title("packed A: slivers of MR = {} rows, each stored column by column:\n"
-                 "A(i, p) at sliver \u00b7 MR \u00b7 kc + p \u00b7 MR + i mod MR".format(mr), fontsize=10.5)
-    bare(ax, -2.6, width + 0.3, -len(rows) - 0.4, 2.0)
-
-
-def draw_packed_b(ax, nr, kc):
-    rows = shown(kc, 3)
-    cols = shown(nr, 3) + [None if j is None else nr + j for j in shown(nr, 2)]
-    width = address_map(ax, rows, cols, lambda p, j: j // nr * nr * kc + p * nr + j % nr,
-                        lambda p, j: SLIVER_SHADES[2 + j // nr % 2], "p", "j (column)", w=1.35)
-    ax.set_title("packed B: slivers of NR = {} columns, each stored row by row:\n"
-                 "B(p, j) at sliver \u00b7 kc \u00b7 NR + p \u00b7 NR + j mod NR".format(nr), fontsize=10.5)
-    bare(ax, -2.6, width + 0.3, -len(rows) - 0.4, 2.0)
-
-
-def l1_geometry(l1):
-    """(sets, ways): an L1 indexed within a page has PAGE / LINE sets, so L1 / PAGE ways."""
-    sets = PAGE // LINE
-    return sets, max(1, l1 // PAGE)
+    ax.text(len(cols) * w / 2, 0.9, names[1], ha="center", va="bottom", fontsize=9.5)
+    ax.set_title(title, fontsize=10.5)
+    bare(ax, -2.6, len(cols) * w + 0.3, -len(rows) - 0.4, 2.0)
 
 
 def sets_hit(kc, nr, row_bytes, sets):
     """Lines of a kc x nr sliver per L1 set, its rows row_bytes apart (from a line boundary)."""
     count = [0] * sets
     for p in range(kc):
-        first, last = p * row_bytes // LINE, (p * row_bytes + nr * FLOAT - 1) // LINE
-        for line in range(first, last + 1):
+        for line in range(p * row_bytes // LINE, (p * row_bytes + nr * FLOAT - 1) // LINE + 1):
             count[line % sets] += 1
     return count
 
@@ -533,8 +442,7 @@ def draw_sets(ax, count, ways, what):
     ax.bar(range(len(count)), count, width=0.8, color=LEVEL["L1"])
     ax.axhline(ways, color="black", linestyle="--", linewidth=1.2)
     ax.text(len(count) - 1, ways, "a set holds {} lines".format(ways), ha="right", va="bottom", fontsize=9.5)
-    ax.set_xlim(-1, len(count))
-    ax.set_ylim(0, max(max(count), ways) * 1.25)
+    ax.set(xlim=(-1, len(count)), ylim=(0, max(max(count), ways) * 1.25))
     ax.set_xlabel("L1 set", fontsize=10)
     ax.set_ylabel("lines of the sliver", fontsize=10)
     ax.set_title(what, fontsize=10.5)
@@ -544,30 +452,33 @@ def draw_sets(ax, count, ways, what):
 def draw_packing(inp):
     mr, nr = inp["tiles"][inp["kernel"]]
     kc, n, l1 = inp["blocks"]["kc"], inp["alias_n"], inp["caches"]["L1"]
-    sets, ways = l1_geometry(l1)
-    fig = new_figure(12.5, 10)
-    fig.suptitle("Packing: the A block and the B panel copied in the order the micro-kernel reads them "
-                 "(kc = {})".format(kc), fontsize=14, y=0.985)
-    draw_packed_a(fig.add_axes([0.0, 0.5, 0.52, 0.39]), mr, kc)
-    draw_packed_b(fig.add_axes([0.0, 0.1, 0.52, 0.34]), nr, kc)
-    loose = sets_hit(kc, nr, n * FLOAT, sets)
-    packed = sets_hit(kc, nr, nr * FLOAT, sets)
+    sets, ways = PAGE // LINE, max(1, l1 // PAGE)   # an L1 indexed within a page: one set per line of it
+    fig = new_figure(inp, 12.5, 10, "Packing: the A block and the B panel copied in the order the micro-kernel reads "
+                     "them (kc = {})".format(kc), y=0.985)
+    a_rows = shown(mr, 4) + [None if i is None else mr + i for i in shown(mr, 2)]   # two slivers of each
+    b_cols = shown(nr, 3) + [None if j is None else nr + j for j in shown(nr, 2)]
+    address_map(fig.add_axes([0.0, 0.5, 0.52, 0.39]), a_rows, shown(kc, 4),
+                lambda i, p: i // mr * mr * kc + p * mr + i % mr, lambda i, p: i // mr % 2, ("i", "p (depth)"),
+                "packed A: slivers of MR = {} rows, each stored column by column:\n"
+                "A(i, p) at sliver \u00b7 MR \u00b7 kc + p \u00b7 MR + i mod MR".format(mr))
+    address_map(fig.add_axes([0.0, 0.1, 0.52, 0.34]), shown(kc, 3), b_cols,
+                lambda p, j: j // nr * nr * kc + p * nr + j % nr, lambda p, j: 2 + j // nr % 2, ("p", "j (column)"),
+                "packed B: slivers of NR = {} columns, each stored row by row:\n"
+                "B(p, j) at sliver \u00b7 kc \u00b7 NR + p \u00b7 NR + j mod NR".format(nr), w=1.35)
+    loose, packed = sets_hit(kc, nr, n * FLOAT, sets), sets_hit(kc, nr, nr * FLOAT, sets)
     used = sum(1 for c in loose if c)
-    draw_sets(fig.add_axes([0.58, 0.6, 0.4, 0.22]), loose,
-              ways, "unpacked B sliver, rows n \u00b7 4 = {} bytes apart (n = {}):\n{} lines in {} of {} sets".format(
-                  n * FLOAT, n, sum(loose), used, sets))
-    draw_sets(fig.add_axes([0.58, 0.17, 0.4, 0.25]), packed, ways,
-              "packed B sliver, rows {} bytes apart:\n{} lines spread over {} sets".format(
-                  nr * FLOAT, sum(packed), sum(1 for c in packed if c)))
+    draw_sets(fig.add_axes([0.58, 0.6, 0.4, 0.22]), loose, ways, "unpacked B sliver, rows n \u00b7 4 = {} bytes "
+              "apart (n = {}):\n{} lines in {} of {} sets".format(n * FLOAT, n, sum(loose), used, sets))
+    draw_sets(fig.add_axes([0.58, 0.17, 0.4, 0.25]), packed, ways, "packed B sliver, rows {} bytes apart:\n"
+              "{} lines spread over {} sets".format(nr * FLOAT, sum(packed), sum(1 for c in packed if c)))
     over = sum(max(0, c - ways) for c in loose)
     fig.text(0.78, 0.515, "{} lines more than {} set{} hold{}: they evict each other".format(
-        over, used, "s" * (used != 1), "s" * (used == 1)) if over else "no set holds more than it can", ha="center",
+        over, used, plural(used), "s" * (used == 1)) if over else "no set holds more than it can", ha="center",
         fontsize=10, color=LEVEL["DRAM"] if over else "black")
     fig.text(0.5, 0.06, "The grey path: the order of the offsets, which is the order the micro-kernel reads "
              "them (one column of A and one row of B per step of p).", ha="center", fontsize=10.5)
     fig.text(0.78, 0.885, "L1d {} = {} sets x {} ways x {}-byte lines\n(one set per line of a {}-byte page)".format(
         kib(l1), sets, ways, LINE, PAGE), ha="center", va="bottom", fontsize=10)
-    caption(fig, inp)
     return fig
 
 
@@ -588,46 +499,43 @@ def row_blocks(n, team, mc, mr, per_thread):
     tiles = (n + mr - 1) // mr
     count = max((tiles * mr + mc - 1) // mc, team * per_thread)
     count = (count + team - 1) // team * team
-    spans = []
-    for b in range(count):
-        ic = tiles * b // count * mr
-        spans.append((ic, min(tiles * (b + 1) // count * mr, n) - ic))
-    return [s for s in spans if s[1] > 0]
+    spans = [(tiles * b // count * mr, min(tiles * (b + 1) // count * mr, n)) for b in range(count)]
+    return [(ic, end - ic) for ic, end in spans if end > ic]
 
 
 def equal_cut(n, most, unit):
-    """step08::panel_width: n cut into the fewest pieces of at most `most`, of equal size in
-    whole units; the width of each (the last may be thinner by the rounding)."""
+    """step08::panel_width: the width of the fewest pieces of at most `most`, equal in whole units."""
     pieces = (n + most - 1) // most
     return ((n + pieces - 1) // pieces + unit - 1) // unit * unit
 
 
 def schedule(n, team, blk, tile, spans):
-    """Each thread's boxes (start, length, kind, label) under schedule(dynamic) with equal-speed
-    threads, and the barriers' times. Computing takes its flops; packing a float is drawn as
-    0.3 nc flops, far more than it costs, so that it can be seen. n and k are cut as the
-    steps cut them: equal panels of at most nc, equal slices of at most kc."""
+    """Each thread's boxes (start, length, kind, label) under schedule(dynamic), and the barriers' times.
+    Computing takes its flops; packing a float is drawn as 0.3 nc flops, far more than it costs, to be seen."""
     mr, nr = tile
-    panel, slice_ = equal_cut(n, blk["nc"], nr), equal_cut(n, blk["kc"], 1)
+    panel, slice_ = equal_cut(n, blk["nc"], nr), equal_cut(n, blk["kc"], 1)   # n and k cut as the steps do
     clock, boxes, barriers = [0.0] * team, [[] for _ in range(team)], []
     pack = 0.3 * min(panel, n)
+
+    def barrier():
+        barriers.append(max(clock))
+        clock[:] = [max(clock)] * team
+
+    def run(*parts):   # (length, kind, label) back to back on the thread free first
+        t = clock.index(min(clock))
+        for length, kind, label in parts:
+            boxes[t].append((clock[t], length, kind, label))
+            clock[t] += length
     for jc in range(0, n, panel):
         nc = min(panel, n - jc)
         for pc in range(0, n, slice_):
             kc = min(slice_, n - pc)
             for jr in range(0, nc, nr):
-                t = clock.index(min(clock))
-                boxes[t].append((clock[t], pack * kc * nr, "B", "packs B"))
-                clock[t] += pack * kc * nr
-            barriers.append(max(clock))
-            clock = [max(clock)] * team
+                run((pack * kc * nr, "B", "packs B"))
+            barrier()
             for b, (ic, mb) in enumerate(spans):
-                t = clock.index(min(clock))
-                boxes[t].append((clock[t], pack * mb * kc, "A", ""))
-                boxes[t].append((clock[t] + pack * mb * kc, 2.0 * mb * nc * kc, "C", "b{}".format(b)))
-                clock[t] += pack * mb * kc + 2.0 * mb * nc * kc
-            barriers.append(max(clock))
-            clock = [max(clock)] * team
+                run((pack * mb * kc, "A", ""), (2.0 * mb * nc * kc, "C", "b{}".format(b)))
+            barrier()
     return boxes, barriers
 
 
@@ -636,14 +544,13 @@ def merged(boxes):
     out = []
     for start, length, kind, label in boxes:
         if out and kind == "B" and out[-1][2] == "B" and abs(out[-1][0] + out[-1][1] - start) < 1e-6:
-            s0, l0, _, count = out[-1]
-            out[-1] = (s0, l0 + length, "B", count + 1)
+            out[-1] = (out[-1][0], out[-1][1] + length, "B", out[-1][3] + 1)
         else:
             out.append((start, length, kind, 1 if kind == "B" else label))
     return out
 
 
-def draw_timeline(ax, boxes, barriers, team, slivers, pixels):
+def draw_timeline(ax, boxes, barriers, team, pixels):
     """pixels: the axes' width on the canvas, for which labels fit in their box."""
     end = barriers[-1]
     for t in range(team):
@@ -651,25 +558,21 @@ def draw_timeline(ax, boxes, barriers, team, slivers, pixels):
         for start, length, kind, label in merged(boxes[t]):
             box(ax, start, y + 0.1, length, 0.8, MATRIX[kind], edge="white", width=0.6)
             text = "B \u00d7{}".format(label) if kind == "B" else label
-            widest = max(len(part) for part in text.split("\n")) if text else 0
-            if text and length / end * pixels > 7 * widest + 6:
+            if text and length / end * pixels > 7 * max(len(part) for part in text.split("\n")) + 6:
                 ax.text(start + length / 2, y + 0.5, text, ha="center", va="center", fontsize=9.5, color="white")
-        done = [s + l for s, l, _, _ in boxes[t]]
-        for bar in barriers:
+        done = [start + length for start, length, _, _ in boxes[t]]
+        for bar in barriers:   # hatched: the wait from the thread's last box to the barrier
             before = max([d for d in done if d <= bar + 1e-6] or [0])
             if bar - before > end * 1e-4:
                 box(ax, before, y + 0.1, bar - before, 0.8, "white", edge="#777777", width=0.6, hatch="//")
-    for k, bar in enumerate(barriers):
+    for bar in barriers:
         ax.axvline(bar, color="black", linestyle="--", linewidth=1.3)
-        if k < 2:   # the first slice's two barriers named; the others are the same
-            ax.text(bar, team + 0.05, "barrier: the panel\nof B is packed" if k == 0 else
-                    "barrier: nobody reads\nthe panel any more", ha="left" if k == 0 else "right", va="bottom",
-                    fontsize=10)
+    names = ("barrier: the panel\nof B is packed", "barrier: nobody reads\nthe panel any more")
+    for bar, text, ha in zip(barriers, names, ("left", "right")):   # the first slice's; the others are alike
+        ax.text(bar, team + 0.05, text, ha=ha, va="bottom", fontsize=10)
     ax.set_yticks([team - 1 - t + 0.5 for t in range(team)])
     ax.set_yticklabels(["thread {}".format(t) for t in range(team)], fontsize=12)
-    ax.set_xticks([])
-    ax.set_xlim(0, end * 1.01)
-    ax.set_ylim(0, team + 0.55)
+    ax.set(xticks=[], xlim=(0, end * 1.01), ylim=(0, team + 0.55))
     ax.set_xlabel("time \u2192 (computing in proportion to its flops; packing drawn far wider than it takes)",
                   fontsize=11)
     for side in ("top", "right"):
@@ -684,37 +587,30 @@ def draw_c_blocks(ax, boxes, spans, n):
         if len(spans) <= 40:
             ax.text(n / 2, n - ic - mb / 2, "b{}: rows {}-{}, thread {}".format(b, ic, ic + mb - 1, t),
                     ha="center", va="center", fontsize=7.5 if len(spans) > 16 else 9.5, color="white")
-    ax.set_xlim(0, n)
-    ax.set_ylim(0, n)
     ax.set_title("C ({0} x {0}) in blocks of rows".format(n), fontsize=11)
-    ax.axis("off")
+    bare(ax, 0, n, 0, n, equal=False)
 
 
 def draw_threads(inp):
     per_thread, least = parallel_constants(inp["source"])
     n, blk = inp["threads_n"], inp["blocks09"]
     mr, nr = tile = inp["tiles"][inp["kernel"]]
-    tiles = (n + mr - 1) // mr
-    team = int(max(1, min(min(inp["threads"], tiles), max(2.0 * n ** 3 / least, 1.0))))
+    team = int(max(1, min(min(inp["threads"], (n + mr - 1) // mr), max(2.0 * n ** 3 / least, 1.0))))
     spans = row_blocks(n, team, blk["mc"], mr, per_thread)
     boxes, barriers = schedule(n, team, blk, tile, spans)
-    fig = new_figure(13, 4.0 + 0.9 * team)
-    fig.suptitle("Step 09 on {} thread{} at n = {}: threads share the ic loop, {} blocks of up to {} rows "
-                 "(kc = {}, nc = {})".format(team, "s" * (team != 1), n, len(spans), max(m for _, m in spans),
-                                             blk["kc"], blk["nc"]), fontsize=13, y=0.975)
-    slivers = (min(n, blk["nc"]) + nr - 1) // nr
-    draw_timeline(fig.add_axes([0.08, 0.31, 0.66, 0.54]), boxes, barriers, team, slivers, 0.66 * 1300)
+    title = ("Step 09 on {} thread{} at n = {}: threads share the ic loop, {} blocks of up to {} rows (kc = {}, "
+             "nc = {})".format(team, plural(team), n, len(spans), max(m for _, m in spans), blk["kc"], blk["nc"]))
+    fig = new_figure(inp, 13, 4.0 + 0.9 * team, title, size=13)
+    draw_timeline(fig.add_axes([0.08, 0.31, 0.66, 0.54]), boxes, barriers, team, 0.66 * 1300)
     draw_c_blocks(fig.add_axes([0.77, 0.12, 0.22, 0.72]), boxes, spans, n)
-    handles = [("B", "pack B slivers (\u00d7N) into the shared panel"), ("A", "pack A: the thread's own block"),
-               ("C", "compute block bN of C")]
     from matplotlib.patches import Rectangle
-    for x, (kind, text) in zip((0.08, 0.38, 0.6), handles):
+    for x, kind, text in ((0.08, "B", "pack B slivers (\u00d7N) into the shared panel"),
+                          (0.38, "A", "pack A: the thread's own block"), (0.6, "C", "compute block bN of C")):
         fig.patches.append(Rectangle((x, 0.15), 0.015, 0.03, transform=fig.transFigure, facecolor=MATRIX[kind]))
         fig.text(x + 0.02, 0.165, text, va="center", fontsize=11)
     fig.text(0.08, 0.125, "Hatched: waiting at a barrier. Each slice of kc packs its {} B slivers, then the blocks go "
-             "to whichever thread is free\n(schedule(dynamic)), about {} a thread.".format(slivers, per_thread),
-             fontsize=11, va="top")
-    caption(fig, inp)
+             "to whichever thread is free\n(schedule(dynamic)), about {} a thread.".format(
+                 (min(n, blk["nc"]) + nr - 1) // nr, per_thread), fontsize=11, va="top")
     return fig
 
 
@@ -734,21 +630,6 @@ def reading_inputs(folder):
     return [os.path.join(folder, f) for f in refs + steps], os.path.join(folder, "peak.csv")
 
 
-def named_lines(ax):
-    """The figure's lines by what they draw: the step curve, the libraries, the peak, the
-    unsettled points (the artists plot_gflops.py made)."""
-    lines = ax.get_lines()
-    step = [l for l in lines if re.match(r"\d\d_", l.get_label())]
-    libs = [l for l in lines if l.get_label().startswith("ref_")]
-    peak = [l for l in lines if "peak" in l.get_label()]
-    colour = step[0].get_color() if step else None
-    loose = [l for l in lines if "unsettled" in l.get_label() and l.get_markeredgecolor() == colour
-             and len(l.get_xdata())]
-    if not step or not peak:
-        raise InputError("the step figure has no step curve or no peak line to name")
-    return step[0], libs, peak[0], loose
-
-
 def note(ax, text, target, at, coords="data"):
     ax.annotate(text, xy=target, xycoords=coords, xytext=at, textcoords="axes fraction", fontsize=10.5,
                 ha="center", va="center", zorder=10, color="#b71c1c",
@@ -766,8 +647,7 @@ def band_at(csv_path, n):
 
 
 def grow(fig, inches):
-    """The figure `inches` taller at the bottom, the axes and a legend below them (placed in
-    figure coordinates, drawing.legend_below) kept where they were on the page."""
+    """The figure `inches` taller at the foot, its axes and legend (in figure coordinates) kept in place."""
     w, h = fig.get_size_inches()
     fig.canvas.draw()
     legends = [(ax.get_legend(), ax.get_legend().get_bbox_to_anchor().y0 / fig.dpi) for ax in fig.axes
@@ -780,6 +660,40 @@ def grow(fig, inches):
         legend.set_bbox_to_anchor((0.5, (y + inches) / (h + inches)), transform=fig.transFigure)
 
 
+def name_parts(ax, csv_path):
+    """Notes on plot_gflops.py's step curve, its band, an unsettled point, a library, the peak, the % axis."""
+    lines = ax.get_lines()
+    steps = [a for a in lines if re.match(r"\d\d_", a.get_label())]
+    peaks = [a for a in lines if "peak" in a.get_label()]
+    if not steps or not peaks:
+        raise InputError("the step figure has no step curve or no peak line to name")
+    libs = [a for a in lines if a.get_label().startswith("ref_")]
+    loose = [a for a in lines if "unsettled" in a.get_label() and a.get_markeredgecolor() == steps[0].get_color()
+             and len(a.get_xdata())]
+    xs, ys = list(steps[0].get_xdata()), list(steps[0].get_ydata())
+    k = 2 * len(xs) // 3
+    note(ax, "the curve: the best sample\nat each size", (xs[k], ys[k]), (0.6, 0.3))
+    widest = max(range(k, len(xs)), key=lambda i: ys[i] - band_at(csv_path, int(xs[i]))[0])
+    low, high = band_at(csv_path, int(xs[widest]))
+    note(ax, "the band: down to\nthe median sample", (xs[widest], (low + high) / 2), (0.87, 0.3))
+    if loose:
+        lx, ly = list(loose[0].get_xdata()), list(loose[0].get_ydata())
+        j = min(range(len(lx)), key=lambda i: ly[i] if xs[2] <= lx[i] <= xs[len(xs) // 2] else 1e30)
+        note(ax, "an unsettled point (hollow):\nits samples disagree", (lx[j], ly[j]), (0.22, 0.22))
+    bottom, top = ax.get_ylim()
+    near_top = (top * 0.965 - bottom) / (top - bottom)
+    if libs:
+        lib = sorted(libs, key=lambda a: "openblas" not in a.get_label())[0]
+        q = 5 * len(lib.get_xdata()) // 7
+        note(ax, "a library's line: {}".format(drawing.literal(lib.get_label().split(":")[0])),
+             (lib.get_xdata()[q], lib.get_ydata()[q]), (0.75, near_top))
+    note(ax, "the peak line: the measured peak\nof the ISA the step runs",
+         (xs[len(xs) // 3], peaks[0].get_ydata()[0]), (0.3, near_top))
+    if ax.child_axes:
+        note(ax, "right-hand axis: the same\nheight in % of that peak", (1.0, 0.2), (0.82, 0.07),
+             coords="axes fraction")
+
+
 def draw_reading_plots(inp):
     import plot_gflops
     try:
@@ -790,31 +704,7 @@ def draw_reading_plots(inp):
         print("concepts.py: reading_plots: {}: drawn from {} instead".format(e, os.path.relpath(DEFAULT_DATA, ROOT)))
         csvs, peak = reading_inputs(DEFAULT_DATA)
     fig = plot_gflops.render(plot_gflops.parse(csvs + ["--peak", peak, "-o", "unused.png"]))
-    ax = fig.axes[0]
-    step, libs, peak_line, loose = named_lines(ax)
-    xs, ys = list(step.get_xdata()), list(step.get_ydata())
-    k = 2 * len(xs) // 3
-    note(ax, "the curve: the best sample\nat each size", (xs[k], ys[k]), (0.6, 0.3))
-    last = range(2 * len(xs) // 3, len(xs))
-    widest = max(last, key=lambda i: ys[i] - band_at(csvs[-1], int(xs[i]))[0])
-    low, high = band_at(csvs[-1], int(xs[widest]))
-    note(ax, "the band: down to\nthe median sample", (xs[widest], (low + high) / 2), (0.87, 0.3))
-    if loose:
-        lx, ly = list(loose[0].get_xdata()), list(loose[0].get_ydata())
-        j = min(range(len(lx)), key=lambda i: ly[i] if xs[2] <= lx[i] <= xs[len(xs) // 2] else 1e30)
-        note(ax, "an unsettled point (hollow):\nits samples disagree", (lx[j], ly[j]), (0.22, 0.22))
-    bottom, top = ax.get_ylim()
-    near_top = (top * 0.965 - bottom) / (top - bottom)
-    if libs:
-        lib = sorted(libs, key=lambda l: "openblas" not in l.get_label())[0]
-        q = 5 * len(lib.get_xdata()) // 7
-        note(ax, "a library's line: {}".format(drawing.literal(lib.get_label().split(":")[0])),
-             (lib.get_xdata()[q], lib.get_ydata()[q]), (0.75, near_top))
-    note(ax, "the peak line: the measured peak\nof the ISA the step runs",
-         (xs[len(xs) // 3], peak_line.get_ydata()[0]), (0.3, near_top))
-    if ax.child_axes:
-        note(ax, "right-hand axis: the same\nheight in % of that peak", (1.0, 0.2), (0.82, 0.07),
-             coords="axes fraction")
+    name_parts(fig.axes[0], csvs[-1])
     grow(fig, 0.4)
     where = os.path.dirname(os.path.abspath(csvs[-1]))
     fig.text(0.5, 0.006, "Drawn by plots/plot_gflops.py from the run in {}{}, then named.".format(
@@ -826,8 +716,12 @@ def draw_reading_plots(inp):
 
 # ---- The command line ---------------------------------------------------------------------------
 
-def drawers(inp):
-    return {"step01_walk": lambda: draw_walk(inp),
+def figures(args):
+    """{name: figure} of the pictures asked for (tests look inside them)."""
+    inp = inputs(args)
+    inp["registers"] = {isa: kernel_registers(args.source, isa, inp["tiles"].get(isa))
+                        for isa in ("sse", "avx2", "avx512")}
+    draw = {"step01_walk": lambda: draw_walk(inp),
             "register_file_4x4": lambda: draw_register_file(inp, "sse"),
             "register_file_6x16": lambda: draw_register_file(inp, "avx2"),
             "register_file_14x32": lambda: draw_register_file(inp, "avx512"),
@@ -835,16 +729,6 @@ def drawers(inp):
             "packing": lambda: draw_packing(inp),
             "threads": lambda: draw_threads(inp),
             "reading_plots": lambda: draw_reading_plots(inp)}
-
-
-def figures(args):
-    """{name: figure} of the pictures asked for (tests look inside them)."""
-    inp = inputs(args)
-    inp["walk_n"] = args.walk_n
-    inp["registers"] = {"sse": kernel_registers(args.source, "sse", None),
-                        "avx2": kernel_registers(args.source, "avx2", inp["tiles"]["avx2"]),
-                        "avx512": kernel_registers(args.source, "avx512", inp["tiles"]["avx512"])}
-    draw = drawers(inp)
     wanted = [n for n in args.only if inp["kernel"] or n not in BLOCKED]
     for name in sorted(set(args.only) - set(wanted)):
         print("concepts.py: no {}.png: step 08 runs no kernel on this CPU".format(name))
@@ -866,18 +750,19 @@ def positive(text):
 
 
 def parse(argv):
-    parser = cli.Parser(prog="concepts.py", description="Draws the tutorial's concept pictures from the code's numbers.")
+    parser = cli.Parser(prog="concepts.py",
+                        description="Draws the tutorial's concept pictures from the code's numbers.")
     parser.add_argument("--out", required=True, help="folder the PNGs are written to (made if missing)")
     parser.add_argument("--cpuinfo-bin", default=os.path.join(ROOT, "build", "bin", "cpuinfo"),
                         help="the cpuinfo executable whose --json gives the caches and blocks (default: %(default)s)")
     parser.add_argument("--machine", help="a saved cpuinfo --json instead of running it (results/machine.json)")
     parser.add_argument("--kernel", help="step 08's kernel to draw for (default: the one cpuinfo says runs here)")
     parser.add_argument("--only", type=names, default=list(NAMES), help="NAME,... of: " + ", ".join(NAMES))
-    parser.add_argument("--threads-n", type=positive, default=512, help="matrix size of threads.png (default 512)")
-    parser.add_argument("--alias-n", type=positive, default=1024,
-                        help="leading dimension of the unpacked B sliver of packing.png (default 1024)")
-    parser.add_argument("--threads", type=positive, default=2, help="threads of threads.png (default 2)")
-    parser.add_argument("--walk-n", type=positive, default=32, help="matrix size of step01_walk.png (default 32)")
+    for option, default, what in (("--threads-n", 512, "matrix size of threads.png"),
+                                  ("--alias-n", 1024, "leading dimension of the unpacked B sliver of packing.png"),
+                                  ("--threads", 2, "threads of threads.png"),
+                                  ("--walk-n", 32, "matrix size of step01_walk.png")):
+        parser.add_argument(option, type=positive, default=default, help="{} (default {})".format(what, default))
     parser.add_argument("--drawn-for", help="who the caption says the pictures are drawn for")
     parser.add_argument("--source", default=ROOT, help="the source tree the tiles are read from")
     parser.add_argument("--data", default=DEFAULT_DATA,
@@ -893,11 +778,10 @@ def main(argv):
     args = parse(argv)
 
     def body():
-        if not os.path.isdir(args.out):
-            try:
-                os.makedirs(args.out)
-            except OSError as e:
-                raise output_file.OutputError("cannot write {}: {}".format(args.out, e.strerror))
+        try:
+            os.makedirs(args.out, exist_ok=True)
+        except OSError as e:
+            raise output_file.OutputError("cannot write {}: {}".format(args.out, e.strerror))
         paths = {name: os.path.join(args.out, name + ".png") for name in args.only}
         for path in paths.values():
             output_file.check(path)
