@@ -23,6 +23,7 @@ DEFAULT_DATA = os.path.join(ROOT, "docs", "figures", "zen3", "reading-plots")   
 NAMES = ("step01_walk", "register_file_4x4", "register_file_6x16", "register_file_14x32",
          "five_loops", "packing", "threads", "reading_plots")
 BLOCKED = ("five_loops", "packing", "threads")   # drawn from step 08's blocks
+REGISTER_FILES = {"register_file_4x4": "sse", "register_file_6x16": "avx2", "register_file_14x32": "avx512"}
 LINE = 64            # bytes in a cache line (x86-64 and the usual ARM cores)
 PAGE = 4096          # an L1 indexed by the page offset: sets x line = one page
 FLOAT = 4
@@ -720,19 +721,14 @@ def figures(args):
     """{name: figure} of the pictures asked for (tests look inside them)."""
     inp = inputs(args)
     inp["registers"] = {isa: kernel_registers(args.source, isa, inp["tiles"].get(isa))
-                        for isa in ("sse", "avx2", "avx512")}
-    draw = {"step01_walk": lambda: draw_walk(inp),
-            "register_file_4x4": lambda: draw_register_file(inp, "sse"),
-            "register_file_6x16": lambda: draw_register_file(inp, "avx2"),
-            "register_file_14x32": lambda: draw_register_file(inp, "avx512"),
-            "five_loops": lambda: draw_five_loops(inp),
-            "packing": lambda: draw_packing(inp),
-            "threads": lambda: draw_threads(inp),
-            "reading_plots": lambda: draw_reading_plots(inp)}
+                        for isa in REGISTER_FILES.values()}
+    draw = {"step01_walk": draw_walk, "five_loops": draw_five_loops, "packing": draw_packing,
+            "threads": draw_threads, "reading_plots": draw_reading_plots}
     wanted = [n for n in args.only if inp["kernel"] or n not in BLOCKED]
     for name in sorted(set(args.only) - set(wanted)):
         print("concepts.py: no {}.png: step 08 runs no kernel on this CPU".format(name))
-    return {name: draw[name]() for name in wanted}
+    return {name: draw_register_file(inp, REGISTER_FILES[name]) if name in REGISTER_FILES else draw[name](inp)
+            for name in wanted}
 
 
 def names(text):
