@@ -1,7 +1,6 @@
-# Find a Python interpreter that can import matplotlib. The python3 first on PATH may be a
-# separate installation without it (pip cannot always reach PyPI), while Debian's
-# /usr/bin/python3 has it once python3-matplotlib is installed. Set GEMM_PYTHON to choose.
-
+# A Python interpreter that can import matplotlib: the python3 first on PATH may be another
+# installation without it, while Debian's /usr/bin/python3 has it with python3-matplotlib.
+# Set GEMM_PYTHON to choose.
 if(NOT GEMM_PYTHON)
   find_program(_gemm_path_python NAMES python3 python NO_CACHE)
   foreach(candidate /usr/bin/python3 /usr/local/bin/python3 ${_gemm_path_python})
@@ -15,20 +14,16 @@ if(NOT GEMM_PYTHON)
   endforeach()
 endif()
 
+# The sampler (tools/interleave.py, `make step-N`) needs only the standard library: the
+# plotting interpreter when there is one, else any python3 (without one, step-N sweeps alone).
 if(GEMM_PYTHON)
   message(STATUS "gemm-steps: plotting with ${GEMM_PYTHON}")
+  set(GEMM_SAMPLER_PYTHON "${GEMM_PYTHON}")
 else()
   message(WARNING "gemm-steps: no Python interpreter here can import matplotlib, so no "
           "figures will be drawn and the plot tests are not registered. On Debian or Ubuntu: "
           "apt-get install python3-matplotlib (then re-run cmake), or pass "
           "-DGEMM_PYTHON=/path/to/python3 for an interpreter that has it.")
-endif()
-
-# The sampler (tools/interleave.py, `make step-N`) needs only Python's standard library: the
-# plotting interpreter when there is one, else any python3 (without one, step-N sweeps alone).
-if(GEMM_PYTHON)
-  set(GEMM_SAMPLER_PYTHON "${GEMM_PYTHON}")
-else()
   find_program(GEMM_SAMPLER_PYTHON NAMES python3 NO_CACHE)
   if(NOT GEMM_SAMPLER_PYTHON)
     set(GEMM_SAMPLER_PYTHON "")

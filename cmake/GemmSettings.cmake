@@ -1,7 +1,6 @@
-# Settings every target of the project shares: language level, warnings, sanitizers,
-# the target architecture and the per-file ISA flags. Nothing here is global: targets
-# opt in by linking gemm_settings, so a parent project's flags are left alone.
-
+# Settings every target of the project shares: language level, warnings, sanitizers, the
+# target architecture and the per-file ISA flags. Nothing here is global: targets opt in by
+# linking gemm_settings, so a parent project's flags are left alone.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
   set(GEMM_ARCH x86_64)
 elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
@@ -11,19 +10,15 @@ else()
 endif()
 message(STATUS "gemm-steps: target architecture ${GEMM_ARCH}")
 
-# Flags for the files that need an instruction set beyond the architecture's baseline.
-# Only those files get them; the program checks the CPU before calling into them.
+# Only the files that need an instruction set beyond the architecture's baseline get its
+# flags; the program checks the CPU before calling into them.
 set(GEMM_FLAGS_SSE "")                      # SSE2 is part of x86-64
 set(GEMM_FLAGS_AVX -mavx)
 set(GEMM_FLAGS_AVX2 -mavx2 -mfma)
 set(GEMM_FLAGS_AVX512 -mavx512f -mavx2 -mfma)
 set(GEMM_FLAGS_NEON "")                     # Advanced SIMD is part of AArch64
-# Skylake-family cores (Skylake to Cascade Lake, with the microcode for their erratum SKX102)
-# do not keep a 32-byte block of code in the decoded-uop cache when a jump ends on or crosses
-# its end: a kernel loop with such a jump is decoded again on every pass, at about 16 bytes a
-# cycle, fewer instructions than its FMAs need. Where the loop lands is luck of the link, so one
-# executable can run the same kernel slower than another built from the same file. The
-# assembler's padding keeps jumps off those boundaries (the vendor's advice).
+# Skylake-family cores (erratum SKX102 microcode) re-decode a loop whose jump ends on or crosses
+# a 32-byte boundary on every pass; the assembler's padding keeps jumps off those boundaries.
 if(GEMM_ARCH STREQUAL "x86_64")
   include(CheckCXXCompilerFlag)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
@@ -40,15 +35,13 @@ if(GEMM_ARCH STREQUAL "x86_64")
 endif()
 
 set(GEMM_BIN_DIR "${PROJECT_BINARY_DIR}/bin")
-# Targets with generic names (peak, cpuinfo, ref_openblas, step-5) keep them at top level; in
-# a parent project they are prefixed gemm- (gemm-peak ...), so they cannot collide with the
-# parent's own. The files in bin/ keep their names either way.
-if(PROJECT_IS_TOP_LEVEL)
-  set(GEMM_TARGET_PREFIX "")
-else()
+set(GEMM_COMMON_DIR "${PROJECT_SOURCE_DIR}/common")
+# In a parent project, targets with generic names (peak, step-5) are prefixed gemm- so they
+# cannot collide with the parent's own; the files in bin/ keep their names.
+set(GEMM_TARGET_PREFIX "")
+if(NOT PROJECT_IS_TOP_LEVEL)
   set(GEMM_TARGET_PREFIX "gemm-")
 endif()
-set(GEMM_COMMON_DIR "${PROJECT_SOURCE_DIR}/common")
 
 find_package(OpenMP)
 if(NOT OpenMP_CXX_FOUND)

@@ -6,16 +6,15 @@
 # files only for AArch64, each with its own ISA flags. BUILDS_ON names an earlier step whose
 # files this one uses, not copies: its kernel library is linked and its folder is on the
 # include path (step 09 adds threads to step 08's loop nest this way). OPENMP links OpenMP
-# (the step is skipped when the compiler has none). SCALAR turns the compiler's auto-vectorisation off,
-# so a scalar lesson measures the code as written: at -O3 GCC vectorises some of the
-# scalar steps' loops and not others, which hides the idea each step is about. Makes:
+# (the step is skipped when the compiler has none). SCALAR turns auto-vectorisation off, so
+# a scalar lesson measures the code as written (GCC at -O3 vectorises some of its loops and
+# not others). Makes:
 #   gemm_step_<slug>        the kernel library, linked into gemm::steps
 #   step<slug>              the executable, in bin/
 #   step-N                  (made by gemm_finish_steps) run the sweep, write the CSV, plot
 #                           (gemm-step-N when gemm-steps is a subproject)
 
-# The one limit on a step folder's name, STEP_NAME_MAX in plots/samples.py (the scheduler's
-# labels, step<NN_slug>_mt, must fit), read once here.
+# The one limit on a step folder's name: STEP_NAME_MAX in plots/samples.py.
 file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../plots/samples.py" GEMM_STEP_NAME_MAX REGEX "^STEP_NAME_MAX = [0-9]+$")
 string(REGEX REPLACE "^STEP_NAME_MAX = " "" GEMM_STEP_NAME_MAX "${GEMM_STEP_NAME_MAX}")
 if(NOT GEMM_STEP_NAME_MAX MATCHES "^[0-9]+$")
@@ -44,12 +43,9 @@ function(gemm_add_step)
   endif()
 
   set(sources ${arg_SOURCES})
-  if(GEMM_ARCH STREQUAL "x86_64")
-    set(isas SSE AVX2 AVX512)
-  elseif(GEMM_ARCH STREQUAL "aarch64")
-    set(isas NEON)
-  endif()
-  foreach(isa IN LISTS isas)
+  set(isas_x86_64 SSE AVX2 AVX512)
+  set(isas_aarch64 NEON)
+  foreach(isa IN LISTS isas_${GEMM_ARCH})
     if(arg_${isa})
       list(APPEND sources ${arg_${isa}})
       set_source_files_properties(${arg_${isa}} PROPERTIES COMPILE_OPTIONS "${GEMM_FLAGS_${isa}}")
@@ -63,6 +59,7 @@ function(gemm_add_step)
   target_link_libraries(${lib} PUBLIC gemm_common PRIVATE gemm_settings)
   if(arg_OPENMP)
     target_link_libraries(${lib} PUBLIC OpenMP::OpenMP_CXX)
+    set_property(GLOBAL APPEND PROPERTY GEMM_PARALLEL_STEPS "${slug}")
   endif()
   if(arg_BUILDS_ON)
     if(NOT TARGET gemm_step_${arg_BUILDS_ON})
@@ -85,29 +82,21 @@ function(gemm_add_step)
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${GEMM_BIN_DIR})
 
   set_property(GLOBAL APPEND PROPERTY GEMM_STEP_LIST "${number}:${slug}")
-  if(arg_OPENMP)
-    set_property(GLOBAL APPEND PROPERTY GEMM_PARALLEL_STEPS "${slug}")
-  endif()
 endfunction()
 
 # The step-N target of step NUMBER (SLUG): sampled beside PREV_SLUG, the step before it, and,
 # when BOTH, also on one thread beside SERIAL_PREV_SLUG, the last one-thread step before it.
 function(_gemm_step_target number slug prev_slug serial_prev_slug both)
-  set(prev_csv "")
-  set(prev_exe "")
-  set(serial_prev_csv "")
-  set(serial_prev_exe "")
   set(deps step${slug})
-  if(prev_slug)
-    set(prev_csv "${GEMM_RESULTS_DIR}/step${prev_slug}.csv")
-    set(prev_exe "$<TARGET_FILE:step${prev_slug}>")
-    list(APPEND deps step${prev_slug})
-  endif()
-  if(both AND serial_prev_slug)
-    set(serial_prev_csv "${GEMM_RESULTS_DIR}/step${serial_prev_slug}.csv")
-    set(serial_prev_exe "$<TARGET_FILE:step${serial_prev_slug}>")
-    list(APPEND deps step${serial_prev_slug})
-  endif()
+  foreach(kind prev serial_prev)
+    set(${kind}_csv "")
+    set(${kind}_exe "")
+    if(${kind}_slug AND (kind STREQUAL "prev" OR both))
+      set(${kind}_csv "${GEMM_RESULTS_DIR}/step${${kind}_slug}.csv")
+      set(${kind}_exe "$<TARGET_FILE:step${${kind}_slug}>")
+      list(APPEND deps step${${kind}_slug})
+    endif()
+  endforeach()
   add_custom_target(${GEMM_TARGET_PREFIX}step-${number}
     COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:step${slug}> -DSLUG=${slug}
             -DRESULTS=${GEMM_RESULTS_DIR} -DPREV_CSV=${prev_csv} -DPYTHON=${GEMM_PYTHON}
@@ -126,15 +115,8 @@ endfunction()
 function(gemm_finish_steps)
   get_property(entries GLOBAL PROPERTY GEMM_STEP_LIST)
   get_property(parallel_steps GLOBAL PROPERTY GEMM_PARALLEL_STEPS)
-  set(sorted "")
-  foreach(entry IN LISTS entries)           # sort numerically: pad the number to 4 digits
-    string(REGEX MATCH "^[0-9]+" number "${entry}")
-    string(LENGTH "${number}" len)
-    math(EXPR pad "4 - ${len}")
-    string(REPEAT "0" ${pad} zeros)
-    list(APPEND sorted "${zeros}${entry}")
-  endforeach()
-  list(SORT sorted)
+  set(sorted ${entries})
+  list(SORT sorted COMPARE NATURAL)         # by number: 9 before 10
   set(decls "")
   set(rows "")
   set(libs "")
@@ -149,10 +131,8 @@ function(gemm_finish_steps)
                        "gemm_step_${slug}.supported, gemm_step_${slug}.def},\n")
     list(APPEND libs gemm_step_${slug})
     list(APPEND GEMM_STEP_SLUGS ${slug})
-    # The tuned step and the parallel steps after it (10 and up) are swept twice, as run_all.sh
-    # does: on one thread (stepNN_slug.csv, drawn beside the last one-thread step) and on all
-    # cores (stepNN_slug_mt.csv, beside the step before it). The steps beside it are sampled
-    # side by side with it (tools/interleave.py), so the figure compares curves of one minute.
+    # Parallel steps from 10 on are swept twice, as run_all.sh does: on one thread (drawn
+    # beside the last one-thread step) and on all cores (_mt, beside the step before it).
     list(FIND parallel_steps "${slug}" parallel_index)
     set(both 0)
     if(number GREATER_EQUAL 10 AND parallel_index GREATER_EQUAL 0)

@@ -1,10 +1,8 @@
-# make step-N: sample a step side by side with the step before it (tools/interleave.py: each
-# size of each, several times, spread over the run, in an order that changes every round),
+# make step-N: sample a step side by side with the step before it (tools/interleave.py),
 # verify every result, write their CSVs and draw the step against the step before and the
-# measured peak. With BOTH=1 (the tuned step, parallel, 10 and up) the step is sampled on one
-# thread (stepNN_slug.csv, drawn beside SERIAL_PREV_CSV, the last one-thread step) and on all
-# threads (stepNN_slug_mt.csv, drawn beside PREV_CSV), beside both of those steps. Without a
-# python3, the step is swept alone, once.
+# measured peak. With BOTH=1 (a parallel step from 10 on) the step is sampled on one thread
+# (stepNN_slug.csv, drawn beside SERIAL_PREV_CSV) and on all threads (stepNN_slug_mt.csv,
+# beside PREV_CSV). Without a python3, the step is swept alone, once.
 # Called as: cmake -DEXE= -DSLUG= -DRESULTS= -DPREV_CSV= -DPREV_EXE= -DPYTHON= -DPLOT=
 #            -DSAMPLER_PYTHON= -DINTERLEAVE= [-DBOTH=1 -DSERIAL_PREV_CSV= -DSERIAL_PREV_EXE=]
 #            -P RunStep.cmake
@@ -32,23 +30,21 @@ function(draw csv prev png)
   message(STATUS "wrote ${csv} and ${png}")
 endfunction()
 
-set(jobs "")
 if(BOTH)
-  list(APPEND jobs --job "step${SLUG}='${EXE}' --threads 1" --job "step${SLUG}_mt='${EXE}'")
+  set(jobs --job "step${SLUG}='${EXE}' --threads 1" --job "step${SLUG}_mt='${EXE}'")
   if(SERIAL_PREV_EXE)
     get_filename_component(serial_prev "${SERIAL_PREV_CSV}" NAME_WE)   # step08_avx512_14x32
     list(APPEND jobs --job "${serial_prev}='${SERIAL_PREV_EXE}'")
   endif()
 else()
-  list(APPEND jobs --job "step${SLUG}='${EXE}'")
+  set(jobs --job "step${SLUG}='${EXE}'")
 endif()
 if(PREV_EXE)
   get_filename_component(prev "${PREV_CSV}" NAME_WE)
   list(APPEND jobs --job "${prev}='${PREV_EXE}'")
 endif()
 
-# GEMM_SAMPLER_ARGS in the environment: more options for the sampler, such as "--sizes 64,96
-# --rounds 1" (tests/test_pages.py, so that a page's `make step-N` takes seconds in the test).
+# GEMM_SAMPLER_ARGS: more options for the sampler ("--sizes 64,96 --rounds 1": tests/test_pages.py).
 separate_arguments(sampler_args UNIX_COMMAND "$ENV{GEMM_SAMPLER_ARGS}")
 if(SAMPLER_PYTHON)
   execute_process(COMMAND "${SAMPLER_PYTHON}" "${INTERLEAVE}" --out "${RESULTS}" ${jobs} ${sampler_args}
