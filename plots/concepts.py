@@ -163,11 +163,16 @@ def inputs(args):
 
 # ---- Shared drawing pieces ----------------------------------------------------------------------
 
+def write(on, x, y, text, size, ha="center", va="center", **kw):
+    """Text on an axes or a figure, centred on (x, y) unless told otherwise."""
+    on.text(x, y, text, ha=ha, va=va, fontsize=size, **kw)
+
+
 def new_figure(inp, width, height, title, size=14, y=0.975, extra=""):
     """A canvas with its title on top and, at its foot, what it was drawn for."""
     fig = drawing.pyplot().figure(figsize=(width, height), dpi=100)
     fig.suptitle(title, fontsize=size, y=y)
-    fig.text(0.5, 0.012, inp["caption"] + extra, ha="center", va="bottom", fontsize=10, color="#444444")
+    write(fig, 0.5, 0.012, inp["caption"] + extra, 10, va="bottom", color="#444444")
     return fig
 
 
@@ -200,7 +205,7 @@ def walk_grid(ax, x0, n, name, offsets):
     ticks = [[(x0 + c, n - r - 1), (x0 + c, n - r)] for r in range(n) for c in range(n + 1)
              if (r * n + c) % per_line == 0]
     ax.add_collection(LineCollection(ticks, colors="black", linewidths=1.6))
-    ax.text(x0 + n / 2, n + 1.0, name, ha="center", va="bottom", fontsize=15, weight="bold", color=MATRIX[name])
+    write(ax, x0 + n / 2, n + 1.0, name, 15, va="bottom", weight="bold", color=MATRIX[name])
     return len(starts)
 
 
@@ -213,20 +218,19 @@ def draw_walk(inp):
     gap = max(6, n // 4)
     walks = (("A", [i * n + p for p in range(n)]), ("B", [p * n + j for p in range(n)]), ("C", [i * n + j]))
     la, lb, lc = [walk_grid(ax, k * (n + gap), n, name, offs) for k, (name, offs) in enumerate(walks)]
-    ax.text(n + gap / 2, n / 2, "\u00d7", ha="center", va="center", fontsize=22)
-    ax.text(2 * n + 1.5 * gap, n / 2, "\u2192", ha="center", va="center", fontsize=22)
+    write(ax, n + gap / 2, n / 2, "\u00d7", 22)
+    write(ax, 2 * n + 1.5 * gap, n / 2, "\u2192", 22)
     bare(ax, -1, 3 * n + 2 * gap + 1, -1, n + 4)
     notes = ("row {} of A: {} floats side by side,\n{} line{} of {} floats".format(i, n, la, plural(la), per_line),
              "column {} of B: {} floats, each {} bytes\n(n floats) after the last: {} lines".format(
                  j, n, n * FLOAT, lb),
              "C({}, {}): {} line".format(i, j, lc))
     for k, text in enumerate(notes):
-        fig.text((k * (n + gap) + n / 2 + 1) / (3 * n + 2 * gap + 2) * 0.98 + 0.01, 0.235, text, ha="center",
-                 va="top", fontsize=11.5)
-    fig.text(0.5, 0.065, "A cache line is {} bytes = {} floats (thick ticks: where one ends); pale: the rest of each "
-             "line read.\nOne dot product touches {} + {} + {} = {} lines ({}) for {} multiply-adds; of each line of B "
-             "it uses {} bytes.".format(LINE, per_line, la, lb, lc, la + lb + lc, kib((la + lb + lc) * LINE), n,
-                                        FLOAT), ha="center", va="bottom", fontsize=11.5)
+        write(fig, (k * (n + gap) + n / 2 + 1) / (3 * n + 2 * gap + 2) * 0.98 + 0.01, 0.235, text, 11.5, va="top")
+    total = la + lb + lc
+    write(fig, 0.5, 0.065, "A cache line is {} bytes = {} floats (thick ticks: where one ends); pale: the rest of each "
+          "line read.\nOne dot product touches {} + {} + {} = {} lines ({}) for {} multiply-adds; of each line of B "
+          "it uses {} bytes.".format(LINE, per_line, la, lb, lc, total, kib(total * LINE), n, FLOAT), 11.5, va="bottom")
     return fig
 
 
@@ -253,7 +257,7 @@ def draw_register_grid(ax, k):
         box(ax, x, y, 4, 1.15, FREE if role == "free" else MATRIX[role], alpha=0.85,
             edge="red" if over else "black", width=2.5 if over else 0.8)
         ax.text(x + 0.12, y + 1.0, "{}{}".format(k["reg"], idx), fontsize=8.5, va="top", color=ink)
-        ax.text(x + 2, y + 0.38, text, fontsize=10.5, ha="center", va="center", color=ink)
+        write(ax, x + 2, y + 0.38, text, 10.5, color=ink)
     ax.text(cols * 2.1, 2.0, "the register file: {} {} registers of {} floats".format(k["regs"], k["reg"], k["lanes"]),
             ha="center", fontsize=12)
     bare(ax, -0.3, cols * 4.2, -rows * 1.35 - 0.2, 2.9)
@@ -278,21 +282,17 @@ def draw_tile(ax, k):
         box(ax, xa, -(i + 1) * s, s, s, MATRIX["A"], alpha=0.85, width=0.8)
     register_row(ax, x0, yb, k, s, MATRIX["B"])
     for j in range(nr // n):
-        ax.text(x0 + (j + 0.5) * n * s, yb + s + 0.1, "B(p, {})".format(lanes(j, n)), ha="center", va="bottom",
-                fontsize=10.5, color=MATRIX["B"])
-    ax.text(xa + s / 2, -mr * s - 0.2, "A(0..{}, p)".format(mr - 1), ha="center", va="top", fontsize=10.5,
-            color=MATRIX["A"])
+        write(ax, x0 + (j + 0.5) * n * s, yb + s + 0.1, "B(p, {})".format(lanes(j, n)), 10.5, va="bottom",
+              color=MATRIX["B"])
+    write(ax, xa + s / 2, -mr * s - 0.2, "A(0..{}, p)".format(mr - 1), 10.5, va="top", color=MATRIX["A"])
     y = -(min(mr - 1, 1) + 0.5) * s
     ax.annotate("", xy=(x0 - 0.1, y), xytext=(xa + s + 0.05, y),
                 arrowprops=dict(arrowstyle="->", color=MATRIX["A"], linewidth=2))
-    ax.text((xa + s + x0) / 2, y + 0.12, "broadcast\n\u00d7{}".format(n), ha="center", va="bottom", fontsize=10,
-            color=MATRIX["A"])
-    ax.text(x0, -mr * s - 0.4, "the {} x {} tile of C: {} accumulators of {} floats,\n"
-            "row i += A(i, p) \u00d7 B(p, ..), register by register".format(mr, nr, k["acc"], n),
-            ha="left", va="top", fontsize=11.5)
-    ax.text(x0 + nr * s / 2, yb + s + 0.75, "row p of {}: {} load{}".format(
-        "B" if k["isa"] == "sse" else "the B sliver", k["loads"], plural(k["loads"])), ha="center", va="bottom",
-        fontsize=10.5)
+    write(ax, (xa + s + x0) / 2, y + 0.12, "broadcast\n\u00d7{}".format(n), 10, va="bottom", color=MATRIX["A"])
+    write(ax, x0, -mr * s - 0.4, "the {} x {} tile of C: {} accumulators of {} floats,\nrow i += A(i, p) \u00d7 "
+          "B(p, ..), register by register".format(mr, nr, k["acc"], n), 11.5, ha="left", va="top")
+    write(ax, x0 + nr * s / 2, yb + s + 0.75, "row p of {}: {} load{}".format(
+        "B" if k["isa"] == "sse" else "the B sliver", k["loads"], plural(k["loads"])), 10.5, va="bottom")
     bare(ax, 0, x0 + 16.5, -mr * s - 2.2, yb + s + 1.7)
 
 
@@ -307,13 +307,11 @@ def draw_register_file(inp, isa):
     draw_tile(fig.add_axes([0.47, 0.2, 0.52, 0.7]), k)
     op = ("{} FMAs: c += a \u00d7 b in one instruction".format(k["acc"]) if k["fma"] else
           "{} multiplies, then {} adds (SSE has no FMA)".format(k["acc"], k["acc"]))
-    fig.text(0.5, 0.16, "Per step of p: {} load{} of B, {} broadcast{} of A, {} = {} multiply-adds.".format(
-        k["loads"], plural(k["loads"]), k["mr"], plural(k["mr"]), op, k["mr"] * k["nr"]),
-        ha="center", va="top", fontsize=11.5)
-    fig.text(0.5, 0.11, "{} accumulators + {} B + {} broadcast{} = {} of the {} {} registers{}".format(
+    write(fig, 0.5, 0.16, "Per step of p: {} load{} of B, {} broadcast{} of A, {} = {} multiply-adds.".format(
+        k["loads"], plural(k["loads"]), k["mr"], plural(k["mr"]), op, k["mr"] * k["nr"]), 11.5, va="top")
+    write(fig, 0.5, 0.11, "{} accumulators + {} B + {} broadcast{} = {} of the {} {} registers{}".format(
         k["acc"], k["loads"], k["broadcasts"], plural(k["broadcasts"]), used, k["regs"], k["reg"],
-        " (too many: they spill)" if used > k["regs"] else ""), ha="center", va="top", fontsize=11.5,
-        weight="bold")
+        " (too many: they spill)" if used > k["regs"] else ""), 11.5, va="top", weight="bold")
     return fig
 
 
@@ -355,8 +353,7 @@ def loop_row(ax, loop, blocks, note, size=5.0, gap=1.3):
     for k, name in enumerate("CAB"):
         x = 14 + k * (size + gap)
         box(ax, x, 0.4, size, size, "white", edge=MATRIX[name], width=1.8)
-        ax.text(x + size / 2, size + 0.55, name, ha="center", va="bottom", fontsize=12, weight="bold",
-                color=MATRIX[name])
+        write(ax, x + size / 2, size + 0.55, name, 12, va="bottom", weight="bold", color=MATRIX[name])
         if name in blocks:
             fw, fh, level = blocks[name]
             at = (x, 0.4 + (1 - fh) * size, fw * size, fh * size)
@@ -365,7 +362,7 @@ def loop_row(ax, loop, blocks, note, size=5.0, gap=1.3):
             else:
                 box(ax, *at, LEVEL[level], alpha=0.3 if level == "DRAM" else 0.85)
     for k, sign in enumerate(("+=", "\u00d7")):
-        ax.text(14 + size + gap / 2 + k * (size + gap), 0.4 + size / 2, sign, ha="center", va="center", fontsize=14)
+        write(ax, 14 + size + gap / 2 + k * (size + gap), 0.4 + size / 2, sign, 14)
     ax.text(0.2, size + 0.2, loop, family="monospace", fontsize=14, va="top")
     ax.text(0.2, size - 1.3, note, fontsize=13, va="top")
     bare(ax, 0, 34.5, 0, size + 1.0)
@@ -405,12 +402,10 @@ def address_map(ax, rows, cols, offset, shade, names, title, w=1.7):
     for r, i in enumerate(rows):
         for c, j in enumerate(cols):
             if i is None or j is None:
-                ax.text((c + 0.5) * w, -r - 0.5, "\u22ef" if i is not None else "\u22ee", ha="center",
-                        va="center", fontsize=10)
+                write(ax, (c + 0.5) * w, -r - 0.5, "\u22ef" if i is not None else "\u22ee", 10)
                 continue
             box(ax, c * w, -r - 1, w, 1, SLIVER_SHADES[shade(i, j)], edge="white", width=1.0)
-            ax.text((c + 0.5) * w, -r - 0.5, str(offset(i, j)), ha="center", va="center", fontsize=10,
-                    color="white", zorder=4)
+            write(ax, (c + 0.5) * w, -r - 0.5, str(offset(i, j)), 10, color="white", zorder=4)
             where[offset(i, j)] = ((c + 0.5) * w, -r - 0.5)
     path, o = [], min(where, default=0)
     while o in where:
@@ -421,11 +416,10 @@ def address_map(ax, rows, cols, offset, shade, names, title, w=1.7):
         ax.annotate("", xy=path[-1], xytext=path[-2], zorder=3,
                     arrowprops=dict(arrowstyle="-|>", color="black", alpha=0.6, linewidth=2))
     for r, i in enumerate(rows):
-        ax.text(-0.15, -r - 0.5, "" if i is None else "{} = {}".format(names[0], i), ha="right", va="center",
-                fontsize=10)
+        write(ax, -0.15, -r - 0.5, "" if i is None else "{} = {}".format(names[0], i), 10, ha="right")
     for c, j in enumerate(cols):
-        ax.text((c + 0.5) * w, 0.15, "" if j is None else str(j), ha="center", va="bottom", fontsize=10)
-    ax.text(len(cols) * w / 2, 0.9, names[1], ha="center", va="bottom", fontsize=9.5)
+        write(ax, (c + 0.5) * w, 0.15, "" if j is None else str(j), 10, va="bottom")
+    write(ax, len(cols) * w / 2, 0.9, names[1], 9.5, va="bottom")
     ax.set_title(title, fontsize=10.5)
     bare(ax, -2.6, len(cols) * w + 0.3, -len(rows) - 0.4, 2.0)
 
@@ -478,8 +472,8 @@ def draw_packing(inp):
         fontsize=10, color=LEVEL["DRAM"] if over else "black")
     fig.text(0.5, 0.06, "The grey path: the order of the offsets, which is the order the micro-kernel reads "
              "them (one column of A and one row of B per step of p).", ha="center", fontsize=10.5)
-    fig.text(0.78, 0.885, "L1d {} = {} sets x {} ways x {}-byte lines\n(one set per line of a {}-byte page)".format(
-        kib(l1), sets, ways, LINE, PAGE), ha="center", va="bottom", fontsize=10)
+    write(fig, 0.78, 0.885, "L1d {} = {} sets x {} ways x {}-byte lines\n(one set per line of a {}-byte page)".format(
+        kib(l1), sets, ways, LINE, PAGE), 10, va="bottom")
     return fig
 
 
@@ -560,7 +554,7 @@ def draw_timeline(ax, boxes, barriers, team, pixels):
             box(ax, start, y + 0.1, length, 0.8, MATRIX[kind], edge="white", width=0.6)
             text = "B \u00d7{}".format(label) if kind == "B" else label
             if text and length / end * pixels > 7 * max(len(part) for part in text.split("\n")) + 6:
-                ax.text(start + length / 2, y + 0.5, text, ha="center", va="center", fontsize=9.5, color="white")
+                write(ax, start + length / 2, y + 0.5, text, 9.5, color="white")
         done = [start + length for start, length, _, _ in boxes[t]]
         for bar in barriers:   # hatched: the wait from the thread's last box to the barrier
             before = max([d for d in done if d <= bar + 1e-6] or [0])
@@ -586,8 +580,8 @@ def draw_c_blocks(ax, boxes, spans, n):
         t = owner.get("b{}".format(b), 0)
         box(ax, 0, n - ic - mb, n, mb, MATRIX["C"], edge="white", alpha=1.0 if t % 2 == 0 else 0.55, width=0.8)
         if len(spans) <= 40:
-            ax.text(n / 2, n - ic - mb / 2, "b{}: rows {}-{}, thread {}".format(b, ic, ic + mb - 1, t),
-                    ha="center", va="center", fontsize=7.5 if len(spans) > 16 else 9.5, color="white")
+            write(ax, n / 2, n - ic - mb / 2, "b{}: rows {}-{}, thread {}".format(b, ic, ic + mb - 1, t),
+                  7.5 if len(spans) > 16 else 9.5, color="white")
     ax.set_title("C ({0} x {0}) in blocks of rows".format(n), fontsize=11)
     bare(ax, 0, n, 0, n, equal=False)
 
@@ -708,10 +702,9 @@ def draw_reading_plots(inp):
     name_parts(fig.axes[0], csvs[-1])
     grow(fig, 0.4)
     where = os.path.dirname(os.path.abspath(csvs[-1]))
-    fig.text(0.5, 0.006, "Drawn by plots/plot_gflops.py from the run in {}{}, then named.".format(
+    write(fig, 0.5, 0.006, "Drawn by plots/plot_gflops.py from the run in {}{}, then named.".format(
         os.path.relpath(where, ROOT) if where.startswith(ROOT + os.sep) else where,
-        " (a Zen 3, the AVX2 laptop class)" if where == DEFAULT_DATA else ""), ha="center", va="bottom",
-        fontsize=10, color="#444444")
+        " (a Zen 3, the AVX2 laptop class)" if where == DEFAULT_DATA else ""), 10, va="bottom", color="#444444")
     return fig
 
 
