@@ -553,7 +553,7 @@ def draw_timeline(ax, boxes, barriers, team, pixels):
         for start, length, kind, label in merged(boxes[t]):
             box(ax, start, y + 0.1, length, 0.8, MATRIX[kind], edge="white", width=0.6)
             text = "B \u00d7{}".format(label) if kind == "B" else label
-            if text and length / end * pixels > 7 * max(len(part) for part in text.split("\n")) + 6:
+            if text and length / end * pixels > 7 * len(text) + 6:   # about 7 pixels a character
                 write(ax, start + length / 2, y + 0.5, text, 9.5, color="white")
         done = [start + length for start, length, _, _ in boxes[t]]
         for bar in barriers:   # hatched: the wait from the thread's last box to the barrier
