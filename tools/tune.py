@@ -5,21 +5,9 @@ thread and on all cores, and writes the winners to a wisdom file that step 10 re
     tools/tune.py [--build DIR] [-o PATH] [--budget S] [--threads 1|all|both] [--sizes LIST]
                   [--kernel NAME] [--rounds N] [--margin PCT] [--seed N] [--fresh] [--no-ref]
 
-docs/contracts.md, "The tuner", has the whole contract; docs/harness.md, "The tuner's
-decisions", why candidates are compared in pairs.
-
-The search, from the rules' point (the blocks steps/10_tuned/blocks.cpp gives): each block
-size on a ladder of rungs x 2^(1/4) from x1/4 to x4; coarse (kc, mc, nc, one-slice, one at a
-time, x0.5 .. x2, going on in the direction of an outer winner), polish (every coordinate one
-rung either way until none wins), the switches one at a time, last the rules, the tuned point
-and the library side by side (a tuned point not above the rules there is dropped). A point
-that reads more from beyond L2 per FLOP than the rules allow is not measured.
-
-A batch runs the incumbent and its candidates one right after the other at each size, in a
-new random order each round (tools/interleave.py's scheduler): a slow spell slows both
-samples of a pair alike. A decision is the 95 % interval of the trimmed mean of a candidate's
-paired log-ratios (interval()): won above 1 + margin, lost below it or once narrower than a
-quarter of the margin, else open; open decisions buy more rounds, widest first.
+docs/contracts.md, "The tuner", has the whole contract: the options, the search, its decisions,
+the files and the report; docs/harness.md, "The tuner's decisions", why candidates are compared
+in pairs.
 
 Output: the wisdom file (default BUILD/wisdom/step10_tuned.txt), its state PATH.state
 (replayed by the same command, removed when the searches end), the search record
@@ -27,9 +15,7 @@ STEM.search.csv and its figure STEM.tuning.png (plots/plot_tuning.py). Exit stat
 written; 1 a run of step 10 failed; 2 usage error or not built; 3 a file cannot be written
 or is not tune.py's; 77 this CPU cannot run step 10; 130 interrupted.
 
-For tests, main(argv, machine=Synthetic(...)) runs the real search on a made-up machine: a
-Python function (params, size, round) -> GFLOPS instead of the executables, each sample
-counted as machine.sample_seconds of the budget.
+For tests, main(argv, machine=Synthetic(...)) runs the real search on a made-up machine.
 """
 import argparse
 import csv
@@ -55,7 +41,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
 import cli  # noqa: E402  (plots/cli.py: children in their own process group, SIGTERM raised)
 from harness_csv import InputError, open_regular  # noqa: E402  (a file read only when it is a regular one)
-import samples as stats  # noqa: E402  (plots/samples.py: paired ratios)
+import samples as stats  # noqa: E402  (plots/samples.py: medians, a sample's CSV)
 import interleave  # noqa: E402  (tools/interleave.py: the scheduler that takes the samples)
 import machine as machine_record  # noqa: E402  (plots/machine.py: cpuinfo --json, the machine's one record)
 from block_map import tunables  # noqa: E402  ({name: value} of a params column)
@@ -67,7 +53,7 @@ SIZES = (640, 896, 1280, 1792)
 ROUNDS = 3
 BUDGET = 300.0
 RUNGS = 8                        # ladder rungs either side of the rules' value: x1/4 .. x4
-RUNG = 2.0 ** 0.25               # one rung: x1.19
+RUNG = 2.0 ** 0.25
 COARSE = (-4, -2, 2, 4)          # x0.5, x0.71, x1.41, x2
 FURTHER = (2, 4)                 # an extension, in the direction that won
 MAX_POLLS = 8
@@ -75,20 +61,16 @@ BLOCKS = ("mc", "kc", "nc")
 SEARCH_ORDER = ("kc", "mc", "nc", "one-slice")
 OPTION_ORDER = ("mc", "kc", "nc", "one-slice")
 SWITCHES = ("no-copy-b", "no-prefetch", "no-even-k", "no-vector-pack")
-# Options with two forms, the rules picking one per core (--fold, from its load ports, which an
-# unknown core may not match): the search tries the other as it tries a switch.
+# Options of two forms, the rules picking one per core: the search tries the other as a switch.
 CHOICES = {"fold": (1, 2)}
 SWITCH_ORDER = SWITCHES + tuple(CHOICES)
 MARGIN = 0.01                    # a candidate must beat the incumbent by this much (--margin, in %)
-# A decision whose half-width is down to this share of the margin is closed even if it
-# straddles 1 + margin: the difference is the margin itself, and either answer is as good.
-RESOLVED = 0.25
+RESOLVED = 0.25                  # a decision this much narrower than the margin is closed: either answer does
 TRIM = 0.2                       # of the pairs' log-ratios, left out at either end (spoilt pairs)
 T_TAIL = 1.959964                # the normal quantile of a two-sided 95 % interval
 MAX_BLOCK = 65536                # the largest --NAME N the step takes
-# Bytes from beyond L2 per FLOP (steps/10_tuned/blocks.hpp, outer_bytes_per_flop): quiet rounds
-# do not see that traffic's cost, a neighbour streaming memory does, so the search keeps within
-# the rules' bound.
+# Bytes from beyond L2 per FLOP (steps/10_tuned/blocks.hpp): quiet rounds do not see that
+# traffic's cost, a neighbour streaming memory does, so the search keeps within the rules' bound.
 MAX_OUTER_BYTES_PER_FLOP = 0.025
 DEFAULT_COST = 0.5               # seconds a sample is taken to cost before one was timed
 SAMPLE_TIME, MAX_REPS, SAMPLE_TIMEOUT = 0.1, 20, 120.0   # a sample, as interleave.py's defaults
@@ -116,10 +98,8 @@ def t_quantile(df):
 
 
 def interval(ratios):
-    """(estimate, half-width, pairs) of the log-ratio from paired ratios {size: [ratio a round]}:
-    the mean with a fifth left out at either end (a pair a spell's edge split measures the
-    spell), its 95 % interval from the winsorized spread (Tukey and McLaughlin). Under 3 pairs:
-    an infinite half-width."""
+    """(estimate, half-width, pairs) of the log-ratios of paired ratios {size: [ratio a round]}: the trimmed
+    mean and its 95 % interval from the winsorized spread (Tukey and McLaughlin); infinite under 3 pairs."""
     logs = sorted(math.log(v) for values in ratios.values() for v in values if v > 0)
     n = len(logs)
     if n < 3:
@@ -134,17 +114,12 @@ def interval(ratios):
 
 
 def verdict(estimate, half, margin):
-    """won above 1 + margin; lost below it or once narrower than RESOLVED x margin; else open."""
     edge = math.log1p(margin)
     if estimate - half > edge:
         return "won"
     if estimate + half < edge or half <= RESOLVED * margin:
         return "lost"
     return "open"
-
-
-def percent(log_ratio):
-    return 100.0 * math.expm1(log_ratio)
 
 
 def words(options):
@@ -160,6 +135,10 @@ def median(values):
     return stats.median(list(values))
 
 
+def four(value):
+    return "{:.4f}".format(value)
+
+
 class Decision:
     """A candidate against the incumbent of its batch: its job, paired ratios and verdict."""
     def __init__(self, point, job):
@@ -170,9 +149,9 @@ class Decision:
     def text(self, name):
         if self.verdict == "failed":
             return "{} failed".format(name)
-        low, high = self.estimate - self.half, self.estimate + self.half
-        bounds = "[{:+.1f}, {:+.1f}]".format(percent(low), percent(high)) if self.pairs >= 3 else "[-]"
-        return "{} {:+.1f} % {} {}".format(name, percent(self.estimate), bounds, self.verdict)
+        low, high = (100.0 * math.expm1(self.estimate + s * self.half) for s in (-1, 1))
+        bounds = "[{:+.1f}, {:+.1f}]".format(low, high) if self.pairs >= 3 else "[-]"
+        return "{} {:+.1f} % {} {}".format(name, 100.0 * math.expm1(self.estimate), bounds, self.verdict)
 
 
 class Failure(Exception):
@@ -199,9 +178,8 @@ class Real:
 
     def __init__(self, build, kernel):
         self.build = os.path.abspath(build)
-        self.bin = os.path.join(self.build, "bin")
-        self.exe, self.ref_exe, self.cpuinfo = (os.path.join(self.bin, n) for n in ("step10_tuned", "ref_openblas",
-                                                                                    "cpuinfo"))
+        self.exe, self.ref_exe, self.cpuinfo = (os.path.join(self.build, "bin", n)
+                                                for n in ("step10_tuned", "ref_openblas", "cpuinfo"))
         self.kernel = kernel
         self.cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
             list(range(os.cpu_count() or 1))
@@ -230,8 +208,8 @@ class Real:
             raise Failure(2, "{} (cmake --build {})".format(shown(e), self.build))
 
     def prefix(self, threads, library):
-        """env and taskset before a run: one environment for every run, GEMM_WISDOM=off, one
-        thread pinned to the last CPU, all on every CPU (OpenMP's bound one per core)."""
+        # One environment for every run, GEMM_WISDOM=off; one thread pinned to the last CPU, all
+        # on every CPU (OpenMP's bound one per core, the library's pool left unbound).
         env = ["env", "-u", "OMP_PROC_BIND", "-u", "OMP_PLACES", "-u", "OPENBLAS_CORETYPE", "-u", "BLIS_ARCH_TYPE",
                "GEMM_WISDOM=off"]
         if not library:
@@ -244,19 +222,19 @@ class Real:
         return env + [self.taskset, "-c", ",".join(str(c) for c in cpus)]
 
     def command(self, threads, options):
-        words_ = self.prefix(threads, False) + [self.exe, "--threads", str(threads)]
+        out = self.prefix(threads, False) + [self.exe, "--threads", str(threads)]
         if self.kernel:
-            words_ += ["--kernel", self.kernel]
+            out += ["--kernel", self.kernel]
         for name, value in options.items():
-            words_ += ["--" + name, str(value)]
-        return words_
+            out += ["--" + name, str(value)]
+        return out
 
     def library(self, threads):
         return self.prefix(threads, True) + [self.ref_exe, "--threads", str(threads)]
 
     def run_probe(self, command, what):
         """One unverified run at a tiny size: its CSV row. Exit 2 and 77 stop the tuner."""
-        path = os.path.join(self.tmp, "probe.csv")
+        path, at = os.path.join(self.tmp, "probe.csv"), "{}: its run at n = {}".format(what, PROBE_SIZE)
         if os.path.exists(path):
             os.unlink(path)
         try:
@@ -264,7 +242,7 @@ class Real:
                                       "--csv", path], timeout=120, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE)
         except subprocess.TimeoutExpired:
-            raise Failure(1, "{}: its run at n = {} did not finish in 120 s".format(what, PROBE_SIZE))
+            raise Failure(1, "{} did not finish in 120 s".format(at))
         except OSError as e:
             raise Failure(2, "{}: cannot run: {}".format(what, e.strerror))
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -272,10 +250,10 @@ class Real:
         if done.returncode in (2, 77):
             raise Failure(done.returncode, line)   # the program's own line, which names it
         if done.returncode != 0 or not os.path.isfile(path):
-            raise Failure(1, "{}: its run at n = {} failed ({})".format(what, PROBE_SIZE, line))
+            raise Failure(1, "{} failed ({})".format(at, line))
         _, rows = stats.read_samples(path)
         if len(rows) != 1:
-            raise Failure(1, "{}: its run at n = {} wrote {} rows, not one".format(what, PROBE_SIZE, len(rows)))
+            raise Failure(1, "{} wrote {} rows, not one".format(at, len(rows)))
         return rows[0]
 
     def probe(self, threads):
@@ -284,8 +262,8 @@ class Real:
         rules = tunables(row.get("params"))
         if not all(name in rules for name in BLOCKS):
             raise Failure(2, "{}: its CSV has no mc, kc and nc in params: not step 10".format(self.exe))
-        # The units: what --mc 1 --kc 1 --nc 1 runs as. --min-kflops 1 shares even n = 16 out,
-        # so its threads column is the team the step can have here (OMP_THREAD_LIMIT).
+        # The units are what --mc 1 --kc 1 --nc 1 runs as; --min-kflops 1 shares even n = 16
+        # out, so its threads column is the team the step can have here (OMP_THREAD_LIMIT).
         ones = {name: 1 for name in BLOCKS + (("one-slice",) if "one-slice" in rules else ())}
         shared = self.run_probe(self.command(threads, dict(ones, **{"min-kflops": 1})), "step10_tuned")
         unit = tunables(shared.get("params"))
@@ -316,24 +294,15 @@ class Real:
 
 
 class Synthetic:
-    """A made-up machine for tests: measure(params, size, round) -> GFLOPS, params {"threads": T,
-    and the candidate's options} (the library: {"threads": T, "library": True}); each sample
-    counts as `sample_seconds` of the budget; `thread_limit` acts as OMP_THREAD_LIMIT."""
-    synthetic = True
+    """A made-up machine of 2 CPUs for tests: measure(params, size, round) -> GFLOPS, params the candidate's
+    options and "threads" (the library's: "library": True); a sample costs `sample_seconds` of the budget."""
+    synthetic, kernel, cpus = True, "avx512", [0, 1]
+    units = {"mc": 14, "kc": 16, "nc": 32, "one-slice": 16}
 
-    def __init__(self, measure, rules, units=None, kernel="avx512", identity=None, ncpu=2, library=True,
-                 sample_seconds=0.25, switches=SWITCHES, rules_all=None, thread_limit=None):
-        self.measure = measure
-        self.rules = dict(rules)
-        self.rules_all = dict(rules_all or rules)
-        self.units = dict(units or {"mc": 14, "kc": 16, "nc": 32, "one-slice": 16})
-        self.kernel = kernel
+    def __init__(self, measure, rules, identity=None, sample_seconds=0.25):
+        self.measure, self.rules = measure, dict(rules)
         self.ident = list(identity or ["cpu GenuineIntel 6 207 Emerald Rapids", "caches 49152 2097152 314572800"])
-        self.cpus = list(range(ncpu))
-        self.with_library = library
         self.sample_seconds = self.default_cost = sample_seconds
-        self.switches = tuple(switches)
-        self.thread_limit = thread_limit
         self.clock = 0.0
 
     def close(self):
@@ -345,7 +314,7 @@ class Synthetic:
         return len(self.cpus)
 
     def has_library(self):
-        return self.with_library
+        return True
 
     def identity(self):
         return list(self.ident)
@@ -357,14 +326,12 @@ class Synthetic:
         return ["synthetic-library"]
 
     def probe(self, threads):
-        rules = dict(self.rules if threads == 1 else self.rules_all)
-        for name in self.switches:
-            rules.setdefault(name, 0)
+        rules = dict(self.rules, **{name: self.rules.get(name, 0) for name in SWITCHES})
         units = {name: self.units.get(name, 1) for name in rules if name in OPTION_ORDER}
-        return self.kernel, rules, units, min(threads, self.thread_limit or threads)
+        return self.kernel, rules, units, threads
 
     def probe_library(self, threads):
-        return "synthetic library" if self.with_library else None
+        return "synthetic library"
 
     def fingerprint(self):
         return {"synthetic": True}
@@ -373,9 +340,8 @@ class Synthetic:
 # ---- the samples: interleave.py's scheduler, with a state that is replayed ---------------------
 
 class Measurer(interleave.Scheduler):
-    """tools/interleave.py's Scheduler for one thread count: run_group takes the jobs at one size
-    one right after the other; a complete group's samples go to the state, one found there is
-    replayed."""
+    """interleave.py's Scheduler for one thread count: a complete group's samples (one size of one
+    round) go to the state; a group found there is replayed instead of measured."""
 
     def __init__(self, tuner, setting, threads, seed):
         args = argparse.Namespace(seed=seed, no_verify=False, max_reps=MAX_REPS, sample_time=SAMPLE_TIME,
@@ -393,12 +359,8 @@ class Measurer(interleave.Scheduler):
     def save(self, job):
         pass   # the state is written per group (run_group)
 
-    def group_key(self, size, jobs):
-        return self.group_key_at(self.round, size, jobs)
-
-    @staticmethod
-    def group_key_at(round_, size, jobs):
-        return "{}|{}|{}".format(round_, size, ";".join(sorted(j.key for j in jobs)))
+    def group_key(self, size, jobs, round_=None):
+        return "{}|{}|{}".format(self.round if round_ is None else round_, size, ";".join(sorted(j.key for j in jobs)))
 
     def run_group(self, size, jobs):
         key = self.group_key(size, jobs)
@@ -421,8 +383,7 @@ class Measurer(interleave.Scheduler):
             self.restore(job, size, record)
             self.tuner.replayed += 1
             return
-        machine = self.tuner.machine
-        before = len(job.rows)
+        machine, before = self.tuner.machine, len(job.rows)
         if machine.synthetic:
             self.seq += 1
             gflops = repr(float(machine.measure(dict(job.params), size, self.round)))
@@ -437,7 +398,7 @@ class Measurer(interleave.Scheduler):
             walls = len(job.wall.get(size, []))
             super().sample(job, size)
             if self.tuner.stop_requested and job.failed:
-                # Ctrl-C reached the run too: not a result. The group is not kept.
+                # Ctrl-C reached the run too: not a result, and the group is not kept.
                 job.failed = ""
                 del job.rows[before:]
                 del job.wall.get(size, [])[walls:]
@@ -495,8 +456,7 @@ class Search:
         self.rules_point = self.incumbent = Point([0] * len(self.coords))
         self.visited = {self.effect(self.incumbent)}
         self.margin = tuner.args.margin
-        self.decisions = []         # every Decision judged, in order (the report)
-        self.batch_decisions = []   # the batch's under way (the progress line)
+        self.decisions, self.batch_decisions = [], []   # every one judged (the report); the batch's
         self.taken = set()          # the rounds of the batch under way
         self.candidates = self.batches = 0   # batches judged, the final rounds included
         self.finished, self.dropped = False, False   # dropped: the final rounds did not confirm the tuned point
@@ -506,8 +466,6 @@ class Search:
         self.phase = "coarse"       # coarse, polish, switch; final (the final rounds' record row)
         self.records = []           # the search record's rows (record())
         self.chain = 1.0            # the incumbent's ratio to the rules, chained (record())
-
-    # -- points
 
     def value(self, coord, rung):
         unit = self.units.get(coord, 1)
@@ -528,34 +486,23 @@ class Search:
             ordered[name] = next(v for v in CHOICES[name] if v != self.rules[name]) if name in CHOICES else 1
         return ordered
 
-    def effect(self, point):
-        """What the point changes at the training sizes: points of one effect run alike there
-        (blocks at or above the largest size are the whole matrix; one-slice matters only by
-        the sizes it takes in one slice; the rules' point alone skips packing small products,
-        steps/10_tuned/blocks.cpp's skip_packing)."""
-        o = self.options(point)
-        top = max(self.sizes)
-        mc, kc, nc = (o.get(c, self.rules[c]) for c in BLOCKS)
-        if "one-slice" in o:
-            depth = max(o["one-slice"], kc)
-        elif not o or "kc" not in o:
-            depth = max(self.rules.get("one-slice", kc), kc)
-        else:
-            depth = kc   # --kc alone: k in slices of kc
-        l2 = self.tuner.l2
-        direct = tuple(not o and l2 > 0 and 4 * n * n <= l2 // 2 for n in self.sizes)
-        return (min(mc, top), min(kc, top), min(nc, top), tuple(n <= depth for n in self.sizes),
-                tuple(point.switches), direct)
-
     def effective(self, point):
-        """{mc, kc, nc[, one-slice]} the point runs with: one-slice the deepest k step 10 takes
-        in one slice (kc when --kc alone turns it off; never below kc)."""
+        """{mc, kc, nc[, one-slice]} the point runs with, one-slice the deepest k taken in one slice."""
         o = self.options(point)
         out = {c: o.get(c, self.rules[c]) for c in BLOCKS}
         if "one-slice" in self.rules:
             depth = o["one-slice"] if "one-slice" in o else out["kc"] if "kc" in o else self.rules["one-slice"]
             out["one-slice"] = max(depth, out["kc"])
         return out
+
+    def effect(self, point):
+        """What the point changes at the training sizes (points of one effect run alike): a block at or above
+        them is the whole matrix; the rules' point alone leaves small products unpacked (blocks.cpp)."""
+        blocks, top, l2 = self.effective(point), max(self.sizes), self.tuner.l2
+        depth = blocks.get("one-slice", blocks["kc"])
+        direct = tuple(not self.options(point) and l2 > 0 and 4 * n * n <= l2 // 2 for n in self.sizes)
+        return (min(blocks["mc"], top), min(blocks["kc"], top), min(blocks["nc"], top),
+                tuple(n <= depth for n in self.sizes), tuple(point.switches), direct)
 
     def describe(self, point):
         return words(self.options(point)) or "the rules"
@@ -585,20 +532,18 @@ class Search:
         return self.library
 
     def move(self, point, index, step):
-        """The point `step` rungs along coordinate `index`, past rungs that change nothing at
-        the training sizes; None when the ladder ends, it was measured before, or its traffic
-        beyond L2 is above the bound."""
+        """The point `step` rungs along `index`, past rungs of the same effect; None at the ladder's end, when
+        measured before, or above the traffic bound."""
         here = self.effect(point)
         rung = point.rungs[index] + step
         if abs(point.rungs[index]) < RUNGS < abs(rung):
             rung = RUNGS if rung > 0 else -RUNGS
-        sign = 1 if step > 0 else -1
         while -RUNGS <= rung <= RUNGS:
             candidate = point.moved(index, rung)
             effect = self.effect(candidate)
             if effect != here:
                 return None if effect in self.visited or self.too_much_traffic(candidate) else candidate
-            rung += sign
+            rung += 1 if step > 0 else -1
         return None
 
     def too_much_traffic(self, point):
@@ -608,36 +553,29 @@ class Search:
         return outer_bytes_per_flop(blocks["mc"], blocks["kc"]) > most * (1 + 1e-9)
 
     def record(self, point, versus, versus_to_rules, ratios, adopted, verdict_):
-        """A row of the search record: the point against `versus` (whose ratio to the rules is
-        versus_to_rules) by its paired ratios and their interval. Returns its chained ratio to
-        the rules, versus_to_rules x its estimate (None: it failed)."""
+        """A row of the search record, the point against `versus`: its chained ratio to the rules (None: failed)."""
         blocks = self.effective(point)
-        row = {"threads": self.setting, "thread_count": self.threads, "phase": self.phase, "batch": self.batches,
-               "options": words(self.options(point)), "mc": blocks["mc"], "kc": blocks["kc"], "nc": blocks["nc"],
-               "one_slice": blocks.get("one-slice", ""), "switches": " ".join(point.switches),
-               "vs": words(self.options(versus)), "ratio": "", "pooled": "", "per_size": "",
-               "vs_to_rules": "{:.4f}".format(versus_to_rules), "ratio_to_rules": "", "adopted": int(bool(adopted)),
-               "failed": int(verdict_ == "failed"), "noise": "", "low": "", "high": "", "pairs": 0,
-               "decision": verdict_}
+        row = dict.fromkeys(SEARCH_COLUMNS, "")
+        row.update(threads=self.setting, thread_count=self.threads, phase=self.phase, batch=self.batches,
+                   options=words(self.options(point)), mc=blocks["mc"], kc=blocks["kc"], nc=blocks["nc"],
+                   one_slice=blocks.get("one-slice", ""), switches=" ".join(point.switches),
+                   vs=words(self.options(versus)), vs_to_rules=four(versus_to_rules), adopted=int(bool(adopted)),
+                   failed=int(verdict_ == "failed"), pairs=0, decision=verdict_)
         self.records.append(row)
         if not ratios or verdict_ == "failed":
             return None
         estimate, half, pairs = interval(ratios)
         ratio = math.exp(estimate)
-        row.update(ratio="{:.4f}".format(ratio), pairs=pairs,
-                   pooled="{:.4f}".format(median(v for values in ratios.values() for v in values)),
-                   per_size=" ".join("{}:{:.4f}".format(n, median(ratios[n])) for n in sorted(ratios)),
-                   ratio_to_rules="{:.4f}".format(versus_to_rules * ratio))
+        row.update(ratio=four(ratio), pairs=pairs, pooled=four(median(v for values in ratios.values() for v in values)),
+                   per_size=" ".join("{}:{}".format(n, four(median(ratios[n]))) for n in sorted(ratios)),
+                   ratio_to_rules=four(versus_to_rules * ratio))
         if math.isfinite(half):
-            row.update(noise="{:.4f}".format(math.expm1(half)), low="{:.4f}".format(math.exp(estimate - half)),
-                       high="{:.4f}".format(math.exp(estimate + half)))
+            row.update(noise=four(math.expm1(half)), low=four(math.exp(estimate - half)),
+                       high=four(math.exp(estimate + half)))
         return versus_to_rules * ratio
 
-    # -- measuring and judging
-
     def compare(self, ours, theirs, rounds):
-        """{size: [ours / theirs, a round of `rounds` in which both were sampled there]}: the two
-        samples of one group, taken back to back."""
+        """{size: [ours / theirs in a round of `rounds`]}: the two samples of one group, back to back."""
         def index(job):
             out = {}
             for row in job.rows:
@@ -652,8 +590,7 @@ class Search:
         return out
 
     def cost(self, jobs, size):
-        """Seconds these jobs' samples at one size are expected to take: each job's median there
-        so far, else the incumbent's (the first job), else a guess."""
+        """Seconds expected for these jobs at one size: each one's median, else the incumbent's, else a guess."""
         total = 0.0
         for job in jobs:
             known = job.wall.get(size) or jobs[0].wall.get(size)
@@ -666,14 +603,13 @@ class Search:
         return 1.1 * self.tuner.args.rounds * sum(self.cost(jobs, size) for size in self.sizes)
 
     def run_rounds(self, jobs, deadline, rounds, whole=False):
-        """Every job at every size, `rounds` rounds (joining self.taken). A group not in the
-        state starts only when its expected time fits before the deadline; with `whole`, the
-        rounds start only when all of them fit."""
+        """Every job at every size, `rounds` rounds, each group (not in the state) only if it fits before the
+        deadline; `whole`: all the rounds or none."""
         m = self.measurer
         numbers = list(range(m.round + 1, m.round + rounds + 1))
         if whole:
             ahead = sum(self.cost(jobs, size) for r in numbers for size in self.sizes
-                        if m.group_key_at(r, size, jobs) not in m.groups)
+                        if m.group_key(size, jobs, r) not in m.groups)
             if self.tuner.now() + ahead > deadline:
                 raise OutOfTime()
         for r in numbers:
@@ -703,9 +639,8 @@ class Search:
             d.verdict = verdict(d.estimate, d.half, self.margin)
 
     def batch(self, candidates, deadline, what):
-        """The incumbent and the candidates, --rounds rounds; then, while none has won and some
-        decision is open, a round beside the open one whose interval is widest. The winner
-        (the best of several) or None; OutOfTime when the deadline comes first."""
+        """The incumbent and the candidates, --rounds rounds, then a round for the widest open decision while
+        none has won: the best winner or None; OutOfTime when the deadline comes first."""
         incumbent = self.job(self.incumbent)
         self.batch_decisions = decisions = [Decision(p, self.job(p)) for p in candidates]
         self.visited.update(self.effect(p) for p in candidates)
@@ -715,8 +650,8 @@ class Search:
             self.run_rounds([incumbent] + [d.job for d in decisions], deadline - self.reserve(), self.tuner.args.rounds)
             while True:
                 if incumbent.failed or incumbent.wrong:
-                    raise Failure(1, "step 10 with {} {}".format(self.describe(self.incumbent), incumbent.failed or
-                                                                   "gave a wrong result"))
+                    raise Failure(1, "step 10 with {} {}".format(self.describe(self.incumbent),
+                                                                 incumbent.failed or "gave a wrong result"))
                 self.judge(decisions, incumbent)
                 self.tuner.progress(self)
                 open_ = [d for d in decisions if d.verdict == "open"]
@@ -773,7 +708,7 @@ class Search:
             if won is None:
                 return
             step = next(s for p, s in found if p is won)
-            # An outer candidate won: go on that way; an inner one: the polls refine it.
+            # An outer candidate won: go on that way; an inner one: the polish refines it.
             if abs(step) < max(abs(s) for _, s in found if (s > 0) == (step > 0)):
                 return
             steps = tuple(s if step > 0 else -s for s in FURTHER)
@@ -805,8 +740,7 @@ class Search:
             self.cut = "the budget ended the search"
 
     def final_rounds(self, deadline):
-        """The rules, the tuned point and the library side by side; the tuned point is dropped
-        for the rules when its estimated ratio to them is not above 1."""
+        """The rules, the tuned point and the library side by side: a tuned point not above the rules is dropped."""
         rules, tuned, library = self.job(self.rules_point), self.job(self.incumbent), self.library_job()
         jobs = [rules] + ([tuned] if tuned is not rules else []) + ([library] if library is not None else [])
         self.tried, self.taken, self.batch_decisions = "final: the rules, the tuned point and the library", set(), []
@@ -884,8 +818,7 @@ class Tuner:
             write_whole(self.state_path, json.dumps(self.state, sort_keys=True, separators=(",", ":")) + "\n")
 
     def progress(self, search):
-        """What is tried, each decision with its interval, the best so far and the time left: in
-        place on a terminal; on a file or pipe, a line when a decision moved."""
+        """What is tried, its decisions, the best and the time left: in place on a terminal, else a line a change."""
         said = "{}: threads {}: {}{}; best {}{}".format(
             PROG, search.setting, search.tried,
             "".join("; " + d.text(search.name(d.point)) for d in search.batch_decisions if d.pairs or d.job.failed),
@@ -911,8 +844,7 @@ class Tuner:
 
 
 def search_csv(searches, identity):
-    """The search record's text: each search's rows with its own columns (the rules' blocks,
-    the winner, whether it is complete) and the machine's."""
+    """The search record's text: each search's rows, its own columns and the machine's."""
     cpu = identity[0][4:] if identity and identity[0].startswith("cpu ") else ""
     uarch = " ".join(cpu.split()[3:])
     caches = (identity[1].split()[1:4] if len(identity) > 1 else []) + ["", "", ""]
@@ -932,8 +864,7 @@ def search_csv(searches, identity):
 
 
 def draw_search(tuner):
-    """plots/plot_tuning.py draws the search record: in this process when this Python has
-    matplotlib, else with /usr/bin/python3 when that one has; else one line says how."""
+    """plots/plot_tuning.py, here when this Python has matplotlib, else by /usr/bin/python3; else a line says how."""
     import importlib.util
     script = os.path.join(ROOT, "plots", "plot_tuning.py")
     argv = [os.path.abspath(tuner.search_path), "-o", os.path.abspath(tuner.figure_path)]   # never "-x"
@@ -1005,8 +936,7 @@ def report(tuner, searches, kernel):
 
 
 def search_report(s):
-    """One thread count's part: the rules, the result, every decision with its interval, the
-    final rounds' ratios and what the noise let it resolve."""
+    """One thread count's part of the report."""
     tuned = s.result()
     print("threads {} ({} thread{}):".format(s.setting, s.threads, "s" if s.threads > 1 else ""))
     print("  rules  {}".format(" ".join("{}={}".format(k, s.rules[k]) for k in OPTION_ORDER if k in s.rules)))
@@ -1071,13 +1001,13 @@ def parse_args(argv):
 
     if args.output == "":
         raise Failure(2, "-o '': an empty name (give a file, or no -o for the default)")
-    text = args.budget
+    budget, margin = args.budget, args.margin
     try:
-        args.budget = float(text)
+        args.budget = float(budget)
     except ValueError:
-        raise bad("--budget", text, "not a number")
+        raise bad("--budget", budget, "not a number")
     if not 1 <= args.budget <= 1e6:
-        raise bad("--budget", text, "must be from 1 to 1000000 seconds")
+        raise bad("--budget", budget, "must be from 1 to 1000000 seconds")
     if args.threads not in ("1", "all", "both"):
         raise bad("--threads", args.threads, "must be 1, all or both")
     try:
@@ -1089,13 +1019,12 @@ def parse_args(argv):
     if not re.match(r"^[0-9]{1,2}$", args.rounds) or not 2 <= int(args.rounds) <= 20:
         raise bad("--rounds", args.rounds, "must be from 2 to 20")
     args.rounds = int(args.rounds)
-    text = args.margin
     try:
-        args.margin = float(text) / 100
+        args.margin = float(margin) / 100
     except ValueError:
         args.margin = float("nan")
     if not 0.001 <= args.margin <= 0.5:
-        raise bad("--margin", text, "must be a number of per cent from 0.1 to 50")
+        raise bad("--margin", margin, "must be a number of per cent from 0.1 to 50")
     if args.seed is not None:
         if not re.match(r"^[0-9]{1,9}$", args.seed):
             raise bad("--seed", args.seed, "not a whole number from 0 to 999999999")
@@ -1106,8 +1035,7 @@ def parse_args(argv):
 
 
 class signals_held:
-    """SIGINT and SIGTERM held while a file is written: none can leave a temporary file behind
-    or the file half replaced."""
+    """SIGINT and SIGTERM held while a file is written: no temporary left, no file half replaced."""
     def __enter__(self):
         self.held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
@@ -1121,8 +1049,8 @@ def write_whole(path, text):
 
 
 def side_path(path, suffix):
-    """PATH + suffix, a file beside PATH; a name longer than the folder takes (NAME_MAX) is cut
-    and ended by a hash of the whole, so every legal PATH has its side files, always the same."""
+    """PATH + suffix; a name longer than the folder takes (NAME_MAX) is cut and ended by a hash of
+    the whole, so every legal PATH has its side files, always the same."""
     folder, name = os.path.split(path)
     try:
         limit = os.pathconf(folder or ".", "PC_NAME_MAX")
@@ -1156,13 +1084,12 @@ def checked(path):
 
 
 def make_folder(path):
-    """Makes the folder of PATH; the reason it cannot (an ancestor that is a file, not 'File exists')."""
+    """Makes the folder of PATH, or says why not (an ancestor that is a file, not 'File exists')."""
     folder = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as e:
-        reason = e.strerror
-        above = folder
+        reason, above = e.strerror, folder
         while not os.path.lexists(above) and os.path.dirname(above) != above:
             above = os.path.dirname(above)
         if os.path.exists(above) and not os.path.isdir(above):
@@ -1171,8 +1098,7 @@ def make_folder(path):
 
 
 def take_lock(path, target):
-    """An exclusive flock(2) on .NAME.lock beside the wisdom file's target: the kernel lets it
-    go however the tuner ends, so no stale lock is left. Its descriptor; a second tuner is refused."""
+    """An flock(2) on .NAME.lock beside PATH's target (the kernel lets go however the tuner ends): its fd."""
     lock = side_path(os.path.join(os.path.dirname(target), "." + os.path.basename(target)), ".lock")
     try:
         fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
@@ -1204,8 +1130,8 @@ def read_wisdom(path):
 
 
 def prepare_output(path, fresh, locks):
-    """Makes the folder, refuses a file that is not a wisdom file, takes the lock (into `locks`)
-    and reads the state beside PATH: (its path, the state or None); (None, None) for a device."""
+    """Checks PATH and takes its lock (into `locks`): (the state's path, the state or None); (None, None) for
+    a device."""
     make_folder(path)
     checked(path)
     target = os.path.realpath(path)
@@ -1229,8 +1155,7 @@ def prepare_output(path, fresh, locks):
 
 
 def search_paths(out):
-    """(STEM.search.csv, STEM.tuning.png) beside the wisdom file (STEM: PATH without .txt), both
-    checked; a file at the CSV's path that is not a search record is not replaced."""
+    """(STEM.search.csv, STEM.tuning.png), STEM being PATH without .txt: checked, never over another file."""
     stem = out[:-4] if out.endswith(".txt") else out
     paths = (side_path(stem, ".search.csv"), side_path(stem, ".tuning.png"))
     for path, what in zip(paths, ("the search record", "the figure")):
@@ -1249,8 +1174,7 @@ def search_paths(out):
 
 
 def read_state(path):
-    """(the state, None); (None, None) when the file is no state of tune.py; (None, what is
-    damaged) when it is one that cannot be replayed: checked whole before any of it is used."""
+    """(the state, None); (None, None): no state of tune.py; (None, what is damaged): one that cannot be replayed."""
     try:
         with open_regular(path) as f:
             text = f.read(MAX_STATE_BYTES + 1)
@@ -1272,8 +1196,7 @@ def read_state(path):
 
 
 def state_problem(state):
-    """What in a state of tune.py cannot be replayed, or "": its seed, and every group of every
-    thread count a {job: {"wall": seconds, ["row": {column: text}], ["failed": text]}}."""
+    """What in a state cannot be replayed, or "": a seed; groups {job: {wall[, row][, failed]}} per thread count."""
     seed = state.get("seed")
     if type(seed) is not int or not 0 <= seed <= 999999999:
         return "its seed is not a whole number from 0 to 999999999"
@@ -1294,8 +1217,7 @@ def state_problem(state):
 
 
 def sample_problem(record):
-    """What makes a sample of the state not one interleave.py takes (a whole m and threads,
-    GFLOPS above 0 and finite), or ""."""
+    """What makes a sample of the state not one interleave.py takes, or ""."""
     if not isinstance(record, dict):
         return "not a table"
     wall = record.get("wall")
@@ -1315,10 +1237,7 @@ def sample_problem(record):
             int(row["threads"]) >= 1):
         return "its row's m or threads is not a whole number"
     for column, positive in (("gflops_best", True), ("gflops_median", False)):
-        try:
-            value = float(row[column])
-        except ValueError:
-            value = float("nan")
+        value = stats._float(row[column])
         if not (math.isfinite(value) and (value > 0 if positive else value >= 0) and value < 1e9):
             return "its row's {} '{}' is not a GFLOPS above 0".format(column, shown(row[column], 20))
     return ""
@@ -1327,8 +1246,7 @@ def sample_problem(record):
 # ---- the run --------------------------------------------------------------------------------
 
 def main(argv, machine=None):
-    """The tuner; its exit status. On SIGTERM it ends by that signal, the run under way killed
-    with it, every file whole and the lock let go."""
+    """The tuner's exit status; on SIGTERM it ends by that signal, every file whole, the lock let go."""
     held = {"locks": [], "sigterm": signal.getsignal(signal.SIGTERM)}
     try:
         return tune(argv, machine, held)
@@ -1365,9 +1283,11 @@ def tune(argv, machine, held):
             search.search(tuner.now() + (args.budget - tuner.now()) / (len(searches) - index))
             search.final_rounds(args.budget)
         tuner.end_progress()
-    except (Interrupted, KeyboardInterrupt, Failure, output_file.OutputError) as e:
+    except (Interrupted, KeyboardInterrupt, Failure, output_file.OutputError, cli.Terminated) as e:
         if tuner is not None:
             tuner.end_progress()
+        if isinstance(e, cli.Terminated):
+            raise
         if isinstance(e, Interrupted):
             tuner.save_state()
             print("{}: interrupted: nothing written but the state ({}: {} samples kept); the same command goes "
@@ -1376,10 +1296,6 @@ def tune(argv, machine, held):
             return 130
         print("{}: {}".format(PROG, "interrupted" if isinstance(e, KeyboardInterrupt) else e), file=sys.stderr)
         return 130 if isinstance(e, KeyboardInterrupt) else e.status if isinstance(e, Failure) else 3
-    except cli.Terminated:
-        if tuner is not None:
-            tuner.end_progress()
-        raise
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
@@ -1391,8 +1307,7 @@ def tune(argv, machine, held):
 
 
 def start(args, machine, held, searches):
-    """Checks the output, reads the state and makes a Search per thread count (into `searches`):
-    (the Tuner, the kernel step 10 runs)."""
+    """(the Tuner, the kernel step 10 runs): the output checked, the state read, a Search per thread count."""
     machine.check()
     out = args.output or os.path.join(machine.build if not machine.synthetic else ".", "wisdom", "step10_tuned.txt")
     state_path, old = prepare_output(out, args.fresh, held["locks"])
@@ -1406,7 +1321,7 @@ def start(args, machine, held, searches):
         settings = [s for s in settings if s[0] == args.threads]
     if machine.ncpu() == 1 and args.threads == "both":
         settings = settings[:1]   # all cores are one: the one-thread search is both lines
-    # The state: used when it is for the same arguments, CPU and executables.
+    # The state is used when it is for the same arguments, CPU and executables.
     fingerprint = {"identity": tuner.identity, "kernel": args.kernel, "sizes": args.sizes, "rounds": args.rounds,
                    "margin": args.margin, "threads": [s[0] for s in settings], "cpus": machine.ncpu(),
                    "library": tuner.use_library, "machine": machine.fingerprint()}
@@ -1431,16 +1346,13 @@ def start(args, machine, held, searches):
     kernels = sorted(set(s.kernel for s in searches))
     if len(kernels) != 1:
         raise Failure(1, "step 10 runs different kernels on one thread and on all: {}".format(", ".join(kernels)))
-    if tuner.use_library:
-        for s in searches:
-            if s.library_job() is None:
-                break
+    for s in searches:
+        s.library_job()   # the library probed once per thread count; None leaves it out of the rest
     return tuner, kernels[0]
 
 
 def single_threaded(args, machine, searches):
-    """An all-CPU search whose runs take one thread (OMP_THREAD_LIMIT=1) would tune the
-    "threads all" line on one thread: --threads all is refused, --threads both leaves it out."""
+    """An all-CPU search on one thread (OMP_THREAD_LIMIT=1): refused with --threads all, else left out."""
     lone = [s for s in searches if s.setting == "all" and s.threads == 1 and machine.ncpu() > 1]
     if not lone:
         return
@@ -1464,14 +1376,13 @@ def on_sigint(tuner):
 
 
 def wisdom_lines(tuner, searches, kernel):
-    """The wisdom file: this run's thread counts, and the others' lines from the file there
-    when it is of the same CPU, caches and kernel."""
+    """The wisdom file: this run's thread counts, the others' kept from a file of the same CPU and kernel."""
     args, out, head = tuner.args, tuner.out, tuner.identity + ["kernel " + kernel]
     results = {s.setting: s.result() for s in searches}
     if len(searches) == 1 and tuner.machine.ncpu() == 1 and args.threads == "both":
         results["all"] = results["1"]
     kept = {}
-    old = (read_wisdom(os.path.realpath(out)) if os.path.isfile(os.path.realpath(out)) else None) or []
+    old = read_wisdom(os.path.realpath(out)) or []
     for line in old if old[2:5] == head else []:
         w = line.split()
         if len(w) >= 2 and w[0] == "threads" and w[1] not in results:
@@ -1492,8 +1403,7 @@ def wisdom_lines(tuner, searches, kernel):
 
 
 def finish(tuner, searches, kernel):
-    """Writes the wisdom file and the record, removes or keeps the state, reports and draws;
-    the exit status."""
+    """Writes the files, removes or keeps the state, reports and draws: the exit status."""
     try:
         write_whole(tuner.out, "\n".join(wisdom_lines(tuner, searches, kernel)) + "\n")
         tuner.save_search()   # the winner and whether each search is complete, as written
