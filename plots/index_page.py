@@ -3,22 +3,12 @@
 
     index_page.py [--results DIR] [--output PAGE]
 
-The page holds the machine (DIR/machine.txt and DIR/cpuinfo.txt, as run_all.sh wrote them),
-summary.md's tables (DIR/summary.md, rendered; its machine table folded into the machine's),
-the sizes no second sample confirmed (the CSVs' settled column), and every figure in the
-folder of PAGE (default DIR/index.html) in the order of the tutorial: bandwidth and peak,
-each step's figures by step number, the overlays, the staircase, the roofline, thread
-scaling, the block maps, concepts/*.png, then any other PNG. A step's figure links to its
-page, steps/NN_slug/README.md, found by the number in the figure's name; the other figures
-to the section of docs/reading-plots.md that names them. Every link is relative to PAGE's
-folder, so a page written into docs/figures/<cpu>/ (run_all.sh --docs) links from there.
-A figure older than DIR/machine.txt is from an earlier run: it is left out, and named. A step
-CSV without its figure is named too ("not drawn").
-
-No script and nothing from outside: the page opens from the file system. Standard library
-only (a run without matplotlib still gets its page). Prints the sizes left unsettled, if any,
-then the page's path. Exit 0; 2 DIR is not a folder or a file in it cannot be read (one
-line); 3 PAGE cannot be written (plots/output_file.py's rules, checked first).
+The machine (DIR/machine.txt, cpuinfo.txt), summary.md rendered, the sizes no second sample
+confirmed, and every PNG in PAGE's folder in the tutorial's order (GROUPS), each linked to its
+step's page or its section of docs/reading-plots.md, relative to PAGE's folder. A PNG older than
+machine.txt (an earlier run's) and a step CSV without its figure are named. No script, nothing
+from outside; standard library only. Prints the sizes left unsettled, then the page's path.
+Exit 0; 2 DIR is not a folder or a file in it cannot be read; 3 PAGE cannot be written.
 """
 import argparse
 import csv
@@ -33,20 +23,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import cli  # noqa: E402
+import drawing  # noqa: E402  (its run(): no matplotlib imported)
 import output_file  # noqa: E402
 from harness_csv import InputError  # noqa: E402
 
 PROG = "index_page.py"
-# The tutorial's order after the steps' own figures: (heading, file-name pattern). A PNG that
-# no pattern takes goes under "Other figures" at the end, so no figure of the run is left out.
-GROUPS = [("Step by step", r"^step\d+_.*\.png$"),
+# (heading, file-name pattern) in the tutorial's order; a PNG none takes goes under "Other figures".
+GROUPS = [("The machine's limits", r"^(bandwidth|peak).*\.png$"),
+          ("Step by step", r"^step\d+_.*\.png$"),
           ("Every step at once", r"^overlay.*\.png$"),
           ("The staircase", r"^staircase.*\.png$"),
           ("The roofline", r"^roofline.*\.png$"),
           ("Thread scaling", r"^scaling.*\.png$"),
           ("Block sizes", r"^blockmap_.*\.png$"),
           ("Concepts", r"^concepts/.*\.png$")]
-FIRST = ("The machine's limits", r"^(bandwidth|peak).*\.png$")
+STYLE = """body { font-family: sans-serif; max-width: 1400px; margin: 1em auto; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
+.num { text-align: right; white-space: nowrap; }
+.wide { overflow-x: auto; }
+.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 1em; }
+figure { margin: 0; }
+figure img { width: 100%; height: auto; border: 1px solid #ddd; }
+figcaption { font-size: 0.9em; }
+.note { color: #a40; }
+pre { font-size: 0.8em; overflow-x: auto; }"""
 
 
 def read_text(path):
@@ -76,20 +77,18 @@ def step_page(name):
 
 def anchor(heading):
     """The anchor a Markdown renderer (GitHub's) gives a heading."""
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return text.replace(" ", "-")
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
 def reading_section(name):
-    """(docs/reading-plots.md, the anchor of its heading naming this figure or its kind), or
-    (None, None) when there is no such page."""
+    """(docs/reading-plots.md, the anchor of its heading naming this figure or its kind, else ''),
+    or (None, None) when there is no such page."""
     guide = os.path.join(ROOT, "docs", "reading-plots.md")
     headings = [l.lstrip("#").strip() for l in read_text(guide).splitlines() if l.startswith("## ")]
     if not headings:
         return None, None
     base = os.path.basename(name)
-    stem = re.split(r"[_.]", base)[0]
-    for wanted in (base, stem):
+    for wanted in (base, re.split(r"[_.]", base)[0]):
         for h in headings:
             if wanted in h:
                 return guide, anchor(h)
@@ -97,14 +96,14 @@ def reading_section(name):
 
 
 def figures(folder, since):
-    """([(heading, [relative PNG path])], [left-out old PNGs]) of the PNGs in `folder` and its
-    concepts/, in the tutorial's order; a PNG older than `since` (an mtime) is left out."""
-    found = sorted(os.path.relpath(p, folder).replace(os.sep, "/")
-                   for p in glob.glob(os.path.join(folder, "*.png")) + glob.glob(os.path.join(folder, "concepts", "*.png")))
+    """([(heading, [PNG path relative to folder])], [old PNGs]) of folder/*.png and concepts/*.png,
+    in the tutorial's order; a PNG older than `since` (an mtime) is old, left out."""
+    pngs = glob.glob(os.path.join(folder, "*.png")) + glob.glob(os.path.join(folder, "concepts", "*.png"))
+    found = sorted(os.path.relpath(p, folder).replace(os.sep, "/") for p in pngs)
     old = [p for p in found if since is not None and os.path.getmtime(os.path.join(folder, p)) < since]
     found = [p for p in found if p not in old]
     groups, taken = [], set()
-    for heading, pattern in [FIRST] + GROUPS:
+    for heading, pattern in GROUPS:
         mine = [p for p in found if p not in taken and re.match(pattern, p)]
         if heading == "Step by step":   # by step number, each step's one-thread figure first
             mine.sort(key=lambda p: (int(re.match(r"^step(\d+)", p).group(1)), p))
@@ -153,36 +152,29 @@ def cells(line):
 
 def table(lines):
     """A Markdown table (its lines) as HTML; the second line says each column's alignment."""
-    head, body = cells(lines[0]), [cells(l) for l in lines[2:]]
     right = [c.endswith(":") for c in cells(lines[1])] if len(lines) > 1 else []
-    style = lambda i: ' class="num"' if i < len(right) and right[i] else ""
-    out = ['<div class="wide"><table>', "<tr>" + "".join("<th{}>{}</th>".format(style(i), inline(c))
-                                                          for i, c in enumerate(head)) + "</tr>"]
-    for row in body:
-        out.append("<tr>" + "".join("<td{}>{}</td>".format(style(i), inline(c)) for i, c in enumerate(row)) + "</tr>")
-    return out + ["</table></div>"]
+
+    def row(tag, line):
+        return "<tr>" + "".join("<{0}{1}>{2}</{0}>".format(tag, ' class="num"' if i < len(right) and right[i] else "",
+                                                           inline(c)) for i, c in enumerate(cells(line))) + "</tr>"
+    return ['<div class="wide"><table>', row("th", lines[0])] + [row("td", l) for l in lines[2:]] + ["</table></div>"]
 
 
 def blocks(text):
     """Markdown as blocks: ('table', lines), ('list', items), ('heading', (level, text)), ('para', text)."""
     out, para = [], []
     lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
+    for i, line in enumerate(lines):
         if para and (not line.strip() or line.startswith(("|", "#", "- "))):
             out.append(("para", " ".join(para)))
             para = []
         if line.startswith("|"):
-            rows = []
-            while i < len(lines) and lines[i].startswith("|"):
-                rows.append(lines[i])
-                i += 1
-            out.append(("table", rows))
-            continue
-        if line.startswith("#"):
-            level = len(line) - len(line.lstrip("#"))
-            out.append(("heading", (level, line.lstrip("#").strip())))
+            if i and lines[i - 1].startswith("|"):   # the table the line before began
+                out[-1][1].append(line)
+            else:
+                out.append(("table", [line]))
+        elif line.startswith("#"):
+            out.append(("heading", (len(line) - len(line.lstrip("#")), line.lstrip("#").strip())))
         elif line.startswith("- "):
             if out and out[-1][0] == "list":
                 out[-1][1].append(line[2:])
@@ -192,10 +184,7 @@ def blocks(text):
             out[-1][1][-1] += " " + line.strip()
         elif line.strip():
             para.append(line.strip())
-        i += 1
-    if para:
-        out.append(("para", " ".join(para)))
-    return out
+    return out + ([("para", " ".join(para))] if para else [])
 
 
 def summary_parts(text):
@@ -239,30 +228,31 @@ def machine_part(results, extra_rows):
     return out, dict(rows)
 
 
-def figure_part(results, folder, page_dir):
-    """The figures' sections, the old PNGs left out and the step CSVs whose figure is missing."""
+def figure_html(png, page_dir):
+    """One figure, linked to its step's page or its section of docs/reading-plots.md."""
+    page = step_page(png)
+    if page:
+        target, text = link(page, page_dir), "the step's page ({})".format(os.path.basename(os.path.dirname(page)))
+    else:
+        guide, where = reading_section(png) if not png.startswith("concepts/") else (None, None)
+        target = link(guide, page_dir) + ("#" + where if where else "") if guide else None
+        text = "how to read it (docs/reading-plots.md)"
+    caption = "<code>{}</code>".format(html.escape(png))
+    if target:
+        caption += ': <a href="{}">{}</a>'.format(html.escape(target), html.escape(text))
+    return '<figure><a href="{0}"><img src="{0}" alt="{2}"></a><figcaption>{1}</figcaption></figure>'.format(
+        html.escape(urllib.parse.quote(png)), caption, html.escape(png))
+
+
+def figure_part(results, page_dir):
+    """The figures' sections (the PNGs in page_dir), then notes of old PNGs and missing figures."""
     machine = os.path.join(results, "machine.txt")
-    groups, old = figures(folder, os.path.getmtime(machine) if os.path.isfile(machine) else None)
+    groups, old = figures(page_dir, os.path.getmtime(machine) if os.path.isfile(machine) else None)
     shown = set(p for _, ps in groups for p in ps)
     out = []
     for heading, pngs in groups:
         out += ["<h2>{}</h2>".format(html.escape(heading)), '<div class="figures">']
-        for png in pngs:
-            page = step_page(png)
-            if page:
-                target, text = link(page, page_dir), "the step's page ({})".format(
-                    os.path.basename(os.path.dirname(page)))
-            else:
-                guide, where = reading_section(png) if not png.startswith("concepts/") else (None, None)
-                target = link(guide, page_dir) + ("#" + where if where else "") if guide else None
-                text = "how to read it (docs/reading-plots.md)"
-            caption = "<code>{}</code>".format(html.escape(png))
-            if target:
-                caption += ': <a href="{}">{}</a>'.format(html.escape(target), html.escape(text))
-            src = html.escape(urllib.parse.quote(png))
-            out.append('<figure><a href="{0}"><img src="{0}" alt="{2}"></a><figcaption>{1}</figcaption></figure>'.format(
-                src, caption, html.escape(png)))
-        out.append("</div>")
+        out += [figure_html(png, page_dir) for png in pngs] + ["</div>"]
     missing = [os.path.splitext(os.path.basename(p))[0] + ".png" for p in run_csvs(results)
                if os.path.basename(p).startswith("step")]
     missing = [p for p in missing if p not in shown]
@@ -270,28 +260,15 @@ def figure_part(results, folder, page_dir):
     if missing:
         notes.append("Not drawn in this run (a CSV without its figure): {}.".format(", ".join(missing)))
     if old:
-        notes.append("Left out, older than this run's machine.txt (figures of an earlier run): {}.".format(", ".join(old)))
+        notes.append("Left out, older than this run's machine.txt (figures of an earlier run): {}.".format(
+            ", ".join(old)))
     if not groups:
         notes.append("No figures: this run drew none (matplotlib missing?).")
-    out += ['<p class="note">{}</p>'.format(html.escape(n)) for n in notes]
-    return out
-
-
-STYLE = """body { font-family: sans-serif; max-width: 1400px; margin: 1em auto; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
-.num { text-align: right; white-space: nowrap; }
-.wide { overflow-x: auto; }
-.figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 1em; }
-figure { margin: 0; }
-figure img { width: 100%; height: auto; border: 1px solid #ddd; }
-figcaption { font-size: 0.9em; }
-.note { color: #a40; }
-pre { font-size: 0.8em; overflow-x: auto; }"""
+    return out + ['<p class="note">{}</p>'.format(html.escape(n)) for n in notes]
 
 
 def render(results, page_dir):
-    """The page's text, and the unsettled sizes as (label, threads, sizes)."""
+    """The page's text, and the unsettled sizes as unsettled() gives them."""
     extra, summary_html = summary_parts(read_text(os.path.join(results, "summary.md")))
     machine_html, machine = machine_part(results, extra)
     still = unsettled(results)
@@ -312,7 +289,7 @@ def render(results, page_dir):
             "every size" if len(sizes) == count else "n = " + html.escape(", ".join(sizes)))
             for label, t, sizes, count in still]
         out.append("</ul>")
-    out += figure_part(results, page_dir, page_dir)
+    out += figure_part(results, page_dir)
     out.append("</body></html>")
     return "\n".join(out) + "\n", still
 
@@ -323,21 +300,20 @@ def main(argv):
     parser.add_argument("--output", help="the page (default RESULTS/index.html); its folder holds the figures")
     args = parser.parse_args(argv)
     page = os.path.abspath(args.output or os.path.join(args.results, "index.html"))
-    try:
+
+    def write_page():
         if not os.path.isdir(args.results):
             raise InputError("{}: no such folder".format(args.results))
         output_file.check(page)
         text, still = render(args.results, os.path.dirname(page))
         output_file.write(page, text)
-    except (InputError, output_file.OutputError) as e:   # bad input: 2; a page that cannot be written: 3
-        print("{}: {}".format(PROG, e), file=sys.stderr)
-        return 2 if isinstance(e, InputError) else 3
-    if still:   # sizes unsettled of sizes measured, a curve each; the page lists the sizes
-        print("   not settled (drawn hollow; the page lists the sizes): " + ", ".join(
-            "{}{} {}/{}".format(label, "" if t == "1" else " ({} threads)".format(t), len(sizes), count)
-            for label, t, sizes, count in still))
-    print("   the whole run on one page: {}".format(page))
-    return 0
+        if still:   # sizes unsettled of sizes measured, a curve each; the page lists the sizes
+            print("   not settled (drawn hollow; the page lists the sizes): " + ", ".join(
+                "{}{} {}/{}".format(label, "" if t == "1" else " ({} threads)".format(t), len(sizes), count)
+                for label, t, sizes, count in still))
+        print("   the whole run on one page: {}".format(page))
+        return 0
+    return drawing.run(PROG, write_page)   # bad input: 2; a page that cannot be written: 3
 
 
 if __name__ == "__main__":

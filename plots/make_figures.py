@@ -1,30 +1,16 @@
 #!/usr/bin/env python3
-"""Draw the tutorial's whole figure set from the CSVs in results/ (run_all.sh calls this).
+"""Draw the tutorial's whole figure set and summary.md from the CSVs in results/ (run_all.sh calls this).
 
     make_figures.py [--results DIR] [--steps 5,7] [--at N] [--docs DIR] [--compiler TEXT]
                     [--flags TEXT]
 
-Makes, in DIR (default results/ at the checkout's root), each from the files it needs:
-  step<slug>.png     each step CSV against the step before it (on one thread or several, as
-                     this one: step 10 against 08, step10_tuned_mt against 09; else the step
-                     just before), the peak of its own ISA and the best
-  overlay.png        every one-thread step with ref_openblas and ref_blis (linear axis)
-  overlay_log.png    the same on a log axis, where the scalar steps are readable too
-  overlay_mt.png     the multi-threaded runs (steps 09 and 10, ref_*_mt) against the all-core peak
-  staircase.png      one bar per step at n = --at (1000), speed-ups, libraries and peaks
-  roofline.png       every step on the roofline (peak.csv, bandwidth.csv, machine.json)
-  bandwidth.png      bandwidth by working set (bandwidth.csv)
-  scaling.png        steps 09 and 10 and the libraries at 1..N threads (scaling/*.csv, peak.csv)
-  blockmap_<step>.png  GFLOPS over kc x mc (blockmap_<step>.csv, from tools/block_map.py)
-  summary.md         plots/summary.py's tables (spread.csv beside it: the per-size spread)
---docs DIR also copies the figures there (the tutorial's docs/figures/). A figure whose
-inputs are not there is left out, with a line saying so. Titles name the microarchitecture
-from the CSVs or DIR/machine.txt. Every figure is drawn in this one process by its plot
-script's render() (plots/plot_*.py, each file read once), and every file is written by
-plots/output_file.py's rules. Needs matplotlib; exit 1 when a figure failed, 2 on a usage
-error or bad input (a figure's or summary.md's too), 3 when DIR or the --docs folder cannot
-take the files (checked before drawing; a figure's exit 3 too: no matplotlib), 130 Ctrl-C
-(one line; each figure drawn whole or not at all).
+In DIR: step<slug>.png (each step against the one before it on as many threads), overlay.png,
+overlay_log.png, overlay_mt.png, staircase.png, roofline.png, bandwidth.png, scaling.png,
+blockmap_<step>.png (at --at N for the staircase, roofline and scaling) and summary.md (plots/summary.py);
+--docs DIR copies the figures there too. A figure whose inputs are missing is left out with a line.
+Each figure is drawn in this process by its plot script's render(), every input read once. Exit 1 a
+figure failed, 2 usage error or bad input, 3 DIR or --docs cannot take the files (checked first) or no
+matplotlib, 130 Ctrl-C (each figure drawn whole or not at all).
 """
 import glob
 import importlib
@@ -66,7 +52,8 @@ def parse(argv):
 def read_results(args, inputs):
     """What the figures are drawn from, every input read and checked before any is drawn."""
     results = args.results
-    found = SimpleNamespace(results=results, path=lambda name: os.path.join(results, name),
+    path = lambda name: os.path.join(results, name)  # noqa: E731
+    found = SimpleNamespace(results=results, path=path, has=lambda name: os.path.exists(path(name)),
                             wanted=summary.parse_steps(args.steps))
     if not 1 <= args.at <= MAX_SIZE:   # the plot scripts' limit: theirs would be two lines of usage each
         raise InputError("--at '{}': a size is from 1 to {}".format(args.at, MAX_SIZE))
@@ -75,11 +62,10 @@ def read_results(args, inputs):
     runs = summary.collect(results, inputs=inputs)
     found.every_step = [r for r in runs if r["number"] is not None]
     found.refs = [r for r in runs if r["number"] is None and os.path.basename(r["path"]).startswith("ref_")]
-    has = lambda name: os.path.exists(found.path(name))  # noqa: E731
-    found.peak = inputs.peak(found.path("peak.csv")) if has("peak.csv") else None
-    if has("bandwidth.csv"):
-        inputs.read(load_bandwidth, found.path("bandwidth.csv"))
-    found.scaling = sorted(glob.glob(found.path(os.path.join("scaling", "*.csv"))))
+    found.peak = inputs.peak(path("peak.csv")) if found.has("peak.csv") else None
+    if found.has("bandwidth.csv"):
+        inputs.read(load_bandwidth, path("bandwidth.csv"))
+    found.scaling = sorted(glob.glob(path(os.path.join("scaling", "*.csv"))))
     inputs.runs(found.scaling)
     for csv in paths_of(found.every_step + found.refs):   # before drawing, not in summary.md's turn
         inputs.samples(csv)
@@ -88,12 +74,11 @@ def read_results(args, inputs):
     found.steps = [r for r in found.every_step if found.wanted is None or r["number"] in found.wanted]
     if not found.steps and not found.refs:
         raise InputError("{}: no step or reference CSV to draw".format(results))
-    # A CSV holds one run, whose thread count may vary with the size (step 09 runs small
-    # products on fewer threads): figures take whole CSVs, by the most threads they ran.
+    # Figures take whole CSVs, by the most threads they ran (a parallel step runs small sizes on fewer).
     found.most = {}
     for r in found.every_step + found.refs:
         found.most[r["path"]] = max(found.most.get(r["path"], 0), r["threads"])
-    found.machine = ["--machine", found.path("machine.txt")] if has("machine.txt") else []
+    found.machine = ["--machine", path("machine.txt")] if found.has("machine.txt") else []
     return found
 
 
@@ -124,9 +109,8 @@ def peak_for(found, out, threads):
 
 
 def step_figures(found):
-    """One figure per step CSV, against the step numbered before it when its CSV is there: the
-    last one on one thread or on several as this one ran (step 10 on one thread against step
-    08, on all cores against step 09), else the one just before (step 09 against 08)."""
+    """One figure per step CSV, against the last step before it on one thread or on several as
+    this one ran (10 against 08, 10_mt against 09), else the one just before (09 against 08)."""
     number_of = {r["path"]: r["number"] for r in found.every_step}
     every_path = paths_of(found.every_step)
     for csv in paths_of(found.steps):
@@ -157,7 +141,7 @@ def overlays(found):
 
 def machine_figures(found, at):
     """The staircase and the roofline of the steps; the bandwidth, scaling and block maps."""
-    path, has = found.path, lambda name: os.path.exists(found.path(name))
+    path, has = found.path, found.has
     size = ["--at", str(at)]
     if found.steps:
         yield "staircase.png", "plot_staircase", paths_of(found.steps + found.refs) + size + (
@@ -185,8 +169,7 @@ def machine_figures(found, at):
 
 
 def draw(target, script, argv, inputs):
-    """One figure by its plot module's render(), in this process: (status, message), 0 and None
-    when it is written."""
+    """One figure by its plot module's render(), in this process: (status, message); (0, None): written."""
     module = importlib.import_module(script)
     try:
         args = module.parse(argv + ["-o", target])
@@ -200,19 +183,17 @@ def draw(target, script, argv, inputs):
 
 
 def draw_all(found, at, inputs):
-    """Every planned figure: (the files made, the exit status: 1 when one failed; a figure's 2,
-    bad input, or 3, not writable, passed on, the gravest)."""
+    """Every planned figure: (the files made, the gravest status, worse()'s)."""
     made, failed = [], 0
-    # (file name, plot module, its command line but -o), in order, saying which are left out
     for out, script, argv in itertools.chain(step_figures(found), overlays(found), machine_figures(found, at)):
         target = found.path(out)
         status, message = draw(target, script, argv + found.machine, inputs)
         failed = worse(failed, status)
         if status != 0:
             print("{}: {}: {}.py: {}".format(PROG, target, script, message), file=sys.stderr)
-            continue
-        print("   figure: " + target)
-        made.append(target)
+        else:
+            print("   figure: " + target)
+            made.append(target)
     return made, failed
 
 
@@ -237,7 +218,7 @@ def main(argv):
         print("{}: {}".format(PROG, e), file=sys.stderr)
         return 2 if isinstance(e, InputError) else 3
     made, failed = draw_all(found, args.at, inputs)
-    # summary.write returns summary.md's text, never empty: its status is 0 once it is written
+    # summary.write returns summary.md's text, never empty: 0 once it is written
     status = drawing.run(PROG, lambda: summary.write(
         args.results, args.steps, {"compiler": args.compiler, "flags": args.flags}, inputs=inputs) and 0)
     if status == 0:

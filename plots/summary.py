@@ -1,30 +1,14 @@
 #!/usr/bin/env python3
-"""Write results/summary.md: per step, the best GFLOPS at n = 500, 1000 and 1500, against the
-measured peak and OpenBLAS, with the kernel variant used and the machine it ran on.
+"""Write results/summary.md: per step, the best GFLOPS at n = 500, 1000 and 1500 against the
+measured peak and OpenBLAS, with the kernel used and the machine; then a Spread table, a row per
+curve, and spread.csv beside it with the per-size detail (docs/contracts.md, "The plots").
 
     summary.py [--results DIR] [-o OUT.md] [--steps 5,7] [--compiler TEXT] [--flags TEXT]
                [--cores N] [--date TEXT]
 
-Reads DIR/step*.csv and DIR/ref_*.csv (harness CSVs: step,m,n,k,threads,gflops_best,...,
-kernel,reps,cpu[,uarch]), DIR/peak.csv (isa,precision,threads,gflops) and DIR/machine.txt, if
-the caller wrote one ("key: value" lines for cpu, uarch, cores, compiler, flags, date; the
-options override it). A CSV with several thread counts gives a row per count. For each size
-the row measured nearest to it is used. % of peak: against the best fp32 figure in peak.csv
-at the run's thread count. x OpenBLAS: the median, over the rounds, of the ratio of the two
-samples taken back to back at that size and thread count (DIR/samples/, written by
-tools/interleave.py), with the range of those ratios; without samples, the ratio of the two
-bests. Rows run with --no-verify are noted as unverified, not as failed. A closing Spread
-table has a row per curve (as the figures draw them): its sizes settled of sizes measured (the
-CSV's settled column), the worst spread of a size's samples and where, samples a size, and the
-share of its samples a spell disturbed (plots/samples.py's definitions); a line names a curve's
-sizes timed while other programs held the CPUs for 5 % (BUSY) or more of the time (cpu_wait),
-sizes the scaling run (DIR/scaling/) measured on as many threads more than 10 % (SPREAD) off,
-and bests above the measured peak; one short paragraph says what that means. The per-size
-detail goes to spread.csv beside OUT.md (docs/contracts.md, "Results and targets"). The tables
-are written without spaces around their "|" (a word count would count each padded one). Standard
-library only; Python 3.7 or later. Malformed input (a GFLOPS that is negative or not finite, a peak
-that is not above 0 ...): exit 2 with one line naming the file and the problem; OUT.md or
-spread.csv cannot be written: exit 3 (both are written by plots/output_file.py's rules).
+Reads DIR/step*.csv, ref_*.csv, peak.csv, machine.txt (the options override it), samples/ and
+scaling/. Standard library only. Exit 2: malformed input, one line naming the file and the
+problem; 3: OUT.md or spread.csv cannot be written (plots/output_file.py's rules).
 """
 import csv
 import datetime
@@ -32,47 +16,37 @@ import glob
 import io
 import os
 import re
-import sys
 
 import cli  # plots/cli.py: one-line usage errors
+import drawing
 import output_file
 import samples as sampling
 from drawing import Inputs   # the files read once (drawing.py imports no matplotlib)
 from harness_csv import (InputError, best_by_size, best_peak, load_machine, load_run, nearest,
                          split_as_run, split_by_threads, step_number)
-from output_file import OutputError
 
 SIZES = (500, 1000, 1500)
-# Two numbers of one measurement further apart than this (as a fraction of the larger) make
-# the summary say that the step's figures are uncertain by as much.
-SPREAD = 0.10
-# A size whose timed calls spent this share of their time waiting for a CPU that another
-# program held (the CSV's cpu_wait; gemm::kBusyShare in common/include/gemm/harness.hpp)
-# measured the machine's other load as much as the step.
-BUSY = 0.05
+SPREAD = 0.10   # a scaling run further off than this (of the larger) is named
+BUSY = 0.05     # a size whose cpu_wait is this or more measured the machine's other load too
+SPREAD_COLUMNS = ["step", "threads", "csv", "n", "ran_threads", "samples", "settled", "gflops_best",
+                  "gflops_median", "gflops_worst", "spread", "gap", "cpu_wait", "scaling_gflops",
+                  "above_peak", "disturbed", "needed"]
 
 
 def load_runs(path, inputs):
-    """One harness CSV as runs, one per thread count in it, each with {size: best GFLOPS},
-    the sizes that failed verification and whether any row went unverified (--no-verify).
-    cells: {table size: the measured size that stands for it}, the size nearest it in the
-    whole CSV, when this thread count ran it (step 09 runs small sizes on fewer threads:
-    their run has no cell at 1000)."""
+    """A harness CSV as runs, one per thread count: best {size: GFLOPS}, the failed and unverified
+    sizes, cells {table size: the size nearest it in the whole CSV, when this count ran it}."""
     whole = inputs.read(load_run, path)
-    runs = []
     split = split_by_threads(whole)
+    sizes = set(r["m"] for r in whole["rows"])
+    nearby = {size: nearest(sizes, size) for size in SIZES}
     for run in split:
         run["mixed"] = len(split) > 1   # the CSV holds other thread counts too
         run["best"] = {m: best for m, (best, _) in best_by_size(run).items()}
-        run["cells"] = {}
-        for size in SIZES:
-            m = nearest(set(r["m"] for r in whole["rows"]), size)
-            if m in run["best"]:
-                run["cells"][size] = m
+        run["cells"] = {size: m for size, m in nearby.items() if m in run["best"]}
         run["failed"] = sorted(set(r["m"] for r in run["rows"] if r["failed"]))
         run["unverified"] = sorted(set(r["m"] for r in run["rows"] if r["unchecked"]))
-        runs.append(run)
-    return runs
+    return split
 
 
 def collect(results, steps=None, inputs=None):
@@ -80,8 +54,7 @@ def collect(results, steps=None, inputs=None):
     inputs = inputs or Inputs()
     runs = []
     for path in sorted(glob.glob(os.path.join(results, "step*.csv"))):
-        # The number is the file's (stepNN_slug.csv, as run_all.sh names it), whatever its step
-        # column says: a step whose column is not its slug was left out of every figure.
+        # Numbered by the file's name (stepNN_slug.csv), whatever its step column says.
         number = step_number(os.path.basename(path)[len("step"):])
         for r in load_runs(path, inputs):
             r["number"] = number if number is not None else r["number"]
@@ -99,12 +72,10 @@ def load_samples(results, run, inputs):
 
 
 def paired(results, runs, inputs):
-    """{(step, threads): {size: (median, lowest, highest, pairs)}}: each run's ratio to
-    ref_openblas from the samples taken back to back (plots/samples.py), over the library's
-    one-thread and all-core samples alike (a pair needs the same round, size and threads)."""
-    ref_rows = []
-    for name in ("ref_openblas.csv", "ref_openblas_mt.csv"):
-        ref_rows += inputs.samples(os.path.join(results, name))
+    """{(step, threads, path): {size: (median, lowest, highest, pairs)}}: each run's ratios to
+    ref_openblas sampled back to back (plots/samples.py), against its one-thread and all-core CSVs."""
+    ref_rows = [row for name in ("ref_openblas.csv", "ref_openblas_mt.csv")
+                for row in inputs.samples(os.path.join(results, name))]
     out = {}
     if not ref_rows:
         return out
@@ -119,8 +90,7 @@ def paired(results, runs, inputs):
 
 
 def curves_of(runs, inputs):
-    """The curves the figures draw (harness_csv.split_as_run) of the CSVs behind `runs`: one
-    per CSV and thread count, a size run on fewer threads kept in its CSV's curve."""
+    """The curves the figures draw (harness_csv.split_as_run) of the CSVs behind `runs`."""
     out = []
     for path in dict.fromkeys(r["path"] for r in runs):
         whole = next(r for r in runs if r["path"] == path)
@@ -142,11 +112,8 @@ def size_detail(row, values, scaling, ceiling):
 
 
 def spread_detail(results, runs, peak, inputs):
-    """Per curve, its sizes (size_detail) and the share of its samples a spell disturbed: the
-    scheduler's own measures (plots/samples.py: settled, spread, gap, quiet_share), the scaling
-    run's result at the same size and thread count (on a loaded machine the two can differ
-    widely), and whether the best is above the measured peak (a CPU that ran faster for a
-    while, or a peak measured in a spell)."""
+    """Per curve, its sizes (size_detail, with the scaling run's best at the same size and threads)
+    and the share of its samples a spell disturbed (plots/samples.py)."""
     scaling = inputs.runs(sorted(glob.glob(os.path.join(results, "scaling", "*.csv"))))
     out = []
     for curve in curves_of(runs, inputs):
@@ -175,9 +142,12 @@ def pct(x):
     return "{:.0f} %".format(100 * x)
 
 
+def fmt(value, digits=1):
+    return "{:.{}f}".format(value, digits)
+
+
 def flags(curve):
-    """What else makes a curve's numbers uncertain, in a few words each: sizes timed while other
-    programs held the CPUs (cpu_wait), a scaling run that measured otherwise, bests above the peak."""
+    """What else makes a curve's numbers uncertain: busy CPUs, a scaling run off, bests above the peak."""
     said = []
     busy = [d["n"] for d in curve["sizes"] if d["cpu_wait"] is not None and d["cpu_wait"] >= BUSY]
     if busy:
@@ -192,14 +162,12 @@ def flags(curve):
 
 
 def curve_name(curve):
-    """A curve as the spread table and its notes name it: the file too, for a CSV's second run
-    on as many threads (step 10's all-core CSV runs its smallest sizes on one thread)."""
+    """The file too for a CSV's second curve on as many threads (one run small sizes on fewer)."""
     return curve["step"] + (" ({})".format(os.path.basename(curve["path"])) if curve["twin"] else "")
 
 
 def spread_row(curve):
-    """One curve's row: sizes settled of sizes measured, the worst spread of a size's samples
-    and where, samples a size, the share of its samples a spell disturbed."""
+    """One curve's row: sizes settled of sizes measured, the worst spread and where, samples a size, disturbed."""
     sizes = curve["sizes"]
     known = [d for d in sizes if d["settled"] is not None]
     spreads = [d for d in sizes if d["spread"] is not None]
@@ -217,13 +185,9 @@ def spread_table(detail):
     """summary.md's spread: a row per curve, then a line per curve that flags() names."""
     lines = [table_row(["curve", "threads", "settled", "worst spread, at n", "samples a size", "disturbed"]),
              "|---|--:|--:|--:|--:|--:|"] + [spread_row(c) for c in detail]
-    notes = ["- **{}** ({}): {}.".format(curve_name(c), thread_count(c["threads"]), flags(c))
+    notes = ["- **{}** ({}): {}.".format(curve_name(c), drawing.threads_text([c["threads"]]), flags(c))
              for c in detail if flags(c)]
     return lines + ([""] + notes if notes else [])
-
-
-def thread_count(count):
-    return "{} thread{}".format(count, "" if count == 1 else "s")
 
 
 def spread_words(detail):
@@ -239,13 +203,8 @@ def spread_words(detail):
             "paired within rounds, is the steadier comparison. Per size: spread.csv.".format(settled, len(sizes)))
 
 
-SPREAD_COLUMNS = ["step", "threads", "csv", "n", "ran_threads", "samples", "settled", "gflops_best",
-                  "gflops_median", "gflops_worst", "spread", "gap", "cpu_wait", "scaling_gflops",
-                  "above_peak", "disturbed", "needed"]
-
-
 def spread_csv(detail):
-    """results/spread.csv: a row per curve and size (docs/contracts.md, "Results and targets")."""
+    """results/spread.csv: a row per curve and size (docs/contracts.md, "The plots")."""
     def cell(value):
         if value is None:
             return ""
@@ -269,10 +228,6 @@ def table_row(cells):
     return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
 
-def fmt(value, digits=1):
-    return "{:.{}f}".format(value, digits)
-
-
 def machine_table(machine, peak):
     """summary.md's head: the machine it ran on and its measured peaks."""
     lines = ["# SGEMM: where each step stands", "", table_row(["machine", ""]), "|---|---|"]
@@ -282,14 +237,11 @@ def machine_table(machine, peak):
     if machine.get("rounds"):
         lines.append(table_row(["sampling", "{} rounds or more of every size, interleaved (tools/interleave.py)".format(
             machine["rounds"])]))
+    peaks = "no peak.csv (run build/bin/peak --csv results/peak.csv)"
     if peak:
-        counts = sorted(set(t for _, t in peak))
-        lines.append(table_row(["measured fp32 peak", "; ".join(
-            "{} thread{}: {} GFLOPS ({})".format(t, "s" if t > 1 else "", fmt(g), isa)
-            for t, (isa, g) in ((t, best_peak(peak, t)) for t in counts))]))
-    else:
-        lines.append(table_row(["measured fp32 peak", "no peak.csv (run build/bin/peak --csv results/peak.csv)"]))
-    return lines
+        peaks = "; ".join("{}: {} GFLOPS ({})".format(drawing.threads_text([t]), fmt(g), isa)
+                          for t, (isa, g) in ((t, best_peak(peak, t)) for t in sorted(set(t for _, t in peak))))
+    return lines + [table_row(["measured fp32 peak", peaks])]
 
 
 def step_cells(run, size, peak_here, ref, pair_of):
@@ -328,16 +280,13 @@ def step_table(runs, peak, pairs):
         for sizes, what in ((run["failed"], "FAILED verification"),
                             (run["unverified"], "unverified (run with --no-verify)")):
             if sizes:
-                notes.append("- **{}** ({} thread{}): {} at n = {}.".format(
-                    run["step"], run["threads"], "s" if run["threads"] > 1 else "", what,
-                    ", ".join(str(m) for m in sizes)))
+                notes.append("- **{}** ({}): {} at n = {}.".format(
+                    run["step"], drawing.threads_text([run["threads"]]), what, ", ".join(map(str, sizes))))
     return lines + (["", "Verification:"] + notes if notes else []) + forced_reference(runs)
 
 
 def forced_reference(runs):
-    """A line for each library whose kernel set a variable of the reader's chose: x OpenBLAS
-    then compares with what the variable asked for, which may be less than the library's best
-    here (ref_openblas's first line and build/bin/cpuinfo say whether it is)."""
+    """A line for each library whose kernels a variable of the reader's chose (not necessarily its best)."""
     lines = []
     for step, var in (("ref_openblas", "OPENBLAS_CORETYPE"), ("ref_blis", "BLIS_ARCH_TYPE")):
         kernels = sorted(set(k for r in runs if r["step"] == step for k in r["kernels"] if "(" + var + "=" in k))
@@ -349,8 +298,7 @@ def forced_reference(runs):
 
 
 def render(runs, peak, machine, spread=None, pairs=None):
-    """summary.md's text; spread: spread_detail()'s curves (None: not looked for); pairs:
-    paired()'s ratios to OpenBLAS (a run without them shows the ratio of the bests)."""
+    """summary.md's text; spread: spread_detail()'s curves (None: not looked for); pairs: paired()'s."""
     lines = machine_table(machine, peak) + [""]
     lines.append("GFLOPS: the best sample at each size (@n: the nearest size measured, when that one was not); "
                  "% of the measured fp32 peak at the run's thread count; x OpenBLAS: the median over the rounds "
@@ -387,16 +335,18 @@ def main(argv):
     parser.add_argument("--cores", help="core count (overrides machine.txt)")
     args = parser.parse_args(argv)
     overrides = {key: getattr(args, key) for key in ("compiler", "flags", "date", "cores")}
-    try:
+
+    def summarise():
         print(write(args.results, args.steps, overrides, args.output), end="")
-    except (InputError, OutputError) as e:   # bad input: 2; a file that cannot be written: 3
-        print("summary.py: {}".format(e), file=sys.stderr)
-        return 2 if isinstance(e, InputError) else 3
-    return 0
+        return 0
+    return drawing.run("summary.py", summarise)   # bad input: 2; a file that cannot be written: 3
 
 
-def gather(results, steps_text, inputs):
-    """(runs, peak, machine, spread, pairs): what summary.md says, read and checked."""
+def write(results, steps_text=None, overrides=None, output=None, inputs=None):
+    """summary.md (OUTPUT, by default RESULTS/summary.md) and spread.csv beside it, from the CSVs in
+    `results` (through `inputs`, when read already); returns summary.md's text. Raises InputError or
+    OutputError."""
+    inputs = inputs or Inputs()
     steps = parse_steps(steps_text)
     if not os.path.isdir(results):
         raise InputError("{}: no such folder".format(results))
@@ -408,25 +358,16 @@ def gather(results, steps_text, inputs):
     peak_path = os.path.join(results, "peak.csv")
     peak = inputs.peak(peak_path) if os.path.exists(peak_path) else {}
     machine = load_machine(os.path.join(results, "machine.txt"))
-    return runs, peak, machine, spread_detail(results, runs, peak, inputs), paired(results, runs, inputs)
-
-
-def write(results, steps_text=None, overrides=None, output=None, inputs=None):
-    """summary.md (OUTPUT, by default RESULTS/summary.md) and spread.csv beside it, written from
-    the CSVs in `results` (through `inputs`, when read already); returns summary.md's text.
-    Raises InputError (bad input) or OutputError (a file that cannot be written)."""
-    runs, peak, machine, spread, pairs = gather(results, steps_text, inputs or Inputs())
+    spread, pairs = spread_detail(results, runs, peak, inputs), paired(results, runs, inputs)
     for key, value in (overrides or {}).items():
         if value:
             machine[key] = value
-    machine.setdefault("cpu", next((r["cpu"] for r in runs if r["cpu"]), ""))
-    machine.setdefault("uarch", next((r["uarch"] for r in runs if r["uarch"]), ""))
+    for key in ("cpu", "uarch"):
+        machine.setdefault(key, next((r[key] for r in runs if r[key]), ""))
     machine.setdefault("cores", str(os.cpu_count() or "unknown"))
     machine.setdefault("date", datetime.date.today().isoformat())
-
     output = output or os.path.join(results, "summary.md")
     text = render(runs, peak, machine, spread, pairs)
-    # The per-size detail goes beside it, as a table to read with a tool rather than prose.
     spread_path = os.path.join(os.path.dirname(os.path.abspath(output)), "spread.csv")
     for path in (output, spread_path):   # both checked before either is written
         output_file.check(path)
