@@ -22,8 +22,7 @@
 # stage, no CSV written (SIGTERM: the same, then it ends by SIGTERM).
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/tools/args.sh"
+source "$(dirname "$0")/args.sh"
 begin "$0" "$@"
 build="$root/build" sizes="500,1000,1500" rounds=3 reps=3 out="$root/results" report=""
 parse_options "" "build sizes rounds reps out report" 0 "$@"
@@ -31,47 +30,38 @@ parse_options "" "build sizes rounds reps out report" 0 "$@"
 check_sizes --sizes "$sizes"
 check_count --rounds "$rounds" 9999
 check_count --reps "$reps" 9999
-
 # A name that begins with a dash would be an option to mkdir, awk and the plot script.
 [[ $out == -* ]] && out=./$out
 [[ $report == -* ]] && report=./$report
-writable_folder "$out"   # one line and exit 3 when OUT is a file, or read-only
+writable_folder "$out"
 stage="the set-up"
-catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
+catch_signals
 python=$(command -v python3) || usage_error "needs python3 (the statistics and tables, tools/tables.py)"
 
-# report CSV: both tables (tools/tables.py, which checks the CSV whole first: a bad file is one
-# line and exit 2 with no half-made table printed before it) and the figure.
+# report CSV: both tables (tools/tables.py checks the whole CSV first) and the figure.
 report() {
-  local csv=$1
-  TABLES_PROG=$prog "$python" "$root/tools/tables.py" ablation-report "$csv" || { stop_if_interrupted $?; exit 2; }
-  local drawer=""
+  TABLES_PROG=$prog "$python" "$root/tools/tables.py" ablation-report "$1" || { stop_if_interrupted $?; exit 2; }
+  local drawer="" candidate
   for candidate in /usr/bin/python3 python3; do
     if command -v "$candidate" >/dev/null && "$candidate" -c "import matplotlib" 2>/dev/null; then drawer=$candidate; break; fi
   done
-  if [[ -n $drawer ]]; then
-    stage="the figure"
-    "$drawer" "$root/plots/plot_ablation.py" "$csv" --title "Step 10 taken apart on $(
-      "$build/bin/cpuinfo" --uarch 2>/dev/null || echo "this CPU")" -o "$out/ablation.png" && echo "figure: $out/ablation.png" ||
-      { rc=$?; stop_if_interrupted "$rc"; return "$rc"; }
-  else
+  if [[ -z $drawer ]]; then
     echo "ablation.sh: no python3 with matplotlib here: no figure (the CSV and the tables are complete)" >&2
+    return 0
   fi
+  stage="the figure"
+  "$drawer" "$root/plots/plot_ablation.py" "$1" --title "Step 10 taken apart on $(
+    "$build/bin/cpuinfo" --uarch 2>/dev/null || echo "this CPU")" -o "$out/ablation.png" && echo "figure: $out/ablation.png" ||
+    { rc=$?; stop_if_interrupted "$rc"; return "$rc"; }
 }
-if [[ -n $report ]]; then
-  report "$report"
-  exit
-fi
+[[ -z $report ]] || { report "$report"; exit; }
 
-# The runner: build/bin/probe, which reports GFLOPS from the thread's CPU time, when it runs
-# step 10 (a parallel step: on one thread, its serial nest, the thread that probe times);
-# else the step executables with --threads 1, timed by the wall clock.
+# The runner: build/bin/probe (the thread's CPU time) when it runs step 10, else the steps.
 probe="$build/bin/probe" exe10="$build/bin/step10_tuned"
 [[ -x $exe10 ]] || usage_error "$exe10 not built (cmake --build $build)"
 find_writer "$build"
-check_out "$out/ablation.csv"   # before any run: a folder there, say, is found now, not at the end
-clock="wall clock" runner=exe
-rc=0
+check_out "$out/ablation.csv"   # before any run, not at the end
+clock="wall clock" runner=exe rc=0
 stage="the check of the runners"
 OMP_NUM_THREADS=1 "$probe" 10 --sizes 16 --reps 1 >/dev/null 2>&1 || rc=$?
 stop_if_interrupted "$rc"
@@ -81,8 +71,6 @@ command_of() {   # the command line of a run of step $1 (7 or 10) on one thread
   elif [[ $1 == 7 ]]; then echo "$build/bin/step07_packing --threads 1"
   else echo "$exe10 --threads 1"; fi
 }
-# Which of step 10's kernels run here: the AVX-512 one has every switch; the AVX2 one only
-# those of the loop nest and the packing (the others are the AVX-512 kernel's own).
 kernels=()
 for kernel in avx512 avx2; do
   rc=0
@@ -101,10 +89,9 @@ drop() {   # the switches of $1 without the ones named in $2 (space separated)
   for name in $2; do s=$(sed -E "s/--$name [0-9]+ ?//" <<< "$s"); done
   echo "${s% }"
 }
-# Each study's runs, as study|label|step number and its options. off STUDY KERNEL IDEA...:
-# step 10, then each IDEA (label|switches) switched off alone. added STUDY KERNEL ALL_OFF
-# IDEA...: step 07, step 10 with ALL_OFF, then each IDEA (label|the switch names it drops)
-# switched on in turn, then step 10.
+# Runs as study|label|step and options. off STUDY KERNEL IDEA...: step 10, then each IDEA
+# (label|switches) off alone. added STUDY KERNEL ALL_OFF IDEA...: step 07, step 10 with
+# ALL_OFF, then each IDEA (label|the switch names it drops) on in turn.
 runs=()
 off() {
   local study=$1 k=$2 idea; shift 2
@@ -132,9 +119,7 @@ if [[ " ${kernels[*]} " == *" avx512 "* ]]; then
     "+ vector packing|no-vector-pack" "+ B packed in the kernel calls|no-copy-b" "+ ymm edge strips|no-strips" \
     "+ unpacked small matrices = step 10|no-direct"
 fi
-if [[ " ${kernels[*]} " == *" avx2 "* ]]; then
-  # The AVX2 6 x 16 kernel: the switches of the loop nest, the packing and the copy of B in
-  # the kernel calls. (The others are the AVX-512 kernel's: they change nothing here.)
+if [[ " ${kernels[*]} " == *" avx2 "* ]]; then   # the switches of the loop nest and the packing
   off off_avx2 avx2 "no unpacked small matrices|--no-direct 1" "plain packing loops|--no-vector-pack 1" \
     "k slices not equal|--no-even-k 1" "step 07's block rules|--old-blocks 1" "B packed in its own pass|--no-copy-b 1"
   added added_avx2 avx2 "--no-direct 1 --no-vector-pack 1 --no-copy-b 1 --no-even-k 1 --old-blocks 1" \
@@ -156,16 +141,14 @@ for ((r = 1; r <= rounds; ++r)); do
     # shellcheck disable=SC2086  # command and args are lists of words
     OMP_NUM_THREADS=1 taskset -c "$cpu" $command ${args#"${args%% *}"} --sizes "$sizes" --reps "$reps" \
       --csv "$tmp/$i.$r.csv" >/dev/null 2>"$tmp/stderr" ||
-      { stop_if_interrupted $?; echo "ablation.sh: '$label' failed ($command${args#"${args%% *}"}):" >&2; cat "$tmp/stderr" >&2; exit 1; }
+      run_failed $? "'$label' failed ($command${args#"${args%% *}"}):" "$tmp/stderr"
   done
   echo "  round $r of $rounds done"
 done
 
-# One row per run and size (tools/tables.py): the best, median and lowest round of the best
-# repetition, and the best round of the wall clock. Made whole first, then written by
-# bin/write_file (never > in place: a full disk would leave the old file gone).
+# One row per run and size (tools/tables.py), made whole, then written.
 table=$(printf '%s\n' "${runs[@]}" | "$python" "$root/tools/tables.py" ablation-csv "$tmp") ||
-  { stop_if_interrupted $?; echo "ablation.sh: the runs' CSVs cannot be read" >&2; exit 1; }
+  run_failed $? "the runs' CSVs cannot be read"
 stage="the tables"
 printf '%s\n' "$table" | write_out "$out/ablation.csv"
 
@@ -173,4 +156,3 @@ report "$out/ablation.csv"
 echo "(best of $rounds rounds of the best of $reps repetitions, $clock; medians in $out/ablation.csv)"
 nc=$("$exe10" --help | sed -n 's/.*--nc N.*(here: \([0-9]*\);.*/\1/p')
 echo "The NC loop has no switch: with nc = $nc here, every size up to $nc is one B panel, so it changes nothing above."
-

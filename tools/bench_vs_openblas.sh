@@ -23,8 +23,7 @@
 # short: at once, one line naming the stage (SIGTERM: the same, then it ends by SIGTERM).
 set -euo pipefail
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/tools/args.sh"
+source "$(dirname "$0")/args.sh"
 begin "$0" "$@"
 build="$root/build" reps=5 rounds=3 peak="" sizes="128,256,512,1024,1536,2048" rt="" busy=0
 parse_options "rt busy" "build reps rounds sizes peak" 0 "$@"
@@ -38,7 +37,6 @@ if [[ -n $peak ]]; then
   head -n 1 -- "$peak" | grep -q '^isa,precision,threads,gflops' ||
     usage_error "--peak '$peak': not a peak CSV (isa,precision,threads,gflops)"
 fi
-
 if [[ ${#rt[@]} -gt 0 ]] && ! chrt -f 1 true 2>/dev/null; then
   usage_error "--rt: chrt -f 1 is not allowed here (real-time priority needs root or CAP_SYS_NICE)"
 fi
@@ -47,23 +45,17 @@ for exe in ref_openblas step08_avx512_14x32 step09_openmp step10_tuned peak cpui
   [[ -x "$bin/$exe" ]] || usage_error "$bin/$exe not built (cmake --build $build)"
 done
 have_blis=0; [[ -x "$bin/ref_blis" ]] && have_blis=1
-IFS=, read -r -a size_list <<< "$sizes"
-
 ncpu=$(usable_cpus)
-cpu1=$((ncpu - 1))                       # one thread: the last CPU
-cpuall=0-$cpu1                           # all threads: every CPU
+cpu1=$((ncpu - 1)) cpuall=0-$((ncpu - 1))   # one thread: the last CPU; all threads: every CPU
 tmp=$(mktemp -d)
 spinner=""
 trap '[[ -n $spinner ]] && kill "$spinner" 2>/dev/null; rm -rf "$tmp"' EXIT
 stage="the set-up"
-catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
+catch_signals
 
-# Every run starts from the same environment: no binding, no forced kernel set but its own.
 clean_env=(env -u OMP_PROC_BIND -u OMP_PLACES -u OPENBLAS_CORETYPE -u BLIS_ARCH_TYPE)
-# wrap THREADS BIND [ENV=VALUE ...] -- CMD...: $wrapped, CMD in the clean environment with ENV
-# on THREADS threads, OpenMP's bound one per core when BIND is 1 (never the libraries' own
-# pools: they would inherit the first OpenMP thread's binding, one core for all of them),
-# real-time with --rt, pinned with taskset: the last CPU for one thread, else every CPU.
+# wrap THREADS BIND [ENV=VALUE ...] -- CMD...: $wrapped, CMD in the clean environment with ENV,
+# OpenMP bound one per core when BIND is 1 (not the libraries' pools), --rt, taskset.
 wrap() {
   local threads=$1 bind=() envs=() cpus=$cpu1
   [[ $2 == 1 ]] && bind=(OMP_PROC_BIND=close OMP_PLACES=cores)
@@ -72,28 +64,25 @@ wrap() {
   [[ $threads -gt 1 ]] && cpus=$cpuall
   wrapped=("${clean_env[@]}" "${bind[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" "$@")
 }
-# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: one run of the busy table, its CSV
-# $tmp/busy/LABEL.SIZE.ROUND.csv
+# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: a run of the busy table (busy/LABEL.SIZE.ROUND.csv)
 run() {
   local label=$1 threads=$2 size=$3
   wrap "$threads" 0 "${@:4}"
   "${wrapped[@]}" --sizes "$size" --reps "$fixed_reps" --threads "$threads" --csv "$tmp/busy/$label.$size.$r.csv" >/dev/null 2>"$tmp/stderr" ||
-    { stop_if_interrupted $?; echo "bench_vs_openblas.sh: $label at $size failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
+    run_failed $? "$label at $size failed:" "$tmp/stderr"
 }
-# job LABEL THREADS [ENV=VALUE ...] -- CMD...: a contender for tools/interleave.py, as one
-# command line (the libraries as --ref, unbound).
-q() { printf '%q ' "$@"; }
+# job LABEL THREADS [ENV=VALUE ...] -- CMD...: a contender for tools/interleave.py (libraries: --ref).
 jobs=()
 job() {
   local label=$1 bind=1 kind=--job
   [[ $label == openblas* || $label == blis* ]] && bind=0 kind=--ref
   wrap "$2" "$bind" "${@:3}"
-  jobs+=("$kind" "$label=$(q "${wrapped[@]}")--threads $2")
+  jobs+=("$kind" "$label=$(printf '%q ' "${wrapped[@]}")--threads $2")
 }
 # ceiling LABEL -- CMD...: one one-thread copy of CMD on each CPU, all at once (tools/side_by_side.sh).
 ceiling() {
   local label=$1; shift 2
-  jobs+=(--job "$label=$(q "${clean_env[@]}" "${rt[@]}" "$root/tools/side_by_side.sh" --build "$build" "$ncpu" "$@")")
+  jobs+=(--job "$label=$(printf '%q ' "${clean_env[@]}" "${rt[@]}" "$root/tools/side_by_side.sh" --build "$build" "$ncpu" "$@")")
 }
 
 job openblas1 1 -- "$bin/ref_openblas"
@@ -115,27 +104,23 @@ if [[ $ncpu -ge 2 ]]; then
   ceiling step10_avx2_ceiling -- "$bin/step10_tuned" --kernel avx2
 fi
 
-# The peak before and after (the best of the two), unless given.
-measure_peak() {
+measure_peak() {   # before and after the sampling (the tables take the best), unless given
   "${rt[@]}" "$bin/peak" --seconds 0.1 --reps 3 --csv "$tmp/peak.$1.csv" >/dev/null 2>"$tmp/stderr" ||
-    { stop_if_interrupted $?; echo "bench_vs_openblas.sh: peak failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
+    run_failed $? "peak failed:" "$tmp/stderr"
 }
 stage="the peak"
 [[ -n $peak ]] || measure_peak before
 stage="the sampling"
-# Every contender at every size, side by side (tools/interleave.py: see the top of this file).
 python=$(command -v python3) || usage_error "needs python3 (the sampler, tools/interleave.py)"
 "$python" "$root/tools/interleave.py" --out "$tmp/sampled" --sizes "$sizes" --rounds "$rounds" \
   --max-reps $((reps * 20)) --sample-time "$(awk -v r="$reps" 'BEGIN { print 0.05 * r }')" "${jobs[@]}" \
-  > "$tmp/sampled.log" 2> "$tmp/sampled.err" ||
-  { stop_if_interrupted $?; echo "bench_vs_openblas.sh: a run failed:" >&2; cat "$tmp/sampled.err" >&2; exit 1; }
+  > "$tmp/sampled.log" 2> "$tmp/sampled.err" || run_failed $? "a run failed:" "$tmp/sampled.err"
 stage="the peak's second measurement"
 [[ -n $peak ]] || measure_peak after
 stage="the tables"
 unsettled=$(sed -n '/^   unsettled/,$p' "$tmp/sampled.log")
 
-# Table 3: one core busy. Each run is one result (best of 3 reps); the step's worst run is
-# compared with each library's median run, all under the same spin loop.
+# Table 3 (--busy): each run one result, under the same spin loop on CPU 0.
 if [[ $busy = 1 && $ncpu -ge 2 ]]; then
   stage="the busy table"
   taskset -c 0 bash -c 'while :; do :; done' & spinner=$!
@@ -156,12 +141,10 @@ fi
 
 echo "$(sed -n 's/^microarch *//p' < <("$bin/cpuinfo")): $ncpu CPUs; sampled side by side, $rounds round(s) and more where samples disagree, each sample up to $reps calls (x20 below 512)${rt:+, at real-time priority}; GFLOPS, the best sample"
 [[ -z $unsettled ]] || printf '%s\n' "$unsettled"
-# The tables (tools/tables.py): each contender's best sample, step 10's ratios (the "median of
-# rounds" columns: plots/samples.py's paired ratios, as summary.md takes them), % of the fp32
-# peak of the widest ISA measured (before and after, or --peak), and the busy table.
+# The tables (tools/tables.py; the ratios paired as summary.md takes them, plots/samples.py).
 peak_files=("$tmp"/peak.*.csv)
 [[ -n $peak ]] && peak_files=("$peak")
 [[ -f ${peak_files[0]} ]] || peak_files=()
 busy_dir=(); [[ -d $tmp/busy ]] && busy_dir=(--busy "$tmp/busy")
 "$python" "$root/tools/tables.py" bench "$tmp/sampled/samples" "$ncpu" "$sizes" "$have_blis" "${busy_dir[@]}" "${peak_files[@]}" ||
-  { stop_if_interrupted $?; echo "bench_vs_openblas.sh: cannot read the samples" >&2; exit 1; }
+  run_failed $? "cannot read the samples"

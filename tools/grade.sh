@@ -34,57 +34,50 @@
 #   --timeout S     seconds each run may take: the test suite, the sweep, each timed run
 #                   (default: 600); a run still going is stopped: "did not finish in S s"
 set -uo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$root/tools/args.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/args.sh"
 begin "$0" "$@"
 stage="the set-up"
-catch_signals   # tools/args.sh: Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
+catch_signals   # Ctrl-C, SIGTERM or a run's exit 130 ends it here, naming $stage
 usage="usage: tools/grade.sh NN [--build DIR] [--sizes LIST] [--rounds N] [--against N] [--ref openblas|blis|none] [--cpu N] [--threads N] [--timeout S]"
 build="$root/build" sizes="200,500,1000" rounds=3 against="" ref=openblas cpu="" threads=1 timeout=600
 parse_options "" "build sizes rounds against ref cpu threads timeout" 1 "$@"
 [ ${#positional[@]} = 1 ] || usage_error "$usage"
 nn=${positional[0]} limit=$timeout
-whole() { [[ "$1" =~ ^[0-9]+$ ]]; }
 [[ "$nn" =~ ^[0-9]{1,4}$ ]] || usage_error "'$nn' is not a step number"
 check_sizes --sizes "$sizes"
 check_count --rounds "$rounds" 1000
 check_count --threads "$threads" "$(harness_max_threads)"
 check_count --timeout "$limit" 604800
 command -v timeout > /dev/null || usage_error "needs timeout (GNU coreutils), which stops a run that hangs"
-[ -z "$against" ] || whole "$against" || { echo "grade.sh: --against '$against': not a step number" >&2; exit 2; }
-[ -z "$cpu" ] || whole "$cpu" || { echo "grade.sh: --cpu '$cpu': not a CPU number" >&2; exit 2; }
-case "$ref" in openblas|blis|none) ;; *) echo "grade.sh: --ref '$ref': openblas, blis or none" >&2; exit 2 ;; esac
-pin=()
+[[ -z $against || $against =~ ^[0-9]+$ ]] || usage_error "--against '$against': not a step number"
+[[ -z $cpu || $cpu =~ ^[0-9]+$ ]] || usage_error "--cpu '$cpu': not a CPU number"
+case "$ref" in openblas|blis|none) ;; *) usage_error "--ref '$ref': openblas, blis or none" ;; esac
+pin=() pin_words=""
 if [ -n "$cpu" ]; then
-  command -v taskset > /dev/null || { echo "grade.sh: --cpu needs taskset (util-linux)" >&2; exit 2; }
-  taskset -c "$cpu" true 2> /dev/null || { echo "grade.sh: --cpu $cpu: not a CPU this process may use" >&2; exit 2; }
-  pin=(taskset -c "$cpu")
+  command -v taskset > /dev/null || usage_error "--cpu needs taskset (util-linux)"
+  taskset -c "$cpu" true 2> /dev/null || usage_error "--cpu $cpu: not a CPU this process may use"
+  pin=(taskset -c "$cpu") pin_words="taskset -c $cpu "
 fi
 
-# steps/NN_slug for a step number, or nothing.
-step_folder() { ls "$root/steps" | grep -E "^0*$((10#$1))_[a-z0-9_]+$" | head -n 1; }
+step_folder() { ls "$root/steps" | grep -E "^0*$((10#$1))_[a-z0-9_]+$" | head -n 1; }   # NN_slug, or nothing
 number=$((10#$nn))
 folder=$(step_folder "$number")
 [ -n "$folder" ] || { echo "FAIL step $number: no folder steps/${nn}_*" >&2; exit 2; }
-# The one limit on a step's name (tools/args.sh): past it the build and the scheduler refuse it.
-name_max=$(step_name_max) || exit 2
+name_max=$(step_name_max) || exit 2   # past it the build and the scheduler refuse the name
 (( ${#folder} <= name_max )) ||
   usage_error "steps/${folder:0:24}...: a ${#folder}-character name, over the limit of $name_max (rename the folder)"
 exe="step$folder"
-
-# The step to compare with: --against, else the "# from:" line new_step.sh writes, else the
-# step before for the tutorial's own steps (1-9 the lessons, 10 the tuned step).
 if [ -n "$against" ]; then
   prev=$(step_folder "$against")
-  [ -n "$prev" ] || { echo "grade.sh: --against $against: no folder steps/${against}_*" >&2; exit 2; }
+  [ -n "$prev" ] || usage_error "--against $against: no folder steps/${against}_*"
 else
   prev=$(sed -n 's/^# from: *\([0-9][0-9]*_[a-z0-9_]*\).*/\1/p' "$root/steps/$folder/CMakeLists.txt" | head -n 1)
   [ -z "$prev" ] && [ "$number" -ge 2 ] && [ "$number" -le 10 ] && prev=$(step_folder $((number - 1)))
   [ -n "$prev" ] && [ ! -d "$root/steps/$prev" ] && prev=""
 fi
 [ "$prev" = "$folder" ] && prev=""
-refexe=""
-[ "$ref" = none ] || refexe="ref_$ref"
+refexe="ref_$ref"
+[ "$ref" = none ] && refexe=""
 
 results="$root/results"
 writable_folder "$results"   # before the build, not after the sweep
@@ -104,12 +97,8 @@ fi
 runs="$build/grade.runs"   # every run's output, CSV and log, before anything goes to results/
 rm -rf "$runs" && mkdir -p "$runs" || { echo "grade.sh: $runs: cannot make it" >&2; exit 3; }
 
-# limited OUT ERR COMMAND...: runs COMMAND for at most --timeout seconds (then SIGTERM, and
-# SIGKILL 10 s later), its output to OUT and ERR. Sets rc and why, what went wrong for a
-# message: the time limit, the signal that killed it, or its exit status and its last line
-# on stderr (the programs' one-line errors). --foreground keeps the run in this process
-# group, so Ctrl-C stops it. The subshell, made to wait (|| exit), takes bash's "Segmentation
-# fault" line to /dev/null; this shell's stderr stays open for the traps' one line.
+# limited OUT ERR COMMAND...: COMMAND for at most --timeout s, in this process group (Ctrl-C
+# stops it); sets rc and why. The subshell takes bash's "Segmentation fault" line to /dev/null.
 limited() {
   local out=$1 err=$2 start=$SECONDS last; shift 2
   rc=0
@@ -124,18 +113,14 @@ limited() {
     why="exited with $rc${last:+ ($last)}"
   fi
 }
-
-# csv_problem CSV SIZES [VERIFIED]: why the CSV a run wrote (exit 0) is not the contract's,
-# or nothing: no file, or not a row for each size with GFLOPS above 0 (and verified).
+# csv_problem CSV SIZES [VERIFIED]: why the CSV a run wrote (exit 0) is not the contract's, or nothing.
 csv_problem() {
   [ -f "$1" ] || { echo "exited 0 but wrote no CSV"; return; }
   local problem
   problem=$(awk -F, -v sizes="$2" -v verified="${3-0}" -v positive=1 -f "$root/tools/harness_csv.awk" "$1") ||
     echo "exited 0 but its CSV is not the contract's: ${problem#"$runs"/}"
 }
-
-# fail_run WHAT: the verdict on a run of the step that went wrong ($rc, $why), and its status.
-fail_run() {
+fail_run() {   # WHAT: the verdict on a run of the step that went wrong ($rc, $why), and its status
   case $rc in
     77) echo "SKIP $exe: $(tail -n 1 "$runs/$exe.err")"; exit 77 ;;
     2) echo "FAIL $exe: $1 refused its command line: $why"; exit 2 ;;
@@ -145,19 +130,17 @@ fail_run() {
 }
 
 # 1. Correctness on the test suite's shapes, for this step only.
-stage="the test suite"
-limited "$build/grade.tests.log" "$build/grade.tests.err" env GEMM_TEST_STEPS="$number" "$build/tests/gemm_tests" "[steps]"
-if [ "$rc" != 0 ] || ! grep -q "All tests passed" "$build/grade.tests.log"; then
-  grep -m 3 -A 3 "FAILED" "$build/grade.tests.log"
-  # Catch2 exits with the number of failed checks (at most 255), or dies of the signal it
-  # reported as a "fatal error condition". A crash or a hang is in the step's code too.
-  if [ "$rc" != 0 ] && [[ $why != "did not finish"* ]] && grep -q "FAILED" "$build/grade.tests.log" &&
-     ! grep -q "fatal error condition" "$build/grade.tests.log"; then
-    echo "FAIL $exe: wrong on the test shapes (details: $build/grade.tests.log)"; exit 1
+stage="the test suite" log="$build/grade.tests.log"
+limited "$log" "$build/grade.tests.err" env GEMM_TEST_STEPS="$number" "$build/tests/gemm_tests" "[steps]"
+if [ "$rc" != 0 ] || ! grep -q "All tests passed" "$log"; then
+  grep -m 3 -A 3 "FAILED" "$log"
+  # Catch2 exits with the number of failed checks, or dies of a "fatal error condition".
+  if [ "$rc" != 0 ] && [[ $why != "did not finish"* ]] && grep -q "FAILED" "$log" && ! grep -q "fatal error condition" "$log"; then
+    echo "FAIL $exe: wrong on the test shapes (details: $log)"; exit 1
   elif [[ $why == crashed* || $why == "did not finish"* ]]; then
-    echo "FAIL $exe: the test suite $why (details: $build/grade.tests.log)"; exit 1
+    echo "FAIL $exe: the test suite $why (details: $log)"; exit 1
   fi
-  echo "FAIL $exe: the test suite did not run: $why (details: $build/grade.tests.log)"; exit 2
+  echo "FAIL $exe: the test suite did not run: $why (details: $log)"; exit 2
 fi
 
 # Threads: parallel steps and the reference get --threads; serial steps run on one.
@@ -180,15 +163,10 @@ write_out "$csv" < "$runs/sweep.csv"
 
 # 3. Side by side with the previous step and the reference (tools/interleave.py).
 python=$(command -v python3) || { echo "FAIL $exe: not graded: the timing needs python3" >&2; exit 2; }
-q() { printf '%q' "$1"; }
-pin_words=""
-[ ${#pin[@]} -gt 0 ] && pin_words="${pin[*]} "
 jobs=(--job "$exe=$pin_words$(q "$bin/$exe") $(thread_opts "$folder")")
 [ -n "$prev" ] && jobs+=(--job "step$prev=$pin_words$(q "$bin/step$prev") $(thread_opts "$prev")")
 [ -n "$refexe" ] && jobs+=(--ref "$refexe=$pin_words$(q "$bin/$refexe") $(thread_opts ref)")
-timed="$runs/timed"
-stage="the timing"
-rc=0
+timed="$runs/timed" stage="the timing" rc=0
 "$python" "$root/tools/interleave.py" --out "$timed" --sizes "$sizes" --rounds "$rounds" --no-verify \
   --timeout "$limit" "${jobs[@]}" > "$runs/interleave.log" 2> "$runs/interleave.err" || rc=$?
 stop_if_interrupted "$rc"
@@ -196,8 +174,7 @@ stop_if_interrupted "$rc"
 failure_of() {
   sed -n "s/^interleave.py: $1 \(at n=.*\)/\1/p; s/^interleave.py: $1: \(.*\)/\1/p" "$runs/interleave.err" | head -n 1
 }
-# (A job's failure starts with its label, a bare word: "interleave.py: '...': not LABEL=COMMAND"
-# is the scheduler refusing its command line.)
+# A job's failure starts with its label, a bare word; anything else is the scheduler's own error.
 label='[A-Za-z0-9_][A-Za-z0-9_.-]*'
 if [ "$rc" != 0 ] && ! grep -q "^interleave.py: $label at n=\|^interleave.py: $label: " "$runs/interleave.err"; then
   echo "FAIL $exe: not graded: the timing failed: $(tail -n 1 "$runs/interleave.err")"; exit 2
@@ -230,11 +207,9 @@ for program in "step$prev" "$refexe"; do
   fi
 done
 
-# The table (tools/tables.py grade): per size, the median over rounds of this/prev and
-# this/ref, and their geometric means.
-ratios="$results/grade_$exe.ratios.csv"
+# The table (tools/tables.py grade): per size, the medians of the rounds' ratios; their means.
 summary=$("$python" "$root/tools/tables.py" grade "$timed/samples" "$sizes" "$rounds" "$exe" "${prev:+step$prev}" "$refexe" \
   "$runs/ratios.csv" "$runs/table.txt") || { stop_if_interrupted $?; echo "FAIL $exe: not graded: its samples cannot be read"; exit 2; }
-write_out "$ratios" < "$runs/ratios.csv"
+write_out "$results/grade_$exe.ratios.csv" < "$runs/ratios.csv"
 cat "$runs/table.txt"
 echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#"$root"/})"

@@ -15,34 +15,28 @@
 # solution from the base step, then --save); 2 usage error (no such solution, step NN exists
 # already, the base step is gone, git missing).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$root/tools/args.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/args.sh"
 begin "$0" "$@"
 usage="usage: tools/lab_solution.sh NN [--save]   (NN: a solution's step number, 11 to 9999)"
 save=0
 parse_options save "" 1 "$@"
 [ ${#positional[@]} = 1 ] || usage_error "$usage"
 number=$(lab_number "${positional[0]}") || exit 2
+nn=$(printf '%02d' "$number")
 command -v git > /dev/null || usage_error "git not found: the patches are applied and made with git"
 solutions="$root/docs/labs/instructor/solutions" steps="$root/steps"
 
-# The one path a glob names, or nothing; the step named on a "from:" line of a file.
-only() { [ $# = 1 ] && [ -e "$1" ] && echo "$1"; return 0; }
-base_of() { sed -n "s/^$2 *\([0-9]\{2,4\}_[a-z0-9_]*\).*/\1/p" "$1" | head -n 1; }
-
+only() { [ $# = 1 ] && [ -e "$1" ] && echo "$1"; return 0; }   # the one path a glob names, or nothing
+base_of() { sed -n "s/^$2 *\([0-9]\{2,4\}_[a-z0-9_]*\).*/\1/p" "$1" | head -n 1; }   # FILE LINE-START: the step named
 # git apply as a plain patch tool: inside a repository it would take the patch's paths from
 # the top of the work tree and skip them all, without an error.
 apply() {   # DIR [--check]: the patch, applied in DIR
   (cd "$1" && env -u GIT_DIR -u GIT_WORK_TREE GIT_CEILING_DIRECTORIES="$(cd .. && pwd -P)" \
      git apply ${2:+"$2"} --whitespace=nowarn "$patch")
 }
-
 tmp=$(mktemp -d)
-cleanup() { rm -rf "$tmp" ${out:+"$out"}; }
-trap cleanup EXIT
-
-# The step new_step.sh makes from BASE, made in TMP/tree, a copy of only what it reads.
-scaffold() {   # NUMBER NAME BASE -> prints the scaffold's folder
+trap 'rm -rf "$tmp" ${out:+"$out"}' EXIT
+scaffold() {   # NUMBER NAME BASE: prints the folder of the step new_step.sh makes, in a copy of what it reads
   mkdir -p "$tmp/tree/tools" "$tmp/tree/plots" "$tmp/tree/steps"
   cp "$root/tools/new_step.sh" "$root/tools/args.sh" "$tmp/tree/tools/"
   cp "$root/plots/samples.py" "$tmp/tree/plots/"
@@ -52,8 +46,8 @@ scaffold() {   # NUMBER NAME BASE -> prints the scaffold's folder
 }
 
 if [ "$save" = 1 ]; then
-  step=$(only "$steps"/$(printf '%02d' "$number")_*/)
-  [ -n "$step" ] || usage_error "no steps/$(printf '%02d' "$number")_*/ to save"
+  step=$(only "$steps/${nn}"_*/)
+  [ -n "$step" ] || usage_error "no steps/${nn}_*/ to save"
   slug=$(basename "$step") base=$(base_of "$step/CMakeLists.txt" '# from:')
   [ -n "$base" ] && [ -d "$steps/$base" ] || usage_error "steps/$slug: no '# from:' line naming a step of steps/"
   made=$(scaffold "$number" "${slug#*_}" "$base")
@@ -77,8 +71,8 @@ if [ "$save" = 1 ]; then
   exit 0
 fi
 
-patch=$(only "$solutions"/$(printf '%02d' "$number")_*.patch)
-[ -n "$patch" ] || usage_error "no solution $number: docs/labs/instructor/solutions/ has no $(printf '%02d' "$number")_*.patch"
+patch=$(only "$solutions/${nn}"_*.patch)
+[ -n "$patch" ] || usage_error "no solution $number: docs/labs/instructor/solutions/ has no ${nn}_*.patch"
 slug=$(basename "$patch" .patch) base=$(base_of "$patch" 'from:')
 [ -n "$base" ] || usage_error "solutions/$slug.patch: no 'from:' line naming the step it starts from"
 [ -f "$steps/$base/CMakeLists.txt" ] || usage_error "solutions/$slug.patch starts from steps/$base, which is gone (renamed?)"

@@ -13,8 +13,7 @@
 # step's names (step08::...) and library. The copy's CMakeLists.txt names the step it came
 # from on a "# from:" line: tools/grade.sh times the new step against that one.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$root/tools/args.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/args.sh"
 begin "$0" "$@"
 usage="usage: tools/new_step.sh NN slug [--from SLUG]   (NN: 11 to 9999; slug: a-z, 0-9, _)"
 from=""
@@ -25,10 +24,7 @@ nn=${positional[0]} name=${positional[1]}
 number=$(lab_number "$nn") || exit 2
 [[ "$name" =~ ^[a-z0-9_]+$ ]] || usage_error "slug '$name': use lower-case letters, digits and _"
 slug=$(printf '%02d_%s' "$number" "$name")
-
 steps="$root/steps"
-# The one limit on a step folder's name (tools/args.sh, step_name_max), which every name made
-# from it fits: the scheduler's labels (step<NN_slug>_mt), the executable, results/ files.
 name_max=$(step_name_max) || exit 2
 (( ${#slug} <= name_max )) ||
   usage_error "slug '${name:0:24}...' (${#name} characters): too long: a step folder (steps/${number}_...) is at most $name_max characters; at most $((name_max - ${#slug} + ${#name})) characters here"
@@ -37,11 +33,8 @@ for d in "$steps"/*/; do
   [ "$(basename "$d" | sed -E 's/^0*([0-9]+)_.*/\1/')" = "$number" ] &&
     usage_error "step $number exists already: steps/$(basename "$d")"
 done
-# The default is the last lesson (1-9), not the tuned step 10, whose many switches are not
-# a starting point, nor a lab step made before.
-if [ -z "$from" ]; then
-  from=$(ls "$steps" | grep -E '^0*[1-9]_[a-z0-9_]+$' | sort -V | tail -n 1)
-fi
+# The default is the last lesson (1-9), not the tuned step 10 nor a lab step.
+[ -n "$from" ] || from=$(ls "$steps" | grep -E '^0*[1-9]_[a-z0-9_]+$' | sort -V | tail -n 1)
 # A step folder directly under steps/: not ".", "..", a path, or a folder without a step.
 [[ "$from" =~ ^[0-9]{2,4}_[a-z0-9_]+$ ]] && [ -f "$steps/$from/CMakeLists.txt" ] ||
   usage_error "--from '$from': not a step folder under steps/ (such as 07_packing)"
@@ -59,8 +52,7 @@ cp -R "$steps/$from" "$steps/$slug"
 old_ns=$(printf 'step%02d' "$from_number") new_ns=$(printf 'step%02d' "$number")
 find "$steps/$slug" -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) \
   -exec sed -i "s/\b$old_ns\b/$new_ns/g" {} +
-# The step it started from, which tools/grade.sh times it against (a copy of a lab step
-# replaces that step's line).
+# The step it started from, for tools/grade.sh (a copy of a lab step replaces that step's line).
 sed -i '/^# from: /d' "$steps/$slug/CMakeLists.txt"
 sed -i "1i # from: $from (tools/grade.sh compares this step with it)" "$steps/$slug/CMakeLists.txt"
 cat > "$steps/$slug/README.md" <<TXT
@@ -71,8 +63,7 @@ adds, why it should help (registers, caches, instructions), and the figure you m
 
     cd build && make step-$number     # results/step$slug.csv and .png, beside step $from_number
 TXT
-# The build list is replaced whole (a new file renamed over it), never appended to in place:
-# a failed write (a full disk) would leave half a line in it.
+# The build list is replaced whole (a new file renamed over it), never appended to in place.
 list_tmp=$(mktemp "$steps/.CMakeLists.txt.XXXXXX")
 { cat "$steps/CMakeLists.txt"; echo "add_subdirectory($slug)"; } > "$list_tmp"
 chmod --reference="$steps/CMakeLists.txt" "$list_tmp"

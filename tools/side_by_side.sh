@@ -8,19 +8,18 @@
 # gflops_median summed over the copies, threads the copy count, seconds_best the slowest
 # copy's best. Exit: 0; the first copy's failing status (with its own stderr); 2 usage error.
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-prog=side_by_side.sh
-source "$root/tools/args.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/args.sh"
+prog=side_by_side.sh build="$root/build"
 if wants_help "$@"; then print_help "$0"; exit 0; fi
-build="$root/build"
-if [[ ${1-} == --build ]]; then build=$(value_of "$1" "${2-}") || exit 2; shift 2; fi
+if [[ ${1-} == --build ]]; then
+  [[ -n ${2-} && $2 != --* ]] || usage_error "$1: needs a value"
+  build=$2; shift 2
+fi
 [[ $# -ge 2 ]] || usage_error "usage: side_by_side.sh [--build DIR] NCPU EXE [ARGS...]"
 check_count NCPU "$1" "$(usable_cpus)"
 ncpu=$1; shift
 args=("$@") csv=""
-for ((i = 0; i < ${#args[@]}; ++i)); do
-  [[ ${args[i]} == --csv ]] && csv=${args[i + 1]-}
-done
+for ((i = 0; i < ${#args[@]}; ++i)); do [[ ${args[i]} == --csv ]] && csv=${args[i + 1]-}; done
 find_writer "$build"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
