@@ -1,45 +1,29 @@
-# Checks that files are harness CSVs as docs/contracts.md ("The CSV") describes them: the shell
-# tools' twin of plots/harness_csv.py, so that a truncated or garbled row is refused, not merged
-# or graded.
+# Checks that files are harness CSVs as docs/contracts.md ("The CSV") describes them, the shell
+# tools' twin of plots/harness_csv.py, so that a truncated or garbled row is refused.
 #
 #   awk -F, -f tools/harness_csv.awk [-v sizes=200,500] [-v verified=1] [-v positive=1] FILE...
 #
-# Every row: as many fields as the header; m, n, k, threads (and reps, when there) whole
-# numbers from 1; gflops_best, gflops_median, seconds_best finite numbers from 0; verified 0 or
-# 1; max_rel_err a finite number from 0, except that a row with verified=0 may say nan (not
-# checked) or inf (a NaN or Inf in the result). Options: sizes, a row with m = n = k for each
-# of these sizes; verified=1, every row verified; positive=1, gflops_best above 0.
-# Prints nothing and exits 0 when all is well; else prints FILE:LINE: PROBLEM (one line, the
-# first problem) on stdout and exits 2. The caller adds its own name.
+# Options: sizes, a row with m = n = k for each of these sizes; verified=1, every row
+# verified; positive=1, gflops_best above 0. Prints nothing and exits 0 when all is well; else
+# FILE:LINE: PROBLEM (the first problem, one line) on stdout and exit 2.
 
 function problem(text) { problem_in(FILENAME ":" FNR, text) }
-
-function problem_in(where, text) {
-  printf "%s: %s\n", where, text
-  failed = 1
-  exit 2
-}
-
-# A field as a message shows it: at most 40 characters, control characters as '?'.
-function shown(text) {
+function problem_in(where, text) { printf "%s: %s\n", where, text; failed = 1; exit 2 }
+function shown(text) {   # a field in a message: at most 40 characters, control characters as '?'
   gsub(/[\001-\037\177]/, "?", text)
   return length(text) > 40 ? substr(text, 1, 40) "..." : text
 }
-
 function whole(name,   v) {
   v = $col[name]
   if (v !~ /^[0-9]+$/ || v + 0 < 1) problem("column " name " is '" shown(v) "', not a whole number from 1")
 }
-
 function is_real(v) {   # a finite number from 0, as %g and %f write them
   return v ~ /^([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ && v + 0 < 1e308
 }
-
 function real(name,   v) {
   v = $col[name]
   if (!is_real(v)) problem("column " name " is '" shown(v) "', not a finite number from 0")
 }
-
 function sizes_done(file,   s) {   # at the end of each file
   if (file == "") return
   for (s in want)
@@ -71,6 +55,7 @@ FNR == 1 {
   real("gflops_best"); real("gflops_median"); real("seconds_best")
   v = $col["verified"]
   if (v != "0" && v != "1") problem("column verified is '" shown(v) "', not 0 or 1")
+  # max_rel_err: nan (not checked) or inf (a NaN or Inf in the result) only when not verified.
   e = $col["max_rel_err"]
   if (!is_real(e) && !(v == "0" && (e == "nan" || e == "inf")))
     problem("column max_rel_err is '" shown(e) "', not a finite number from 0" (v == "0" ? ", nan or inf" : " (verified=1)"))
