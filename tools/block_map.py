@@ -1,42 +1,12 @@
 #!/usr/bin/env python3
-"""The block-size map: run a step at one size over a grid of its two cache-block sizes,
-kc x mc, and write one CSV row per cell, the step's own choice among them.
+"""The block-size map: a step at one size over a kc x mc grid around the blocks it really runs
+(learned from its CSV's params at n = 16, not from --help), one CSV row per cell.
 
     tools/block_map.py EXE [--size N] [--kc LIST] [--mc LIST] [--fine] [--reps N] [--rounds N]
                        [--threads N] [--kernel NAME] [--cpu N|none] [--timeout S] [--csv OUT.csv]
 
-EXE is a step executable with --kc and --mc (steps 06-10: build/bin/step08_avx512_14x32).
-What the step runs here comes from the step itself, not from its --help: a first run at a
-tiny size, with --kernel and --threads as given, reports in its CSV's params column the
-blocks of the kernel that really runs (an AVX2-only CPU runs step 08's AVX2 kernel, whose
-blocks are not the AVX-512 kernel's; GEMM_CACHES=L1D,L2,L3 in the environment emulates
-another cache hierarchy). The grid is those defaults times 1/4, 1/2, 1 and 2 for each
-(--fine: every half power of two from 1/4 to 2, 7 x 7 runs instead of 4 x 4), in multiples of
-what the step rounds a block to (mc to the kernel's rows: 6 for AVX2, 14 for AVX-512; else kc
-in multiples of 16, mc of 4), none above the size but the default itself; --kc and --mc give
-lists instead. Every value is first run at a tiny size to learn what the step makes of it, so
-the labels are the blocks that ran (--mc 28 runs as 30 on AVX2), and two values that run alike
-are one cell. The step's own cell runs with no block option at all: it is the step as it
-runs by default (and it is outlined in the figure). The other cells get --kc and --mc, and a
-step that also has --one-slice (step 10, where --kc alone would turn it off) gets its own
-depth, so that only the blocks change. --threads N and --kernel NAME are passed on.
-Every run is verified. --rounds N sweeps the grid N times, one round after the other, and
-keeps each cell's best (a noisy spell on a shared machine then spoils a cell of one round,
-not the map). The runs are pinned to one CPU (the last this process may use; --cpu none
-leaves them to the scheduler). A run still going after --timeout S seconds has hung (default:
-tools/interleave.py's rule for a sample, 120 s plus the time of the run's products, its reps,
-the warm-up and the check, at 0.1 GFLOPS): it is killed with its process group and the map
-ends there.
-CSV: step,n,kc,mc,default,gflops_best,gflops_median,verified,kernel,cpu,uarch,params
-(default = 1 in the cell of the step's own kc and mc; params: the step's, as it ran), written
-by plots/output_file.py: replaced whole at the end, never in place; its path is checked
-before any run. plots/plot_blockmap.py draws it.
-Exit status: 0; 1 when some run failed or failed verification (its row says verified=0);
-a run that hung past --timeout (one line, no CSV written); 2 usage error (one line naming the
-option; a size above the harness's limit included), or one the step found; 3 the CSV cannot be written, or the step ran out of memory; 77 the CPU
-lacks what the step (or its --kernel) needs; 130 Ctrl-C (one line, no CSV written). Each run
-of the step is a process group of its own, killed on Ctrl-C or SIGTERM (which then ends the
-map by SIGTERM).
+Options, CSV columns and exit status: docs/contracts.md (tools/block_map.py); plots/plot_blockmap.py
+draws the CSV. Each run of the step is a process group of its own, killed on Ctrl-C or SIGTERM.
 """
 import csv
 import io
@@ -52,16 +22,19 @@ import cli  # noqa: E402  (plots/cli.py: one-line usage errors, the step in its 
 from interleave import sample_timeout  # noqa: E402  (the sampler's rule for a run that hung)
 from output_file import OutputError, check, scratch_folder, write  # noqa: E402  (plots/output_file.py)
 
+# The default grid: the step's own blocks times these factors (--fine: every half power of two),
+# in multiples of what the step rounds a block to, none above the size but its own.
 COARSE = (0.25, 0.5, 1.0, 2.0)
 FINE = (0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0)
 COLUMNS = ["step", "n", "kc", "mc", "default", "gflops_best", "gflops_median", "verified", "kernel", "cpu", "uarch",
            "params"]
-PROBE_SIZE = 16        # the tiny runs that ask the step what it makes of a block size
+PROBE_SIZE = 16   # the tiny runs that ask the step what it makes of a block size
 HARNESS = os.path.join(ROOT, "common", "include", "gemm", "harness.hpp")
 
 
 class Failure(Exception):
     """A reason to stop, with its exit status."""
+
     def __init__(self, status, text):
         super().__init__(text)
         self.status = status
@@ -72,8 +45,7 @@ def usage(text):
 
 
 def largest_size():
-    """The harness's kMaxSize (common/include/gemm/harness.hpp), which every step refuses to
-    exceed; None when the header is not there (the step then refuses it at its first run)."""
+    """The harness's kMaxSize, or None without the header (the step then refuses the size)."""
     try:
         with open(HARNESS) as f:
             match = re.search(r"constexpr int kMaxSize = (\d+);", f.read())
@@ -84,12 +56,8 @@ def largest_size():
 
 def tunables(text):
     """{name: value} of a params column ("mc=48 kc=1360 nc=..."), as plots/harness_csv.py reads it."""
-    out = {}
-    for item in (text or "").split():
-        name, _, value = item.partition("=")
-        if name and value.isdigit():
-            out[name] = int(value)
-    return out
+    items = (item.partition("=") for item in (text or "").split())
+    return {name: int(value) for name, _, value in items if name and value.isdigit()}
 
 
 class Step:
@@ -101,12 +69,11 @@ class Step:
         self.name = os.path.basename(exe)
 
     def run(self, size, blocks, reps=None):
-        """One run at `size` with these block options ([] for the step's own): (exit status,
-        its harness CSV row or None, its first line on stderr)."""
+        """(exit status, CSV row or None, first stderr line) of one run; blocks [] for the step's own."""
         if os.path.exists(self.out):
             os.remove(self.out)
         reps = reps or self.reps
-        timeout = self.timeout or run_timeout(size, reps)
+        timeout = self.timeout or sample_timeout(size, reps + 2)   # its reps, the warm-up and the check
         try:
             result = cli.run([self.exe, "--sizes", str(size), "--reps", str(reps)] +
                              (["--warmup", "0"] if size == PROBE_SIZE else []) + blocks + self.passed_on +
@@ -124,8 +91,7 @@ class Step:
         return result.returncode, (rows[0] if rows else None), (lines[0] if lines else "")
 
     def stop_on(self, rc, err):
-        """A run's exit status that ends the whole map: the step refused the command line (2),
-        ran out of memory or could not write (3), or cannot run on this CPU (77)."""
+        """End the map on a usage error (2), no memory or no writing (3), a CPU that cannot run it (77)."""
         if rc in (2, 3, 77):
             raise Failure(rc, "{}: exit {}: {}".format(self.name, rc, err or "(no message)"))
 
@@ -139,18 +105,9 @@ class Step:
         return row, tunables(row.get("params"))
 
 
-def run_timeout(size, reps):
-    """The default --timeout of a run at `size`: its reps, the warm-up and the check."""
-    return sample_timeout(size, reps + 2)
-
-
 def grid(default, factors, multiple, size):
-    values = {default}
-    for f in factors:
-        v = max(multiple, int(round(default * f / multiple)) * multiple)
-        if v <= size:
-            values.add(v)
-    return sorted(values)
+    values = (max(multiple, int(round(default * f / multiple)) * multiple) for f in factors)
+    return sorted({default} | {v for v in values if v <= size})
 
 
 def parse_list(option, text):
@@ -160,8 +117,7 @@ def parse_list(option, text):
 
 
 def resolve(step, name, values, own, slice_option):
-    """{value asked for: value that runs}: each value of `name` run once at a tiny size, the
-    other block size at its default."""
+    """{value asked for: value that runs}: each value run at a tiny size, the other block its own."""
     other = "mc" if name == "kc" else "kc"
     return {v: step.probe(["--" + name, str(v), "--" + other, str(own[other])] + slice_option)[1].get(name, v)
             for v in values}
@@ -273,11 +229,8 @@ def measure(step, args, kc_list, mc_list):
                     print("   kc = {}, mc = {}: exit {}{}".format(kc, mc, rc, ": " + err if err else ""),
                           file=sys.stderr)
                 new = {"step": slug, "n": args.size, "kc": key[0], "mc": key[1], "default": int(default),
-                       "gflops_best": row["gflops_best"] if row else "nan",
-                       "gflops_median": row["gflops_median"] if row else "nan",
-                       "verified": int(verified), "kernel": (row or {}).get("kernel", ""),
-                       "cpu": (row or {}).get("cpu", ""), "uarch": (row or {}).get("uarch", ""),
-                       "params": (row or {}).get("params", "")}
+                       "verified": int(verified), **{c: row[c] if row else "nan" for c in COLUMNS[5:7]},
+                       **{c: (row or {}).get(c, "") for c in COLUMNS[8:]}}
                 old = cells.get(key)
                 # A failure in any round stays: a wrong result is not outvoted by a right one.
                 if old is None or not new["verified"] or (old["verified"] and float(new["gflops_best"]) >
