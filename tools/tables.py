@@ -1,21 +1,18 @@
 #!/usr/bin/env python3
-"""The statistics and markdown tables of tools/bench_vs_openblas.sh and tools/ablation.sh
-(docs/contracts.md); the scripts run the programs, this reads what they wrote.
+"""The statistics and markdown tables of tools/bench_vs_openblas.sh, tools/ablation.sh and
+tools/grade.sh (docs/contracts.md): the scripts run the programs, this reads what they wrote.
 
     tables.py bench SAMPLES NCPU SIZES BLIS [--busy DIR] [PEAK.csv ...]
     tables.py ablation-csv FOLDER < RUNS
     tables.py ablation-report CSV
     tables.py grade SAMPLES SIZES ROUNDS THIS PREV REF RATIOS TABLE
 
-bench: the bench's tables from tools/interleave.py's samples (SAMPLES/LABEL.csv), the fp32
-peak of the widest ISA in the peak CSVs, and with --busy the runs of the busy table
-(DIR/LABEL.SIZE.ROUND.csv). ablation-csv: ablation.csv's rows (to standard output) from the
-runs (on standard input: `study|label|step and options`, one a line) and their rounds' CSVs
-(FOLDER/I.ROUND.csv, I the run's line from 0). ablation-report: the tables of an ablation CSV,
-checked whole first (plots/plot_ablation.py's reader). grade: tools/grade.sh's ratios of THIS to
-PREV and REF (either may be "") from the samples, the CSV to RATIOS and the table to TABLE; prints
-the summary. A file that is not what it should be:
-one line, exit 2. Standard library only.
+bench: from tools/interleave.py's SAMPLES/LABEL.csv, the peak CSVs' widest ISA and --busy's
+DIR/LABEL.SIZE.ROUND.csv. ablation-csv: ablation.csv (to standard output) from the runs (on
+standard input, `study|label|step and options` a line) and FOLDER/I.ROUND.csv (I: the run's line
+from 0). ablation-report: an ablation CSV's tables, checked whole first (plots/plot_ablation.py).
+grade: THIS over PREV and REF (either may be "") per size, the CSV to RATIOS, the table to TABLE,
+the summary to standard output. A file that is not what it should be: one line, exit 2.
 """
 import csv
 import glob
@@ -27,7 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 import output_file  # noqa: E402,F401  (a reader that stops early ends us by SIGPIPE)
 import samples  # noqa: E402  (plots/samples.py: medians and paired ratios)
-from harness_csv import InputError  # noqa: E402
+from harness_csv import InputError, printable  # noqa: E402
 
 ISA_ORDER = ("avx512", "avx2", "neon", "avx", "sse", "scalar")   # the widest first
 PAIRED = (("step10", "openblas1"), ("step10_avx2", "openblas_avx2"),
@@ -45,6 +42,14 @@ def ratio(a, b):
 
 def percent(x, peak):
     return "-" if x is None or not peak else "%.0f%%" % (100 * x / peak)
+
+
+def median_of(values):
+    return samples.median(values) if values else None
+
+
+def fmt(form, x):
+    return "" if x is None else form % x
 
 
 def read_csv(path):
@@ -78,9 +83,6 @@ class Bench:
         pair = self.pairs.get((ours, ref, size))
         return "%.2f" % pair if pair is not None else ratio(self.g(ours, size), self.g(ref, size))
 
-    def ceiling(self, ceil, ours, size):
-        return "" if not ceil else " {} | {} |".format(cell(self.g(ceil, size)), ratio(self.g(ours, size), self.g(ceil, size)))
-
     def table(self, title, heads, labels, ceil, isa=None, peak=None, name=None):
         """OpenBLAS, BLIS and step 10 (`heads`: their columns) and step 10's ratios; with `name`,
         % of the peak and the lesson (labels[3]); with `ceil`, the side-by-side ceiling."""
@@ -100,7 +102,9 @@ class Bench:
             if name:
                 lesson = self.g(labels[3], s)
                 cells += [percent(a, peak), cell(lesson), ratio(lesson, o)]
-            print("| " + " | ".join(str(c) for c in cells) + " |" + self.ceiling(ceil, ours, s))
+            if ceil:
+                cells += [cell(self.g(ceil, s)), ratio(a, self.g(ceil, s))]
+            print("| " + " | ".join(str(c) for c in cells) + " |")
             if o:
                 ratios.append((s, (a or 0.0) / o))
         over = [r for s, r in ratios if s >= 512]
@@ -109,22 +113,24 @@ class Bench:
                   % (sum(over) / len(over), min(r for _, r in ratios)))
 
     def print_all(self, isa, peak1, peak_n):
-        shown = lambda p: "-" if p is None else p[1]
-        value = lambda p: None if p is None else p[0]
+        """The four tables and the kernels line; a peak is (GFLOPS, its text) or None."""
+        (value1, text1), (value_n, text_n) = (p or (None, "-") for p in (peak1, peak_n))
         main, avx2 = ("OpenBLAS", "BLIS", "step 10"), ("OpenBLAS Haswell", "BLIS haswell", "step 10 avx2")
         avx2_title = "Step 10 --kernel avx2 against OpenBLAS (Haswell) and BLIS (haswell) AVX2 kernels, "
-        self.table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak {} GFLOPS)".format(shown(peak1)), main,
-                   ("openblas1", "blis1", "step10", "step08"), "", isa, value(peak1), "step 08")
+        self.table("Step 10 --threads 1, and step 08 (the lesson), 1 thread (peak {} GFLOPS)".format(text1), main,
+                   ("openblas1", "blis1", "step10", "step08"), "", isa, value1, "step 08")
         self.table(avx2_title + "1 thread", avx2, ("openblas_avx2", "blis_avx2", "step10_avx2"), "")
         if self.g("openblasN", self.sizes[0]) is not None:
-            self.table("Step 10, and step 09 (the lesson), {} threads (peak {} GFLOPS)".format(self.ncpu, shown(peak_n)),
-                       main, ("openblasN", "blisN", "step10N", "step09"), "step10_ceiling", isa, value(peak_n), "step 09")
-            self.table(avx2_title + "{} threads".format(self.ncpu), avx2, ("openblas_avx2N", "blis_avx2N", "step10_avx2N"),
-                       "step10_avx2_ceiling")
-        k = lambda label: self.kernel.get(label, "")
-        print("\nkernels: OpenBLAS {}; BLIS {}; step 10 {} (avx2 run: {}); step 08 {}; step 09 {}; OpenBLAS AVX2 run: {}{}".format(
-            k("openblas1"), k("blis1") if self.blis else "not built", k("step10"), k("step10_avx2"), k("step08"),
-            k("step09"), k("openblas_avx2"), "; BLIS AVX2 run: " + k("blis_avx2") if self.blis else ""))
+            self.table("Step 10, and step 09 (the lesson), {} threads (peak {} GFLOPS)".format(self.ncpu, text_n),
+                       main, ("openblasN", "blisN", "step10N", "step09"), "step10_ceiling", isa, value_n, "step 09")
+            self.table(avx2_title + "{} threads".format(self.ncpu), avx2,
+                       ("openblas_avx2N", "blis_avx2N", "step10_avx2N"), "step10_avx2_ceiling")
+        k = {label: self.kernel.get(label, "") for label in ("openblas1", "blis1", "step10", "step10_avx2", "step08",
+                                                             "step09", "openblas_avx2", "blis_avx2")}
+        print("\nkernels: OpenBLAS {}; BLIS {}; step 10 {} (avx2 run: {}); step 08 {}; step 09 {}; "
+              "OpenBLAS AVX2 run: {}{}".format(k["openblas1"], k["blis1"] if self.blis else "not built", k["step10"],
+                                               k["step10_avx2"], k["step08"], k["step09"], k["openblas_avx2"],
+                                               "; BLIS AVX2 run: " + k["blis_avx2"] if self.blis else ""))
 
 
 def peaks(paths, ncpu):
@@ -153,15 +159,16 @@ def busy_table(folder, ncpu, blis):
         runs.setdefault((label, int(size)), []).extend(float(r["gflops_best"]) for r in read_csv(path))
     if not runs:
         return
-    median = lambda label, size: samples.median(runs[(label, size)]) if (label, size) in runs else None
-    print("\nOne core busy (a spin loop on CPU 0), %d threads: step 10 worst of 20 runs, the libraries median of 5" % ncpu)
+    print("\nOne core busy (a spin loop on CPU 0), %d threads: step 10 worst of 20 runs, the libraries median of 5"
+          % ncpu)
     print("| n | OpenBLAS median | BLIS median | step 10 worst | step 10 median | worst vs OpenBLAS | worst vs BLIS |\n"
           "|---|---|---|---|---|---|---|")
     for z in BUSY_SIZES:
-        o, b = median("openblasN", z), median("blisN", z)
+        o, b, m = (samples.median(runs[(label, z)]) if (label, z) in runs else None
+                   for label in ("openblasN", "blisN", "step10N"))
         w = min(runs[("step10N", z)]) if ("step10N", z) in runs else None
-        print("| {} | {} | {} | {} | {} | {} | {} |".format(z, cell(o), cell(b) if blis else "-", cell(w),
-                                                        cell(median("step10N", z)), ratio(w, o), ratio(w, b) if blis else "-"))
+        cells = (z, cell(o), cell(b) if blis else "-", cell(w), cell(m), ratio(w, o), ratio(w, b) if blis else "-")
+        print("| " + " | ".join(str(c) for c in cells) + " |")
 
 
 def bench(argv):
@@ -189,8 +196,8 @@ def ablation_csv(folder):
         fast, wall = {}, {}
         for path in sorted(glob.glob(os.path.join(folder, "{}.*.csv".format(order)))):
             for row in read_csv(path):
-                fast.setdefault(row["m"], []).append(float(row["gflops_cpu_best" if "gflops_cpu_best" in row else "gflops_best"]))
-                wall.setdefault(row["m"], []).append(float(row["gflops_wall_best" if "gflops_wall_best" in row else "gflops_best"]))
+                for values, column in ((fast, "gflops_cpu_best"), (wall, "gflops_wall_best")):
+                    values.setdefault(row["m"], []).append(float(row[column if column in row else "gflops_best"]))
         for n, values in fast.items():
             out.append("%s,%d,%s,%s,%s,%.3f,%.3f,%.3f,%.3f" % (study, order, label.replace(",", ";"), switches, n,
                        max(values), samples.median(values), min(values), max(wall[n])))
@@ -248,57 +255,56 @@ def grade(argv):
                 cpu = row["cpu"] + (" ({})".format(row["uarch"]) if row.get("uarch") else "")
     rounds = sorted({r for _, r, _ in g}, key=int)
     pname, rname = prev or "previous", ref or "reference"
-    fmt = lambda f, x: "" if x is None else f % x
-    med = lambda v: samples.median(v) if v else None
     csv_lines = ["n,{},{},{},x_{},x_{}".format(this, pname, rname, pname, rname)]
-    table = ["  %6s %10s %20s %14s %9s %9s" % ("n", "GFLOPS", prev or "(no previous)", ref or "(no reference)", "x prev", "x ref")]
+    table = ["  %6s %10s %20s %14s %9s %9s" % ("n", "GFLOPS", prev or "(no previous)", ref or "(no reference)",
+                                               "x prev", "x ref")]
     logs = {prev: 0.0, ref: 0.0}
     for n in sizes:
-        ts = [g[(this, r, n)] for r in rounds if (this, r, n) in g]
         got = {}
         for other in (prev, ref):   # the rounds in which both ran: pairs
             both = [r for r in rounds if other and (this, r, n) in g and (other, r, n) in g]
-            got[other] = (med([g[(other, r, n)] for r in both]), med([g[(this, r, n)] / g[(other, r, n)] for r in both]))
+            got[other] = (median_of([g[(other, r, n)] for r in both]),
+                          median_of([g[(this, r, n)] / g[(other, r, n)] for r in both]))
             if got[other][1] is not None:
                 logs[other] += math.log(got[other][1])
         (mp, xp), (mr, xr) = got[prev], got[ref]
-        t = med(ts) or 0.0
-        csv_lines.append("%d,%.3f,%s,%s,%s,%s" % (int(n), t, fmt("%.3f", mp), fmt("%.3f", mr), fmt("%.4f", xp), fmt("%.4f", xr)))
+        t = median_of([g[(this, r, n)] for r in rounds if (this, r, n) in g]) or 0.0
+        csv_lines.append("%d,%.3f,%s,%s,%s,%s" % (int(n), t, fmt("%.3f", mp), fmt("%.3f", mr), fmt("%.4f", xp),
+                                                  fmt("%.4f", xr)))
         table.append("  %6d %10.2f %20s %14s %9s %9s" % (int(n), t, fmt("%.2f", mp) or "-", fmt("%.2f", mr) or "-",
                                                          fmt("%.3fx", xp) or "-", fmt("%.3fx", xr) or "-"))
     gp = "%#.3gx %s" % (math.exp(logs[prev] / len(sizes)), prev) if prev else ""
     gr = "%#.3gx %s" % (math.exp(logs[ref] / len(sizes)), ref) if ref else ""
     table.append("  geometric mean over n = %s (%d round%s, sampled side by side): %s%s" % (
-        ",".join(sizes), int(base_rounds), "" if base_rounds == "1" else "s", gp or "no previous step", ", " + gr if gr else ""))
-    table.append("  CPU: " + shown(cpu))   # shown, never run by the terminal
+        ",".join(sizes), int(base_rounds), "" if base_rounds == "1" else "s", gp or "no previous step",
+        ", " + gr if gr else ""))
+    table.append("  CPU: " + printable(cpu))   # shown, never run by the terminal
     if ref:
-        table.append("  reference kernel: " + shown(refkernel))
+        table.append("  reference kernel: " + printable(refkernel))
         if " " not in refkernel:   # an older runner names the library only, not the kernel set it ran
-            table.append("  (the reference does not say which kernel set it ran: it may be weaker than this CPU allows; "
-                         "see docs/labs/README.md, \"An honest reference\")")
+            table.append("  (the reference does not say which kernel set it ran: it may be weaker than this CPU "
+                         "allows; see docs/labs/README.md, \"An honest reference\")")
     for path, lines in ((ratios_path, csv_lines), (table_path, table)):
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
     sys.stdout.write(gp + (", " if gp and gr else "") + gr)
 
 
-def shown(text):
-    return "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in text)
-
-
 def main(argv):
     commands = {"bench": (bench, 4), "ablation-csv": (lambda a: ablation_csv(*a), 1),
                 "ablation-report": (lambda a: ablation_report(*a), 1), "grade": (grade, 8)}
     if not argv or argv[0] not in commands or len(argv) - 1 < commands[argv[0]][1]:
-        print("tables.py: usage: tables.py bench|ablation-csv|ablation-report|grade ... (see the top of this file)", file=sys.stderr)
+        print("tables.py: usage: tables.py bench|ablation-csv|ablation-report|grade ... (see the top of this file)",
+              file=sys.stderr)
         return 2
+    prog = os.environ.get("TABLES_PROG", "tables.py")
     try:
         commands[argv[0]][0](argv[1:])
     except InputError as e:
-        print("{}: {}".format(os.environ.get("TABLES_PROG", "tables.py"), e), file=sys.stderr)
+        print("{}: {}".format(prog, e), file=sys.stderr)
         return 2
     except (OSError, KeyError, ValueError, csv.Error) as e:
-        print("{}: {}: {}".format(os.environ.get("TABLES_PROG", "tables.py"), argv[0], e), file=sys.stderr)
+        print("{}: {}: {}".format(prog, argv[0], e), file=sys.stderr)
         return 2
     return 0
 
