@@ -44,7 +44,7 @@ from harness_csv import InputError, open_regular  # noqa: E402  (a file read onl
 import samples as stats  # noqa: E402  (plots/samples.py: medians, a sample's CSV)
 import interleave  # noqa: E402  (tools/interleave.py: the scheduler that takes the samples)
 import machine as machine_record  # noqa: E402  (plots/machine.py: cpuinfo --json, the machine's one record)
-from block_map import tunables  # noqa: E402  ({name: value} of a params column)
+from block_map import Failure, tunables  # noqa: E402  (a reason to stop and its exit status; {name: value} of params)
 
 PROG = "tune.py"
 HEADER = "# gemm-steps wisdom: step 10's parameters measured best on this CPU (tools/tune.py)"
@@ -131,10 +131,6 @@ def shown(text, limit=300):
     return interleave.shown(str(text), limit)
 
 
-def median(values):
-    return stats.median(list(values))
-
-
 def four(value):
     return "{:.4f}".format(value)
 
@@ -152,13 +148,6 @@ class Decision:
         low, high = (100.0 * math.expm1(self.estimate + s * self.half) for s in (-1, 1))
         bounds = "[{:+.1f}, {:+.1f}]".format(low, high) if self.pairs >= 3 else "[-]"
         return "{} {:+.1f} % {} {}".format(name, 100.0 * math.expm1(self.estimate), bounds, self.verdict)
-
-
-class Failure(Exception):
-    """A reason to stop, with its exit status and one line."""
-    def __init__(self, status, text):
-        super().__init__(text)
-        self.status = status
 
 
 class OutOfTime(Exception):
@@ -566,8 +555,8 @@ class Search:
             return None
         estimate, half, pairs = interval(ratios)
         ratio = math.exp(estimate)
-        row.update(ratio=four(ratio), pairs=pairs, pooled=four(median(v for values in ratios.values() for v in values)),
-                   per_size=" ".join("{}:{}".format(n, four(median(ratios[n]))) for n in sorted(ratios)),
+        row.update(ratio=four(ratio), pairs=pairs, pooled=four(stats.median(v for vs in ratios.values() for v in vs)),
+                   per_size=" ".join("{}:{}".format(n, four(stats.median(ratios[n]))) for n in sorted(ratios)),
                    ratio_to_rules=four(versus_to_rules * ratio))
         if math.isfinite(half):
             row.update(noise=four(math.expm1(half)), low=four(math.exp(estimate - half)),
@@ -594,7 +583,7 @@ class Search:
         total = 0.0
         for job in jobs:
             known = job.wall.get(size) or jobs[0].wall.get(size)
-            total += median(known) if known else self.tuner.machine.default_cost
+            total += stats.median(known) if known else self.tuner.machine.default_cost
         return total
 
     def reserve(self):
@@ -962,7 +951,7 @@ def search_report(s):
             ratios = s.final.get(name)
             if ratios:
                 print("  {:<16} {}   per size: {}".format(name.replace("/", " / "), ratio_text(ratios), ", ".join(
-                    "{} {:.3f}".format(size, median(ratios[size])) for size in sorted(ratios))))
+                    "{} {:.3f}".format(size, stats.median(ratios[size])) for size in sorted(ratios))))
         if s.library_kernel:
             print("  library: {}".format(s.library_kernel))
     print("  {}".format(resolution_text(s)))
