@@ -8,13 +8,6 @@ docs/harness.md, "How a run samples".
                         [--sizes LIST] [--rounds N] [--sample-time S] [--max-reps N]
                         [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
                         [--timeout S] [--settle S]
-
-A sample is one run of a job at one size with the options the scheduler adds (OURS); its CSV
-comes back through a pipe (run_piped()). Round after round every size of every job is sampled
-once, the sizes in a random order and at each size the jobs one right after the other in a
-random order, so a noisy spell spoils a few samples of every size, never all of one. A size
-no second sample confirms gets more samples within --budget or --settle (extra_rounds()).
-DIR's files are rewritten after every size of every round: an interrupted run keeps them.
 """
 import csv
 import os
@@ -35,41 +28,32 @@ import samples as stats  # noqa: E402  (plots/samples.py: what is drawn from the
 import harness_csv  # noqa: E402  (plots/harness_csv.py: the CSV columns, one list)
 
 PROG = "interleave.py"
-MAX_SIZE = 46340     # kMaxSize, common/include/gemm/harness.hpp
 SLOW_SAMPLE = 1.0    # seconds: a job whose samples take longer goes first or last at its size
-
-# The samples of unsettled sizes: at most EXTRA_SHARE of the time the rounds took, in
-# EXTRA_ROUNDS rounds, so that a size's extra samples are spread over minutes, not one spell
-# (why these values: docs/tuning-log.md, "The scheduler's constants").
+# The extra samples of unsettled sizes: at most EXTRA_SHARE of the rounds' time, spread over
+# EXTRA_ROUNDS rounds (why these values: docs/tuning-log.md, "The scheduler's constants").
 EXTRA_SHARE, EXTRA_ROUNDS = 1.0, 10
 MAX_SAMPLES = 16
-# The share worth() takes at least: where nearly every sample is disturbed, (1 - share)^count
-# hardly falls with the count, and the cost alone would rank the samples (cheapest first).
+# The least share worth() takes: where nearly every sample is disturbed the count must still tell.
 WORTH_SHARE = 0.3
-# --settle: samples of one size at most (enough for needed_samples() at a quiet share of
-# 0.05), and the seconds between progress lines on a terminal and in a log.
+# --settle: samples of one size at most, and the seconds between progress lines (terminal, log).
 SETTLE_MAX_SAMPLES = 200
 PROGRESS_EVERY, PROGRESS_EVERY_LOG = 2.0, 30.0
 # The options every sample gets from the scheduler: a job that gives one itself is a usage error.
 OURS = ("--sizes", "--warmup", "--reps", "--time-limit", "--csv", "--no-verify")
-# Without --timeout, a sample still running after TIMEOUT_BASE seconds plus the time of its
-# product at TIMEOUT_RATE GFLOPS (a tenth of the naive step's speed) has hung.
+# Without --timeout, a sample has hung after TIMEOUT_BASE s plus its products' time at TIMEOUT_RATE GFLOPS.
 TIMEOUT_BASE, TIMEOUT_RATE = 120.0, 0.1
-# Seconds the reader of a sample's CSV pipe waits for its end once the job has ended: only a
-# child that left the job's process group can still hold the pipe open.
+# Seconds the CSV pipe's reader waits once the job ended (only a child that left its group holds it).
 PIPE_WAIT = 5.0
 
 
 def sample_timeout(size, products=1):
-    """The seconds a sample at `size` may take when --timeout is not given; a run that computes
-    `products` products (tools/block_map.py's: its reps, the warm-up, the check) takes their time."""
+    """The default --timeout at `size` of a run that computes `products` products."""
     return TIMEOUT_BASE + products * 2.0 * size ** 3 / (TIMEOUT_RATE * 1e9)
 
 
 def worth(share, count, cost):
-    """What one more sample of a size is worth a second: the chance (1 - share)^count that all
-    its `count` samples so far fell in a spell (share: plots/samples.py quiet_share, at least
-    WORTH_SHARE), over the seconds it costs."""
+    """One more sample's worth a second: the chance (1 - share)^count that all `count` samples
+    so far fell in a spell (share: plots/samples.py quiet_share), over its cost in seconds."""
     share = min(max(share, WORTH_SHARE), 0.95)
     return (1.0 - share) ** count / max(cost, 1e-3)
 
@@ -88,8 +72,7 @@ class Job:
         return [float(r["gflops_best"]) for r in self.rows if int(r["m"]) == size]
 
     def cost(self, size):
-        walls = self.wall.get(size) or [0.5]
-        return stats.median(walls)
+        return stats.median(self.wall.get(size) or [0.5])
 
 
 def parse_job(text, ref):
@@ -111,8 +94,8 @@ def parse_sizes(text):
         raise ValueError("--sizes '{}': not a list of sizes such as 100,200".format(shown(text, 60)))
     sizes = [int(s) for s in text.split(",")]
     for s in sizes:
-        if not 1 <= s <= MAX_SIZE:
-            raise ValueError("--sizes: {} is not from 1 to {}".format(s, MAX_SIZE))
+        if not 1 <= s <= harness_csv.MAX_SIZE:
+            raise ValueError("--sizes: {} is not from 1 to {}".format(s, harness_csv.MAX_SIZE))
     return list(dict.fromkeys(sizes))
 
 
@@ -121,8 +104,7 @@ class Scheduler:
         self.args, self.jobs, self.sizes, self.out = args, jobs, sizes, out
         self.rng = random.Random(args.seed)
         self.run_id = "{}-{}".format(int(time.time()), os.getpid())
-        self.round = 0
-        self.seq = 0
+        self.round = self.seq = 0
         self.tmp = None   # no working files: each sample's CSV comes through a pipe
         self.clock = time.monotonic   # a test makes it virtual
         self.started = self.clock()
@@ -132,16 +114,17 @@ class Scheduler:
     def live(self):
         return [j for j in self.jobs if not j.failed and not j.skipped]
 
+    def timeout(self, size):
+        return self.args.timeout if self.args.timeout is not None else sample_timeout(size)
+
     def sample(self, job, size):
         """One run of `job` at `size`; its row joins job.rows."""
         verify = not self.args.no_verify and not any(int(r["m"]) == size for r in job.rows)
         command = job.command + ["--sizes", str(size), "--warmup", "0", "--reps", str(self.args.max_reps),
-                                 "--time-limit", repr(self.args.sample_time)]
-        if not verify:
-            command.append("--no-verify")
+                                 "--time-limit", repr(self.args.sample_time)] + ([] if verify else ["--no-verify"])
         self.seq += 1
         start = time.monotonic()
-        timeout = self.args.timeout if self.args.timeout is not None else sample_timeout(size)
+        timeout = self.timeout(size)
         try:
             done, text = run_piped(command, timeout)
         except subprocess.TimeoutExpired:
@@ -154,8 +137,7 @@ class Scheduler:
         if done.returncode == -signal.SIGINT:
             raise KeyboardInterrupt   # a SIGINT meant for the run: it ends, not the job
         job.wall.setdefault(size, []).append(time.monotonic() - start)
-        said = [l for l in done.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
-        line = shown(said[-1]) if said else ""
+        line = shown(last_line(done.stderr))
         if done.returncode == 77:
             job.skipped = line or "exit 77"
         elif done.returncode not in (0, 1):
@@ -166,18 +148,18 @@ class Scheduler:
 
     def take_row(self, job, size, status, text, line):
         """The row of a sample that exited with `status` (0 or 1) and wrote the CSV `text`."""
+        ended = "{} at n={} exited {} but".format(job.label, size, status)
         if not text:
-            job.failed = "{} at n={} exited {} but wrote no CSV".format(job.label, size, status)
+            job.failed = ended + " wrote no CSV"
             return
         try:
             header, rows = stats.rows_of(text)
         except csv.Error as e:
-            job.failed = "{} at n={} exited {} but its CSV cannot be read ({})".format(job.label, size, status, e)
+            job.failed = "{} its CSV cannot be read ({})".format(ended, e)
             return
         problem = _not_a_row(header, rows, size)
         if problem:
-            job.failed = "{} at n={} exited {} but its CSV is not the contract's: {}".format(
-                job.label, size, status, problem)
+            job.failed = "{} its CSV is not the contract's: {}".format(ended, problem)
             return
         if job.header is None:
             job.header = header
@@ -197,9 +179,7 @@ class Scheduler:
             return
         whole, raw = self.paths(job)
         columns = job.header + [c for c in stats.SAMPLE_COLUMNS if c not in job.header]
-        lines = [",".join(columns)]
-        for row in job.rows:
-            lines.append(",".join(_field(row.get(c, "")) for c in columns))
+        lines = [",".join(columns)] + [",".join(_field(row.get(c, "")) for c in columns) for row in job.rows]
         output_file.write(raw, "\n".join(lines) + "\n")
         output_file.write(whole, stats.aggregate(job.header, job.rows, self.args.tolerance))
 
@@ -209,8 +189,7 @@ class Scheduler:
         self.rng.shuffle(jobs)
         slow = [j for j in jobs if j.cost(size) > SLOW_SAMPLE and size in j.wall]
         fast = [j for j in jobs if j not in slow]
-        order = slow + fast if self.rng.random() < 0.5 else fast + slow
-        for job in order:
+        for job in slow + fast if self.rng.random() < 0.5 else fast + slow:
             if job.failed or job.skipped:
                 continue
             self.sample(job, size)
@@ -222,25 +201,24 @@ class Scheduler:
             self.save(job)
 
     def preflight(self):
-        """Each job once at n = 8, unverified, before any sample: a usage error (a thread count
-        over the cap, OMP_NUM_THREADS=99) is found before the run, not after the other jobs'
-        rounds; a job the CPU cannot run is left out now. Returns the usage errors' lines."""
+        """Each job once at n = 8, unverified: the usage errors' lines (found before any sample),
+        and a job the CPU cannot run left out now."""
         problems = []
         for job in self.jobs:
             command = job.command + ["--sizes", "8", "--warmup", "0", "--reps", "1", "--no-verify"]
             try:
                 done = cli.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               timeout=self.args.timeout if self.args.timeout is not None else sample_timeout(8))
+                               timeout=self.timeout(8))
             except subprocess.TimeoutExpired:
                 continue   # the samples will say so
             except OSError as e:
                 problems.append("{}: cannot run {}: {}".format(job.label, job.command[0], e.strerror))
                 continue
-            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            line = last_line(done.stderr)
             if done.returncode == 2:
-                problems.append("{}: {}".format(job.label, said[-1] if said else "exit 2 (usage error)"))
+                problems.append("{}: {}".format(job.label, line or "exit 2 (usage error)"))
             elif done.returncode == 77:
-                job.skipped = said[-1] if said else "exit 77"
+                job.skipped = line or "exit 77"
                 self.say_skipped(job)
         return problems
 
@@ -265,30 +243,29 @@ class Scheduler:
                 count, self.clock() - start), flush=True)
 
     def extra_budget(self):
-        """The extra samples' budget: EXTRA_SHARE of the time the rounds took."""
         return max(0.0, EXTRA_SHARE * (self.clock() - self.started))
+
+    def shares(self):
+        """{job: its quiet share (plots/samples.py)} of the live jobs."""
+        return {job: stats.quiet_share([job.values(s) for s in self.sizes], self.args.tolerance) for job in self.live()}
 
     def unsettled(self):
         """[(gap, job, size)] of the sizes not settled (plots/samples.py), widest gap first."""
         out = []
-        for job in self.live():
-            lists = [job.values(size) for size in self.sizes]
-            needed = stats.needed_samples(stats.quiet_share(lists, self.args.tolerance))
-            for size, values in zip(self.sizes, lists):
+        for job, share in self.shares().items():
+            needed = stats.needed_samples(share)
+            for size in self.sizes:
+                values = job.values(size)
                 if values and not stats.settled(values, self.args.tolerance, needed):
                     out.append((stats.gap(values), job, size))
         out.sort(key=lambda t: -t[0])
         return out
 
     def extra_rounds(self, budget, rounds=EXTRA_ROUNDS):
-        """The unsettled sizes' samples, in `rounds` rounds that each spend an equal part of
-        `budget` (so the extra samples of one size are spread over the time, not taken in one
-        spell), then in rounds that spend what is left, until no size wants more. A round takes
-        the samples worth the most a second (worth()), each (job, size) once, until its part
-        is spent; at each size it takes, the --ref jobs on as many threads sample beside ours."""
+        """The unsettled sizes' samples: `rounds` rounds that each spend an equal part of `budget`,
+        then rounds that spend what is left, until no size wants more (extra_plan())."""
         start = self.clock()
-        spent_samples = 0
-        r = 0
+        spent_samples = r = 0
         while True:
             left = budget - (self.clock() - start)
             plan = self.extra_plan(left / max(1, rounds - r), left) if left > 0 else {}
@@ -299,8 +276,7 @@ class Scheduler:
             sizes = list(plan)
             self.rng.shuffle(sizes)
             for size in sizes:
-                cost = sum(j.cost(size) for j in plan[size])
-                if cost > budget - (self.clock() - start):
+                if sum(j.cost(size) for j in plan[size]) > budget - (self.clock() - start):
                     continue
                 self.run_group(size, plan[size])
                 spent_samples += len(plan[size])
@@ -309,17 +285,13 @@ class Scheduler:
         return spent_samples, self.clock() - start
 
     def progress(self, last=False):
-        """--settle: 'settling: S of N sizes settled, M:SS left', at most every PROGRESS_EVERY
-        seconds, in place on a terminal (a line every PROGRESS_EVERY_LOG in a log); `last`
-        ends it."""
+        """--settle: 'settling: S of N sizes settled, M:SS left', in place on a terminal; `last` ends it."""
         if self.settle_end is None:
             return
         tty = sys.stdout.isatty()
         now = self.clock()
         every = PROGRESS_EVERY if tty else PROGRESS_EVERY_LOG
-        if not last and self.said_at is not None and now - self.said_at < every:
-            return
-        if last and self.said_at is None:
+        if (not last and self.said_at is not None and now - self.said_at < every) or (last and self.said_at is None):
             return
         self.said_at = now
         total = sum(1 for job in self.live() for size in self.sizes if job.values(size))
@@ -332,22 +304,19 @@ class Scheduler:
             print(line, flush=True)
 
     def extra_plan(self, share, left):
-        """{size: [jobs]} of one extra round: the unsettled (job, size) with the most worth a
-        second first, with the --ref jobs at each size taken (paid for once), within `share`
-        seconds (the first sample even past it, when it fits in `left`)."""
-        shares = {}
-        for job in self.live():
-            shares[job] = stats.quiet_share([job.values(s) for s in self.sizes], self.args.tolerance)
+        """{size: [jobs]} of one extra round: the unsettled (job, size) worth most a second first,
+        each with the --ref jobs on as many threads beside it, within `share` seconds (the first
+        even past it, when it fits in `left`)."""
+        shares = self.shares()
         wanted = [(j, s) for _, j, s in self.unsettled() if len(j.values(s)) < self.args.max_samples]
         ranked = sorted(wanted, key=lambda t: -worth(shares[t[0]], len(t[0].values(t[1])), t[0].cost(t[1])))
         refs = [j for j in self.live() if j.ref]
-        threads = lambda j: j.rows[0].get("threads") if j.rows else None   # pairs: as many threads
         plan, spent = {}, 0.0
         for job, size in ranked:
             group = plan.get(size, [])
             if job in group:
                 continue
-            adds = [job] + ([r for r in refs if r not in group and threads(r) == threads(job)
+            adds = [job] + ([r for r in refs if r not in group and _threads(r) == _threads(job)
                              and len(r.values(size)) < self.args.max_samples] if not job.ref else [])
             cost = sum(j.cost(size) for j in adds)
             if spent + cost > (share if plan else left):
@@ -364,30 +333,29 @@ class Scheduler:
         if self.settle_end is not None:
             took = " after {:.0f} s of sampling (--settle {:g})".format(
                 self.clock() - (self.settle_end - self.args.settle), self.args.settle)
+        tolerance = 100 * self.args.tolerance
         if not still:
-            print("   every size settled{}: a second sample within {:.0f} % of the best".format(
-                took, 100 * self.args.tolerance), flush=True)
+            print("   every size settled{}: a second sample within {:.0f} % of the best".format(took, tolerance),
+                  flush=True)
             return
         if self.settle_end is not None:
             print("   still unsettled{}, drawn as unsettled: no second sample within {:.0f} % of the best, among "
-                  "enough samples, confirmed it:".format(took, 100 * self.args.tolerance), flush=True)
+                  "enough samples, confirmed it:".format(took, tolerance), flush=True)
         else:
             print("   unsettled (the budget ran out before a second sample within {:.0f} % of the best, among "
-                  "enough samples, confirmed it):".format(100 * self.args.tolerance), flush=True)
+                  "enough samples, confirmed it):".format(tolerance), flush=True)
+        shares = self.shares()
         for job in [j for j in self.jobs if any(t[1] is j for t in still)]:
-            needed = stats.needed_samples(stats.quiet_share([job.values(s) for s in self.sizes], self.args.tolerance))
-            parts = []
-            for g, _, size in sorted((t for t in still if t[1] is job), key=lambda t: t[2]):
-                count = len(job.values(size))
-                parts.append("{} ({} apart)".format(size, "{:.0f} %".format(100 * g)) if g > self.args.tolerance
-                             else "{} ({} of {} samples)".format(size, count, needed))
+            needed = stats.needed_samples(shares[job])
+            parts = ["{} ({:.0f} % apart)".format(size, 100 * g) if g > self.args.tolerance
+                     else "{} ({} of {} samples)".format(size, len(job.values(size)), needed)
+                     for g, _, size in sorted((t for t in still if t[1] is job), key=lambda t: t[2])]
             print("     {}: n = {}".format(job.label, ", ".join(parts)), flush=True)
 
 
 def run_piped(command, timeout):
-    """(the finished run of `command`, the CSV it wrote): the command gets `--csv /dev/fd/N`,
-    N the write end of a pipe it inherits, which a thread reads as the rows come, so no
-    sample needs a file and a CSV larger than the pipe's buffer cannot block the job."""
+    """(the finished run of `command`, the CSV it wrote to `--csv /dev/fd/N`, a pipe a thread
+    drains as the rows come: no file per sample, and a large CSV cannot block the job)."""
     read_end, write_end = os.pipe()
     chunks = []
 
@@ -404,6 +372,12 @@ def run_piped(command, timeout):
         os.close(write_end)   # the job's copies ended with its group: the reader sees the end
         reader.join(PIPE_WAIT)
     return done, b"".join(chunks).decode("utf-8", "replace")
+
+
+def last_line(stderr):
+    """The last line that is not blank of a child's stderr (bytes), or ""."""
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else ""
 
 
 def how_it_ended(status):
@@ -434,8 +408,12 @@ def _not_a_row(header, rows, size):
 
 def shown(text, limit=300):
     """A program's line as a message shows it: control characters as '?', at most `limit`."""
-    text = "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in text.strip())
-    return text if len(text) <= limit else text[:limit] + "..."
+    return harness_csv.shown(text.strip(), limit)
+
+
+def _threads(job):
+    """A job's threads, from its first sample (pairs are of as many threads)."""
+    return job.rows[0].get("threads") if job.rows else None
 
 
 def _field(value):
@@ -444,8 +422,7 @@ def _field(value):
 
 
 def sample_all(scheduler, args):
-    """The rounds, then the extra samples of what is unsettled (within --budget, or until
-    --settle's deadline), then the report."""
+    """The rounds, the extra samples (within --budget, or until --settle's deadline), the report."""
     if args.settle is not None:
         scheduler.settle_end = scheduler.clock() + args.settle
     scheduler.base_rounds()
@@ -465,33 +442,30 @@ def sample_all(scheduler, args):
 
 def make_parser():
     parser = cli.Parser(prog=PROG, description="Sample harness executables side by side, "
-                                     "spread over the run (see the top of this file).")
-    parser.add_argument("--out", required=True, type=cli.name, help="folder of LABEL.csv and samples/LABEL.csv")
-    parser.add_argument("--job", action="append", default=[], metavar="LABEL=COMMAND", help="a job to sample")
-    parser.add_argument("--ref", action="append", default=[], metavar="LABEL=COMMAND",
-                        help="a library the jobs are compared with")
-    parser.add_argument("--sizes", default=",".join(str(n) for n in range(100, 1501, 100)),
-                        help="square sizes (default 100,200,...,1500)")
-    parser.add_argument("--rounds", type=int, default=3, help="samples of every size of every job (default 3)")
-    parser.add_argument("--sample-time", type=float, default=0.1,
-                        help="seconds of timed calls in one sample (its --time-limit; default 0.1)")
-    parser.add_argument("--max-reps", type=int, default=20, help="at most this many timed calls a sample (20)")
-    parser.add_argument("--tolerance", type=float, default=stats.TOLERANCE,
-                        help="a second sample this close to the best settles a size (default 0.03)")
-    parser.add_argument("--max-samples", type=int, default=None,
-                        help="samples of one size at most (default {}, {} with --settle)".format(
-                            MAX_SAMPLES, SETTLE_MAX_SAMPLES))
-    parser.add_argument("--budget", type=float, default=None,
-                        help="seconds for the samples of unsettled sizes (default: {:.0f} %% of the rounds' time)".format(
-                            100 * EXTRA_SHARE))
-    parser.add_argument("--seed", type=int, default=None, help="the order's random seed (default: new each run)")
-    parser.add_argument("--no-verify", action="store_true", help="pass --no-verify to every sample")
-    parser.add_argument("--timeout", type=float, default=None,
-                        help="seconds one sample may take; a job still running then has failed (default: "
-                             "{:.0f} s plus its product's time at {:g} GFLOPS)".format(TIMEOUT_BASE, TIMEOUT_RATE))
-    parser.add_argument("--settle", type=float, default=None, metavar="S",
-                        help="sample what is unsettled until every size settles or S seconds after the "
-                             "sampling began (instead of --budget)")
+                        "spread over the run (see the top of this file).")
+    add = parser.add_argument
+    add("--out", required=True, type=cli.name, help="folder of LABEL.csv and samples/LABEL.csv")
+    add("--job", action="append", default=[], metavar="LABEL=COMMAND", help="a job to sample")
+    add("--ref", action="append", default=[], metavar="LABEL=COMMAND", help="a library the jobs are compared with")
+    add("--sizes", default=",".join(str(n) for n in range(100, 1501, 100)),
+        help="square sizes (default 100,200,...,1500)")
+    add("--rounds", type=int, default=3, help="samples of every size of every job (default 3)")
+    add("--sample-time", type=float, default=0.1,
+        help="seconds of timed calls in one sample (its --time-limit; default 0.1)")
+    add("--max-reps", type=int, default=20, help="at most this many timed calls a sample (20)")
+    add("--tolerance", type=float, default=stats.TOLERANCE,
+        help="a second sample this close to the best settles a size (default 0.03)")
+    add("--max-samples", type=int, default=None,
+        help="samples of one size at most (default {}, {} with --settle)".format(MAX_SAMPLES, SETTLE_MAX_SAMPLES))
+    add("--budget", type=float, default=None,
+        help="seconds for the samples of unsettled sizes (default: {:.0f} %% of the rounds' time)".format(
+            100 * EXTRA_SHARE))
+    add("--seed", type=int, default=None, help="the order's random seed (default: new each run)")
+    add("--no-verify", action="store_true", help="pass --no-verify to every sample")
+    add("--timeout", type=float, default=None, help="seconds one sample may take; a job still running then has "
+        "failed (default: {:.0f} s plus its product's time at {:g} GFLOPS)".format(TIMEOUT_BASE, TIMEOUT_RATE))
+    add("--settle", type=float, default=None, metavar="S", help="sample what is unsettled until every size settles "
+        "or S seconds after the sampling began (instead of --budget)")
     return parser
 
 
@@ -507,7 +481,8 @@ def checked(args):
         args.max_samples = SETTLE_MAX_SAMPLES if args.settle is not None else MAX_SAMPLES
     labels = [j.label for j in jobs]
     if len(set(labels)) != len(labels):
-        raise ValueError("a label is given twice: {}".format(", ".join(sorted(set(l for l in labels if labels.count(l) > 1)))))
+        twice = sorted(set(label for label in labels if labels.count(label) > 1))
+        raise ValueError("a label is given twice: {}".format(", ".join(twice)))
     for name, value, lo, hi in (("--rounds", args.rounds, 1, 1000), ("--max-reps", args.max_reps, 1, 1000000),
                                 ("--max-samples", args.max_samples, 1, 1000)):
         if not lo <= value <= hi:
@@ -523,6 +498,12 @@ def checked(args):
     return jobs, sizes
 
 
+def said(text, status):
+    """One line on stderr, and the exit status."""
+    print("{}: {}".format(PROG, text), file=sys.stderr)
+    return status
+
+
 def stopped(scheduler, jobs, signum):
     """After Ctrl-C (SIGINT) or SIGTERM: every sample taken is kept, the group under way's too,
     and a second signal must not cut the saving short. 130, or ends by SIGTERM."""
@@ -532,8 +513,7 @@ def stopped(scheduler, jobs, signum):
         for job in jobs:
             scheduler.save(job)
     except output_file.OutputError as e:
-        print("{}: {}".format(PROG, e), file=sys.stderr)
-        return 3
+        return said(e, 3)
     print("{}{}: {}; the files hold the {} samples taken".format(
         "\n" if sys.stdout.isatty() else "", PROG, "interrupted" if signum == signal.SIGINT else "terminated",
         sum(len(j.rows) for j in jobs)), file=sys.stderr)
@@ -547,45 +527,36 @@ def main(argv):
     try:
         jobs, sizes = checked(args)
     except ValueError as e:
-        print("{}: {}".format(PROG, e), file=sys.stderr)
-        return 2
-    out = args.out
+        return said(e, 2)
     try:
-        os.makedirs(os.path.join(out, "samples"), exist_ok=True)
+        os.makedirs(os.path.join(args.out, "samples"), exist_ok=True)
     except OSError as e:
-        print("{}: cannot write {}: {}".format(PROG, out, e.strerror), file=sys.stderr)
-        return 3
-    scheduler = Scheduler(args, jobs, sizes, out)
+        return said("cannot write {}: {}".format(args.out, e.strerror), 3)
+    scheduler = Scheduler(args, jobs, sizes, args.out)
     cli.on_sigterm()
     try:
         for job in jobs:
             for path in scheduler.paths(job):
                 output_file.check(path)
     except output_file.OutputError as e:
-        print("{}: {}".format(PROG, e), file=sys.stderr)
-        return 3
-
+        return said(e, 3)
     print("   {} job{} x {} size{}, {} round{} and more samples where they disagree{} (seed {})".format(
         len(jobs), "s" if len(jobs) > 1 else "", len(sizes), "s" if len(sizes) > 1 else "", args.rounds,
-        "s" if args.rounds > 1 else "",
-        ", until every size settles or for at most {:g} s in all".format(args.settle) if args.settle is not None else "",
-        args.seed), flush=True)
+        "s" if args.rounds > 1 else "", "" if args.settle is None else
+        ", until every size settles or for at most {:g} s in all".format(args.settle), args.seed), flush=True)
     try:
         problems = scheduler.preflight()
         if problems:
-            print("{}: {}".format(PROG, problems[0]), file=sys.stderr)
-            return 2
+            return said(problems[0], 2)
         sample_all(scheduler, args)
     except (KeyboardInterrupt, cli.Terminated) as e:   # the sample under way died with its group (cli.run)
         return stopped(scheduler, jobs, signal.SIGTERM if isinstance(e, cli.Terminated) else signal.SIGINT)
     except output_file.OutputError as e:
-        print("{}: {}".format(PROG, e), file=sys.stderr)
-        return 3
+        return said(e, 3)
     for job in jobs:
         if job.wrong:
-            print("{}: {}: a result FAILED verification (see its CSV)".format(PROG, job.label), file=sys.stderr)
-    bad = [j for j in jobs if j.failed or j.wrong]
-    return 1 if bad else 0
+            said("{}: a result FAILED verification (see its CSV)".format(job.label), 1)
+    return 1 if any(j.failed or j.wrong for j in jobs) else 0
 
 
 if __name__ == "__main__":
