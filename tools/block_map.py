@@ -19,6 +19,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 import cli  # noqa: E402  (plots/cli.py: one-line usage errors, the step in its own group)
+import harness_csv  # noqa: E402  (plots/harness_csv.py: the params column)
 from interleave import sample_timeout  # noqa: E402  (the sampler's rule for a run that hung)
 from output_file import OutputError, check, scratch_folder, write  # noqa: E402  (plots/output_file.py)
 
@@ -55,9 +56,8 @@ def largest_size():
 
 
 def tunables(text):
-    """{name: value} of a params column ("mc=48 kc=1360 nc=..."), as plots/harness_csv.py reads it."""
-    items = (item.partition("=") for item in (text or "").split())
-    return {name: int(value) for name, _, value in items if name and value.isdigit()}
+    """{name: value} of a params column ("mc=48 kc=1360 nc=..."), None or "" as {}."""
+    return harness_csv.tunables(text or "")
 
 
 class Step:
