@@ -14,6 +14,7 @@ from 0). ablation-report: an ablation CSV's tables, checked whole first (plots/p
 grade: THIS over PREV and REF (either may be "") per size, the CSV to RATIOS, the table to TABLE,
 the summary to standard output. A file that is not what it should be: one line, exit 2.
 """
+import collections
 import csv
 import glob
 import math
@@ -62,7 +63,7 @@ def read_csv(path):
 class Bench:
     def __init__(self, folder, ncpu, sizes, blis):
         self.ncpu, self.sizes, self.blis = ncpu, sizes, blis
-        self.best, self.kernel, rows = {}, {}, {}
+        self.best, self.kernel, rows = {}, collections.defaultdict(str), {}
         for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
             label = os.path.basename(path)[:-4]
             rows[label] = read_csv(path)
@@ -125,8 +126,7 @@ class Bench:
                        main, ("openblasN", "blisN", "step10N", "step09"), "step10_ceiling", isa, value_n, "step 09")
             self.table(avx2_title + "{} threads".format(self.ncpu), avx2,
                        ("openblas_avx2N", "blis_avx2N", "step10_avx2N"), "step10_avx2_ceiling")
-        k = {label: self.kernel.get(label, "") for label in ("openblas1", "blis1", "step10", "step10_avx2", "step08",
-                                                             "step09", "openblas_avx2", "blis_avx2")}
+        k = self.kernel
         print("\nkernels: OpenBLAS {}; BLIS {}; step 10 {} (avx2 run: {}); step 08 {}; step 09 {}; "
               "OpenBLAS AVX2 run: {}{}".format(k["openblas1"], k["blis1"] if self.blis else "not built", k["step10"],
                                                k["step10_avx2"], k["step08"], k["step09"], k["openblas_avx2"],
