@@ -188,8 +188,7 @@ def blocks(text):
 
 
 def summary_parts(text):
-    """(machine rows [(label, value)], HTML lines) of summary.md: its machine table apart, its
-    title left out (the page has its own)."""
+    """(machine rows [(label, value)], HTML lines) of summary.md: its machine table apart, no title."""
     machine, out = [], []
     for kind, value in blocks(text):
         if kind == "table" and cells(value[0])[0].lower() == "machine":
@@ -208,11 +207,8 @@ def summary_parts(text):
 def machine_part(results, extra_rows):
     """The machine: machine.txt's lines, the rows of summary.md's machine table it lacks (the
     peak, the sampling), and cpuinfo.txt whole, folded."""
-    rows = []
-    for line in read_text(os.path.join(results, "machine.txt")).splitlines():
-        key, sep, value = line.partition(":")
-        if sep:
-            rows.append((key.strip(), value.strip()))
+    lines = [line.partition(":") for line in read_text(os.path.join(results, "machine.txt")).splitlines()]
+    rows = [(key.strip(), value.strip()) for key, sep, value in lines if sep]
     known = set(v for _, v in rows)
     rows += [(k, v) for k, v in extra_rows if v and v not in known and v != "unknown"]
     out = ["<h2>The machine</h2>"]
@@ -253,9 +249,8 @@ def figure_part(results, page_dir):
     for heading, pngs in groups:
         out += ["<h2>{}</h2>".format(html.escape(heading)), '<div class="figures">']
         out += [figure_html(png, page_dir) for png in pngs] + ["</div>"]
-    missing = [os.path.splitext(os.path.basename(p))[0] + ".png" for p in run_csvs(results)
-               if os.path.basename(p).startswith("step")]
-    missing = [p for p in missing if p not in shown]
+    drawn_from = [os.path.splitext(os.path.basename(p))[0] + ".png" for p in run_csvs(results)]
+    missing = [p for p in drawn_from if p.startswith("step") and p not in shown]
     notes = []
     if missing:
         notes.append("Not drawn in this run (a CSV without its figure): {}.".format(", ".join(missing)))
@@ -277,8 +272,7 @@ def render(results, page_dir):
         ", " + machine["date"] if machine.get("date") else "")
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>{}</title>".format(html.escape(title)), "<style>", STYLE, "</style></head><body>",
-           "<h1>{}</h1>".format(html.escape(title))]
-    out += machine_html
+           "<h1>{}</h1>".format(html.escape(title))] + machine_html
     out += ["<h2>Summary</h2>"] + (summary_html or ["<p>No summary.md in this run.</p>"])
     if still:
         out += ["<h3>Not settled</h3>", "<p>No second sample confirmed these sizes before the sampling ended: "
@@ -289,9 +283,7 @@ def render(results, page_dir):
             "every size" if len(sizes) == count else "n = " + html.escape(", ".join(sizes)))
             for label, t, sizes, count in still]
         out.append("</ul>")
-    out += figure_part(results, page_dir)
-    out.append("</body></html>")
-    return "\n".join(out) + "\n", still
+    return "\n".join(out + figure_part(results, page_dir) + ["</body></html>"]) + "\n", still
 
 
 def main(argv):

@@ -67,7 +67,8 @@ def read_results(args, inputs):
         inputs.read(load_bandwidth, path("bandwidth.csv"))
     found.scaling = sorted(glob.glob(path(os.path.join("scaling", "*.csv"))))
     inputs.runs(found.scaling)
-    for csv in paths_of(found.every_step + found.refs):   # before drawing, not in summary.md's turn
+    known = found.every_step + found.refs
+    for csv in paths_of(known):   # before drawing, not in summary.md's turn
         inputs.samples(csv)
     if found.wanted is not None and not any(r["number"] in found.wanted for r in found.every_step):
         raise InputError("--steps {}: no CSV of these steps in {}".format(args.steps, results))
@@ -75,9 +76,7 @@ def read_results(args, inputs):
     if not found.steps and not found.refs:
         raise InputError("{}: no step or reference CSV to draw".format(results))
     # Figures take whole CSVs, by the most threads they ran (a parallel step runs small sizes on fewer).
-    found.most = {}
-    for r in found.every_step + found.refs:
-        found.most[r["path"]] = max(found.most.get(r["path"], 0), r["threads"])
+    found.most = {p: max(r["threads"] for r in known if r["path"] == p) for p in paths_of(known)}
     found.machine = ["--machine", path("machine.txt")] if found.has("machine.txt") else []
     return found
 

@@ -265,9 +265,8 @@ def step_cells(run, size, peak_here, ref, pair_of):
 def step_table(runs, peak, pairs):
     """summary.md's table, a row per run, and its verification notes."""
     openblas = {r["threads"]: r for r in runs if r["step"] == "ref_openblas"}
-    header = ["step", "kernel", "threads"]
-    for size in SIZES:
-        header += ["GFLOPS n={}".format(size), "% peak", "x OpenBLAS"]
+    header = ["step", "kernel", "threads"] + [
+        cell for size in SIZES for cell in ("GFLOPS n={}".format(size), "% peak", "x OpenBLAS")]
     lines = [table_row(header), "|" + "|".join(["---"] * 3 + ["--:"] * (3 * len(SIZES))) + "|"]
     notes = []
     for run in runs:
@@ -343,9 +342,8 @@ def main(argv):
 
 
 def write(results, steps_text=None, overrides=None, output=None, inputs=None):
-    """summary.md (OUTPUT, by default RESULTS/summary.md) and spread.csv beside it, from the CSVs in
-    `results` (through `inputs`, when read already); returns summary.md's text. Raises InputError or
-    OutputError."""
+    """summary.md (OUTPUT, default RESULTS/summary.md) and spread.csv beside it from the CSVs in `results`
+    (through `inputs`, when read already); returns summary.md's text. Raises InputError or OutputError."""
     inputs = inputs or Inputs()
     steps = parse_steps(steps_text)
     if not os.path.isdir(results):
