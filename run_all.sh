@@ -31,21 +31,18 @@
 # Ctrl-C (SIGTERM: ended by SIGTERM).
 set -euo pipefail
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cd "$root"
-source "$root/tools/args.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/tools/args.sh"
 begin "$0" "$@"
+cd "$root"
 quick=0 test=0 docs=0 no_install=0 steps="" threads="" build=build rounds="" settle=""
 parse_options "quick test docs no-install" "steps threads rounds settle build" 0 "$@"
-mode=figures install=$((1 - no_install)) steps_wanted=$steps
-[ "$test" = 0 ] || mode=test
+steps_wanted=$steps
 say() { printf '\n== %s\n' "$*"; }
 
 check_options() {   # every refusal before the lock and the build
-  # The executables refuse more than 4 threads per usable CPU.
   [ -z "$threads" ] || check_count --threads "$threads" "$(harness_max_threads)"
   [ -z "$rounds" ] || check_count --rounds "$rounds" 1000
-  [ -n "$rounds" ] || { [ "$docs" = 1 ] && rounds=5 || rounds=2; }
+  [ -n "$rounds" ] || rounds=$(( docs == 1 ? 5 : 2 ))
   [ "$docs" = 0 ] || [ -z "$steps_wanted" ] ||
     usage_error "--docs redraws the tutorial's whole figure set, so it runs every step: drop --steps"
   [ "$docs" = 0 ] || [ "$quick" = 0 ] ||
@@ -55,28 +52,22 @@ check_options() {   # every refusal before the lock and the build
     [[ ${#settle} -le 4 ]] && (( 10#$settle >= 1 && 10#$settle <= 1440 )) ||
       usage_error "--settle '$settle': minutes from 1 to 1440"
     settle=$((10#$settle))
-  elif [ "$docs" = 1 ]; then
-    settle=40
   fi
+  [ -n "$settle" ] || [ "$docs" = 0 ] || settle=40
   [ -z "$steps_wanted" ] || [[ "$steps_wanted" =~ ^[0-9]+(,[0-9]+)*$ ]] ||
     usage_error "--steps '$steps_wanted': not a list of step numbers such as 5,7"
   [ ! -e "$build" ] || [ -d "$build" ] || usage_error "--build '$build': not a folder"
-  [ -n "$steps_wanted" ] || return 0
-  local number numbers=() wanted_list
-  IFS=, read -r -a wanted_list <<< "$steps_wanted"
-  for number in "${wanted_list[@]}"; do
+  local number numbers=""
+  for number in ${steps_wanted//,/ }; do
     # Four digits at most, so that $((10#...)) cannot wrap; then as cpuinfo --steps says it (05 is 5).
     [[ ${#number} -le 4 ]] && compgen -G "$root/steps/$(printf '%02d' "$((10#$number))")_*/CMakeLists.txt" > /dev/null ||
       usage_error "--steps $steps_wanted: there is no step $number (steps/NN_slug/)"
-    numbers+=("$((10#$number))")
+    numbers+=",$((10#$number))"
   done
-  steps_wanted=$(IFS=,; echo "${numbers[*]}")
+  steps_wanted=${numbers#,}
 }
 
-# Ctrl-C (which a terminal sends to every program of the run) or SIGTERM: the program under
-# way ends (the Python tools kill their children's process groups), then this trap ends the
-# run. From the first file written into results/ until the run's end, results/PARTIAL says
-# the folder is being replaced; a run cut short leaves it, naming the stage.
+# results/PARTIAL: the folder is being replaced; a run cut short leaves it, naming the stage.
 stage="the set-up" marked=0 results="$root/results"
 mark_partial() {   # TEXT: results/PARTIAL, through the writer
   printf 'results/ is not one whole run: %s.\n%s\n' "$1" \
@@ -84,25 +75,18 @@ mark_partial() {   # TEXT: results/PARTIAL, through the writer
     write_out "$results/PARTIAL"
   marked=1
 }
-interrupted() {   # SIGINT | SIGTERM
-  trap '' INT TERM   # a second Ctrl-C does not cut the mark short
-  if [ "$marked" = 1 ]; then
-    mark_partial "run_all.sh was cut short by $1 during $stage ($(date '+%Y-%m-%d %H:%M %Z')); nothing after it ran"
-  fi
-  echo "run_all.sh: cut short by $1 during $stage$([ "$marked" = 1 ] && echo "; results/PARTIAL says so")${after_cut:-}" >&2
-  [ "$1" = SIGINT ] && exit 130
-  trap - TERM
-  kill -TERM $$
+on_cut() {   # SIGINT | SIGTERM
+  [ "$marked" = 1 ] || return 0
+  mark_partial "run_all.sh was cut short by $1 during $stage ($(date '+%Y-%m-%d %H:%M %Z')); nothing after it ran"
+  cut_note="; results/PARTIAL says so${cut_note-}"
 }
-# ran STATUS: after a program of the run failed; one that was interrupted (130) ends the run.
-ran() {
-  [ "$1" != 130 ] || interrupted SIGINT
+ran() {   # STATUS: a program of the run failed; one that was interrupted (130) ends the run
+  stop_if_interrupted "$1"
   failed=1
 }
 
-# results/ is written by one run at a time (two would remove each other's files), found out
-# before building, exit 3: flock(1) on results/.run_all.lock, held on descriptor 9 by this
-# script and its programs, so the kernel drops it however the run ends (no stale lock).
+# One run at a time writes results/: flock(1) on descriptor 9, held by this script and its
+# programs, so the kernel drops it however the run ends.
 lock_results() {
   writable_folder "$results"
   if command -v flock > /dev/null; then
@@ -116,22 +100,17 @@ lock_results() {
 
 # --- 1. What this needs, installed where we can -------------------------------------------
 install_debian() {
-  local p missing=() sudo=""
-  for p in g++ cmake make catch2 libopenblas-dev libblis-dev python3-matplotlib; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-  done
+  local missing sudo=""
+  mapfile -t missing < <(missing_debs g++ cmake make catch2 libopenblas-dev libblis-dev python3-matplotlib)
   [ ${#missing[@]} -gt 0 ] || return 0
-  if [ "$install" = 0 ]; then
-    echo "run_all.sh: missing packages: ${missing[*]} (--no-install given, going on without them)"
-    return
-  fi
+  [ "$no_install" = 0 ] ||
+    { echo "run_all.sh: missing packages: ${missing[*]} (--no-install given, going on without them)"; return; }
   say "installing ${missing[*]}"
   if [ "$(id -u)" != 0 ]; then
     command -v sudo >/dev/null && sudo=sudo ||
       { echo "run_all.sh: not root and no sudo: please run  apt-get install ${missing[*]}" >&2; exit 1; }
   fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  apt_install "${missing[@]}"
 }
 install_macos() {   # Homebrew's packages (never apt-get); Apple's compiler
   command -v c++ >/dev/null || { echo "run_all.sh: no compiler: run  xcode-select --install" >&2; exit 1; }
@@ -143,7 +122,7 @@ install_macos() {   # Homebrew's packages (never apt-get); Apple's compiler
     command -v cmake >/dev/null || exit 1
   else
     for p in cmake libomp openblas; do "$brew" list --formula "$p" >/dev/null 2>&1 || missing+=("$p"); done
-    if [ ${#missing[@]} -gt 0 ] && [ "$install" = 0 ]; then
+    if [ ${#missing[@]} -gt 0 ] && [ "$no_install" = 1 ]; then
       echo "run_all.sh: missing: brew install ${missing[*]} (--no-install given, going on without them)"
     elif [ ${#missing[@]} -gt 0 ]; then
       say "brew install ${missing[*]}"
@@ -178,27 +157,24 @@ configure_and_build() {   # folder, then extra cmake arguments
   cmake -S . -B "$dir" -DGEMM_BUILD_TESTS=ON "$@" > "$dir/configure.log" 2>&1 ||
     { cat "$dir/configure.log"; echo "run_all.sh: cmake failed (log above)" >&2; exit 1; }
   grep -E "gemm-steps|Warning" "$dir/configure.log" || true
-  cmake --build "$dir" -j "$jobs" > "$dir/build.log" 2>&1 ||
+  cmake --build "$dir" -j "$cores" > "$dir/build.log" 2>&1 ||
     { tail -n 40 "$dir/build.log"; echo "run_all.sh: build failed (log above, whole log: $dir/build.log)" >&2; exit 1; }
 }
 run_tests() {
   stage="the test suite"
   say "test suite, Release build"
-  (cd "$build" && ctest --output-on-failure -j "$jobs")
+  (cd "$build" && ctest --output-on-failure -j "$cores")
   say "test suite, Debug build with AddressSanitizer and UndefinedBehaviorSanitizer ($build-asan/)"
   mkdir -p "$build-asan"
   configure_and_build "$build-asan" -DCMAKE_BUILD_TYPE=Debug -DGEMM_SANITIZE=ON
-  # Not what a sanitizer cannot see: the Python tools and figures, the whole-project builds.
   (cd "$build-asan" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j "$jobs" -LE "slow|python")
+     ctest --output-on-failure -j "$cores" -LE "slow|python")
   say "all tests passed"
 }
 
 # --- 3. Measure ----------------------------------------------------------------------------
-# Steps in order, from the registry (cpuinfo --steps: NUMBER SLUG parallel|serial VARIANT), so
-# a stale executable of a deleted step is never run. A parallel lesson (step 09) runs on
-# --threads only, its one-thread case being the step before it; a parallel step from 10 on
-# has no serial twin, so it runs on one thread (stepNN_slug.csv) and on --threads (_mt.csv).
+# Steps from the registry (cpuinfo --steps), never a stale executable. A parallel lesson (09)
+# runs on --threads only; a parallel step from 10 on also on one thread (stepNN_slug_mt.csv).
 select_steps() {
   local number slug kind
   selected=() parallel=" " both=" "
@@ -211,12 +187,11 @@ select_steps() {
   [ ${#selected[@]} -gt 0 ] || { echo "run_all.sh: --steps $steps_wanted matches no built step" >&2; exit 2; }
 }
 
-# machine.json as bin/cpuinfo --json describes it (plots/machine.py reads it), and for
-# summary.md machine.txt: its cpu and uarch lines, then what the figures were built with.
+# machine.json (cpuinfo --json) and machine.txt: its cpu and uarch lines, then the build's.
 describe_machine() {
   "$bin/cpuinfo" --json | write_out "$results/machine.json"
   cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
-  local json_python=${python:-$(command -v python3 || true)}   # machine.py needs no matplotlib
+  local json_python=${python:-$(command -v python3 || true)}
   {
     if [ -n "$json_python" ]; then
       "$json_python" "$root/plots/machine.py" --txt "$results/machine.json"
@@ -231,8 +206,7 @@ describe_machine() {
   } | write_out "$results/machine.txt"
 }
 
-# The peak first (every figure draws its line from results/peak.csv), then the memory roofs
-# of the roofline: bandwidth from L1 to DRAM, with --sweep for bandwidth.png.
+# The peak (every figure's line), then the bandwidth from L1 to DRAM (the roofline's roofs).
 measure_meters() {
   local on="1 thread$([ "$meter_threads" -gt 1 ] && echo " and $meter_threads threads")" opts
   if [ -x "$bin/peak" ]; then
@@ -248,14 +222,10 @@ measure_meters() {
   fi
 }
 
-# Every step and library sampled side by side by one scheduler (tools/interleave.py; why:
-# docs/harness.md, "How a run samples"): results/JOB.csv, results/samples/JOB.csv. One-thread
-# runs are pinned to the last CPU (the scheduler cannot move them between cores mid-run);
-# parallel runs are left to OpenMP and the libraries (binding OpenBLAS's threads from outside
-# would squeeze them onto one core).
-q() { printf '%q' "$1"; }
+# Every step and library sampled side by side (tools/interleave.py). One-thread runs are pinned
+# to the last CPU; parallel runs are left to OpenMP and the libraries.
 sample_all() {
-  local exe ref pin="" jobs_args=() sample_opts=(--rounds "$rounds")
+  local exe ref pin="" jobs_args=() sample_opts=(--rounds "$rounds") more="more samples where they disagree"
   if command -v taskset > /dev/null; then pin="taskset -c $((cores - 1)) "; fi
   for exe in "${selected[@]}"; do
     if [[ "$parallel" == *" $exe "* && "$both" != *" $exe "* ]]; then
@@ -277,24 +247,20 @@ sample_all() {
     [ "$mt_threads" -gt 1 ] && jobs_args+=(--ref "${ref}_mt=$(q "$bin/$ref") --threads $mt_threads")
   done
   [ "$quick" = 1 ] && sample_opts+=(--sizes 64,128,256,384)
-  [ -n "$settle" ] && sample_opts+=(--settle "$((settle * 60))")
-  rm -rf "$results/rounds"   # the sweeps of older versions
   if [ -n "$settle" ]; then
-    say "sampling every step and library side by side: $rounds rounds, then the sizes that disagree until they settle (at most $settle min in all)"
-  else
-    say "sampling every step and library side by side: $rounds rounds, more samples where they disagree"
+    sample_opts+=(--settle "$((settle * 60))")
+    more="then the sizes that disagree until they settle (at most $settle min in all)"
   fi
-  # Ctrl-C reaches the scheduler too, which writes every sample taken and exits 130; the run
-  # then ends, saying how to draw the figures from them.
+  rm -rf "$results/rounds"   # the sweeps of older versions
+  say "sampling every step and library side by side: $rounds rounds, $more"
   stage="the sampling"
-  after_cut="; the samples taken are in results/ (draw them: ${python:-python3} plots/make_figures.py --results $(q "$results") --at $figure_size)"
+  cut_note="; the samples taken are in results/ (draw them: ${python:-python3} plots/make_figures.py --results $(q "$results") --at $figure_size)"
   "${python:-python3}" tools/interleave.py --out "$results" "${sample_opts[@]}" "${jobs_args[@]}" || ran $?
-  after_cut="" skipped=" "
+  cut_note="" skipped=" "
   for exe in "${selected[@]}"; do [ -f "$results/$exe.csv" ] || skipped+="$exe "; done
 }
 
-# The peak once more, minutes later: a spell during the first measurement would draw every
-# figure's line low. peak.csv keeps both; the figures take the best of each.
+# The peak once more, minutes later (a spell during the first would draw the lines low).
 peak_again() {
   stage="the peak's second measurement"
   [ -x "$bin/peak" ] && [ -f "$results/peak.csv" ] || return 0
@@ -304,25 +270,20 @@ peak_again() {
   "$bin/peak" "${opts[@]}" --threads "$meter_threads" --csv "$again" > /dev/null || rc=$?
   if [ "$rc" = 0 ]; then
     { cat "$results/peak.csv"; tail -n +2 "$again"; } | write_out "$results/peak.csv" || failed=1
-  else
-    rm -f "$again"
-    ran "$rc"
   fi
   rm -f "$again"
+  [ "$rc" = 0 ] || ran "$rc"
 }
 
-# Thread scaling (scaling.png): the parallel steps and the libraries at 1, 2, 4 .. threads and
-# at all of them, at the figures' one size only, so that the default run stays short.
+# Thread scaling (scaling.png): the parallel steps and libraries at 1, 2, 4 .. and all threads.
 scaling() {
   stage="the scaling run"
   rm -rf "$results/scaling"
   [ "$mt_threads" -gt 1 ] || return 0
-  local counts=() t=1 scaled=() exe ref
-  while [ "$t" -lt "$mt_threads" ]; do counts+=("$t"); t=$((t * 2)); done
+  local counts=() t scaled=() exe ref
+  for ((t = 1; t < mt_threads; t *= 2)); do counts+=("$t"); done
   counts+=("$mt_threads")
-  for exe in "${selected[@]}"; do
-    [[ "$parallel" == *" $exe "* && "$skipped" != *" $exe "* ]] && scaled+=("$exe")
-  done
+  for exe in "${selected[@]}"; do [[ "$parallel" == *" $exe "* && "$skipped" != *" $exe "* ]] && scaled+=("$exe"); done
   for ref in ref_openblas ref_blis ref_accelerate; do [ -x "$bin/$ref" ] && scaled+=("$ref"); done
   [ ${#scaled[@]} -gt 0 ] || return 0
   say "thread scaling at n = $figure_size: ${scaled[*]} on ${counts[*]} threads"
@@ -335,9 +296,7 @@ scaling() {
   done
 }
 
-# Block-size maps (blockmap_*.png) of steps 06, 08 and 10 on one thread: a coarse grid around
-# each step's own choice, each cell the best of 2 rounds (3 with --docs), so that one noisy
-# spell makes no false optimum.
+# Block-size maps of steps 06, 08 and 10: each cell the best of 2 rounds (3 with --docs).
 block_maps() {
   stage="the block maps"
   local exe map_rounds=$(( docs == 1 ? 3 : 2 ))
@@ -349,38 +308,27 @@ block_maps() {
   done
 }
 
-# --- 4. Figures, summary.md and the page ------------------------------------------------------
-# plots/make_figures.py draws every figure of docs/reading-plots.md and summary.md in one
-# process; --docs copies them to docs/figures/<microarchitecture>/ ("Zen 4" -> zen4).
+# --- 4. Figures, summary.md, the concept pictures and the page; --docs copies them --------------
 figures() {
-  local figure_opts=(--results "$results") dir concept_dirs
+  local figure_opts=(--results "$results") dir concept_dirs=("$results/concepts")
   [ -n "$steps_wanted" ] && figure_opts+=(--steps "$steps_wanted")
   docs_dir="$root/docs/figures/$("$build/bin/cpuinfo" --uarch | tr 'A-Z' 'a-z' | sed -E 's/ ([0-9])/\1/g; s/[^a-z0-9]+/-/g; s/^-|-$//g')"
   stage="the figures"
-  if [ -n "$python" ]; then
-    say "figures"
-    [ "$docs" = 1 ] && figure_opts+=(--docs "$docs_dir")
-    "$python" plots/make_figures.py "${figure_opts[@]}" --at "$figure_size" || ran $?
-    [ "$docs" = 1 ] && [ -f "$results/summary.md" ] && write_out "$docs_dir/summary.md" < "$results/summary.md"
-  else
+  if [ -z "$python" ]; then
     python3 plots/summary.py "${figure_opts[@]}" > /dev/null || ran $?   # standard library only
     [ "$docs" = 1 ] && echo "run_all.sh: --docs: no figures to copy (no matplotlib)" >&2
-  fi
-  # The concept pictures (plots/concepts.py) from this machine's caches, tiles and blocks;
-  # with --docs in $docs_dir/concepts/ too, where its page looks for them.
-  stage="the concept pictures"
-  if [ -n "$python" ]; then
+  else
+    say "figures"
+    [ "$docs" = 1 ] && figure_opts+=(--docs "$docs_dir") concept_dirs+=("$docs_dir/concepts")
+    "$python" plots/make_figures.py "${figure_opts[@]}" --at "$figure_size" || ran $?
+    [ "$docs" = 1 ] && [ -f "$results/summary.md" ] && write_out "$docs_dir/summary.md" < "$results/summary.md"
+    stage="the concept pictures"
     say "concept pictures"
-    concept_dirs=("$results/concepts")
-    [ "$docs" = 1 ] && concept_dirs+=("$docs_dir/concepts")
     for dir in "${concept_dirs[@]}"; do
       "$python" plots/concepts.py --out "$dir" --cpuinfo-bin "$bin/cpuinfo" --data "$results" \
         --threads "$mt_threads" > /dev/null || ran $?
     done
   fi
-  # results/index.html: the whole run on one page (plots/index_page.py, standard library
-  # only); with --docs one more in $docs_dir. Its lines (the sizes left unsettled, its path)
-  # end the output.
   stage="the page"
   page_said=$("${python:-python3}" plots/index_page.py --results "$results") || ran $?
   if [ "$docs" = 1 ] && [ -n "$python" ]; then
@@ -390,20 +338,19 @@ figures() {
 
 # --- The run -----------------------------------------------------------------------------------
 check_options
-trap 'interrupted SIGINT' INT
-trap 'interrupted SIGTERM' TERM
-jobs=$(usable_cpus)
-if [ -n "$settle" ] && [ "$mode" = figures ]; then
+catch_signals
+cores=$(usable_cpus)
+if [ -n "$settle" ] && [ "$test" = 0 ]; then
   echo "run_all.sh: sampling until every size settles, for at most $settle min ($rounds rounds included$(
     [ "$docs" = 1 ] && echo "; --settle M to change")); building, the meters, the scaling run and the figures come on top"
 fi
-[ "$mode" = test ] || lock_results
+[ "$test" = 1 ] || lock_results
 install_needed
 stage="the build"
 say "configuring and building in $build/ (Release)"
 mkdir -p "$build"
 configure_and_build "$build" -DCMAKE_BUILD_TYPE=Release ${mac_args[@]+"${mac_args[@]}"}
-if [ "$mode" = test ]; then run_tests; exit 0; fi
+if [ "$test" = 1 ]; then run_tests; exit 0; fi
 
 python=$(sed -n 's/^GEMM_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
 if [ -z "$python" ] || [ "$python" = "GEMM_PYTHON-NOTFOUND" ]; then
@@ -413,9 +360,8 @@ if [ -z "$python" ] || [ "$python" = "GEMM_PYTHON-NOTFOUND" ]; then
 fi
 bin="$build/bin"
 find_writer "$build"   # run_all.sh's own files go through the project's writer
-cores=$(usable_cpus)
 mt_threads=${threads:-$cores}
-# The meters pin one thread to each CPU and allow no more (two on one CPU would count it twice).
+# The meters pin one thread to each CPU, no more.
 meter_threads=$((mt_threads < cores ? mt_threads : cores))
 select_steps
 failed=0
@@ -431,10 +377,7 @@ peak_again
 scaling
 block_maps
 figures
-if [ -f "$results/summary.md" ]; then
-  say "summary (results/summary.md)"
-  cat "$results/summary.md"
-fi
+[ ! -f "$results/summary.md" ] || { say "summary (results/summary.md)"; cat "$results/summary.md"; }
 rm -f "$results/PARTIAL"   # every stage ran: results/ is this run's
 [ "$failed" = 0 ] || { printf '%s\n' "$page_said"; echo "run_all.sh: some run failed verification or exited with an error (see above)" >&2; exit 1; }
 say "done: results in results/"
