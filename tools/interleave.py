@@ -450,21 +450,20 @@ def make_parser():
     add("--sizes", default=",".join(str(n) for n in range(100, 1501, 100)),
         help="square sizes (default 100,200,...,1500)")
     add("--rounds", type=int, default=3, help="samples of every size of every job (default 3)")
-    add("--sample-time", type=float, default=0.1,
-        help="seconds of timed calls in one sample (its --time-limit; default 0.1)")
+    add("--sample-time", type=float, default=0.1, help="seconds of timed calls in one sample (its --time-limit; "
+        "default 0.1)")
     add("--max-reps", type=int, default=20, help="at most this many timed calls a sample (20)")
     add("--tolerance", type=float, default=stats.TOLERANCE,
         help="a second sample this close to the best settles a size (default 0.03)")
-    add("--max-samples", type=int, default=None,
-        help="samples of one size at most (default {}, {} with --settle)".format(MAX_SAMPLES, SETTLE_MAX_SAMPLES))
-    add("--budget", type=float, default=None,
-        help="seconds for the samples of unsettled sizes (default: {:.0f} %% of the rounds' time)".format(
-            100 * EXTRA_SHARE))
-    add("--seed", type=int, default=None, help="the order's random seed (default: new each run)")
+    add("--max-samples", type=int, help="samples of one size at most (default {}, {} with --settle)".format(
+        MAX_SAMPLES, SETTLE_MAX_SAMPLES))
+    add("--budget", type=float, help="seconds for the samples of unsettled sizes (default: {:.0f} %% of the rounds' "
+        "time)".format(100 * EXTRA_SHARE))
+    add("--seed", type=int, help="the order's random seed (default: new each run)")
     add("--no-verify", action="store_true", help="pass --no-verify to every sample")
-    add("--timeout", type=float, default=None, help="seconds one sample may take; a job still running then has "
+    add("--timeout", type=float, help="seconds one sample may take; a job still running then has "
         "failed (default: {:.0f} s plus its product's time at {:g} GFLOPS)".format(TIMEOUT_BASE, TIMEOUT_RATE))
-    add("--settle", type=float, default=None, metavar="S", help="sample what is unsettled until every size settles "
+    add("--settle", type=float, metavar="S", help="sample what is unsettled until every size settles "
         "or S seconds after the sampling began (instead of --budget)")
     return parser
 
@@ -480,8 +479,8 @@ def checked(args):
     if args.max_samples is None:
         args.max_samples = SETTLE_MAX_SAMPLES if args.settle is not None else MAX_SAMPLES
     labels = [j.label for j in jobs]
-    if len(set(labels)) != len(labels):
-        twice = sorted(set(label for label in labels if labels.count(label) > 1))
+    twice = sorted(set(label for label in labels if labels.count(label) > 1))
+    if twice:
         raise ValueError("a label is given twice: {}".format(", ".join(twice)))
     for name, value, lo, hi in (("--rounds", args.rounds, 1, 1000), ("--max-reps", args.max_reps, 1, 1000000),
                                 ("--max-samples", args.max_samples, 1, 1000)):
