@@ -5,12 +5,11 @@
                     [--flags TEXT]
 
 In DIR: step<slug>.png (each step against the one before it on as many threads), overlay.png,
-overlay_log.png, overlay_mt.png, staircase.png, roofline.png, bandwidth.png, scaling.png,
-blockmap_<step>.png (at --at N for the staircase, roofline and scaling) and summary.md (plots/summary.py);
---docs DIR copies the figures there too. A figure whose inputs are missing is left out with a line.
-Each figure is drawn in this process by its plot script's render(), every input read once. Exit 1 a
-figure failed, 2 usage error or bad input, 3 DIR or --docs cannot take the files (checked first) or no
-matplotlib, 130 Ctrl-C (each figure drawn whole or not at all).
+overlay_log.png, overlay_mt.png, staircase.png, roofline.png and scaling.png (these three at n = --at),
+bandwidth.png, blockmap_<step>.png and summary.md (plots/summary.py); --docs DIR copies the figures too.
+A figure whose inputs are missing is left out with a line. Each is drawn in this process by its plot
+script's render(), every input read once. Exit 1 a figure failed, 2 usage error or bad input, 3 DIR or
+--docs cannot take the files (checked first) or no matplotlib, 130 Ctrl-C (each figure whole or not at all).
 """
 import glob
 import importlib
