@@ -1,8 +1,5 @@
-// What bin/peak and bin/bandwidth share around their measurements: --help and the usage
-// errors (exit 2); the CSV's path checked before measuring and the file written once at the
-// end (exit 3), so an interrupted or failed run leaves the old one as it was (a roofline
-// drawn from a file that lost some rows would lack those roofs without saying so); and the
-// thread counts measured, one and all.
+// The command line the tools share: --help, the usage errors (exit 2), and a CSV checked before
+// measuring and written once at the end (exit 3), so a failed run leaves the old file whole.
 #pragma once
 
 #include <gemm/numbers.hpp>
@@ -11,16 +8,16 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gemm::meter {
 
 // The exit code when the program is done (0 after --help, 2 after a usage error), or nothing
-// when `o` holds the parsed options.
-template <class Options>
-std::optional<int> parse_command(const char* name, const char* usage, Options (*parse)(int, const char* const*),
-                                 int argc, const char* const* argv, Options& o, std::ostream& out,
-                                 std::ostream& err) {
+// when `o` holds what parse(argc, argv) returned.
+template <class Options, class Parse>
+std::optional<int> parse_command(const char* name, const char* usage, Parse parse, int argc, const char* const* argv,
+                                 Options& o, std::ostream& out, std::ostream& err) {
     if (wants_help(argc, argv)) {
         out << usage;
         return 0;
@@ -37,6 +34,21 @@ std::optional<int> parse_command(const char* name, const char* usage, Options (*
     return std::nullopt;
 }
 
+// The value of --csv at argv[i], which must name a file.
+inline std::string csv_option(int argc, const char* const* argv, int& i) {
+    std::string path = option_value(argc, argv, i);
+    if (path.empty()) throw UsageError("--csv: needs a file name");
+    return path;
+}
+
+// A list of whole numbers from 1 to hi ("--sizes 500,1000"), each once unless `unique` is false.
+inline std::vector<int> whole_list(std::string_view option, std::string_view list, long long hi, bool unique = true) {
+    std::vector<int> out;
+    for (const std::string& item : list_option(option, list, unique))
+        out.push_back(static_cast<int>(whole_option(option, item, 1, hi)));
+    return out;
+}
+
 // Opens `csv` at `path` unless it is empty; false (after the message) when it cannot be written.
 inline bool open_csv(const char* name, const std::string& path, OutputFile& csv, std::ostream& err) {
     if (path.empty()) return true;
@@ -47,15 +59,15 @@ inline bool open_csv(const char* name, const std::string& path, OutputFile& csv,
     return true;
 }
 
-// Writes `text` to the CSV opened by open_csv; the exit code.
+// Writes `text` to the CSV opened by open_csv, then says so on `announce` if given; the exit code.
 inline int write_csv(const char* name, const std::string& path, OutputFile& csv, const std::string& text,
-                     std::ostream& out, std::ostream& err) {
+                     std::ostream& err, std::ostream* announce = nullptr) {
     if (path.empty()) return 0;
     if (const std::string error = csv.write(text); !error.empty()) {
         err << name << ": --csv: " << error << '\n';
         return 3;
     }
-    out << "CSV: " << path << '\n';
+    if (announce != nullptr) *announce << "CSV: " << path << '\n';
     return 0;
 }
 

@@ -12,16 +12,13 @@
 #include <algorithm>
 #include <barrier>
 #include <chrono>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <iomanip>
 #include <memory>
 #include <new>
 #include <ostream>
 #include <sstream>
-#include <stdexcept>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -30,13 +27,11 @@ namespace gemm::bandwidth {
 
 std::string_view to_string(Kind kind) { return kind == Kind::read ? "read" : "triad"; }
 
-// ---- The loops this CPU runs -----------------------------------------------------------------
-
 namespace {
 
-// The length of one timed window. Short, so that a shared machine leaves many windows
-// untouched by other processes (the best is kept); long next to the clock's resolution.
+// A timed window: short, so a shared machine leaves many untouched; long next to the clock's tick.
 constexpr double kWindow = 0.002;
+using Clock = std::chrono::steady_clock;
 
 struct Loops {
     std::string_view isa;
@@ -72,18 +67,13 @@ Array allocate(long floats) {
     return Array(static_cast<float*>(p));
 }
 
-// Each thread's working set, kept from one measurement to the next and grown when a larger
-// one is asked for: mapping a fresh DRAM-sized set (a page fault every 4 KiB) takes longer
-// than measuring it. Thread t of every measurement, pinned to the same CPU, uses regions
-// t * kPlacements and up.
-//
-// A set that fits L2 lands on whatever physical pages the kernel gave it, and L2 picks a
-// line's set from address bits above the 4 KiB page: some placements crowd a few sets and
-// miss where others do not, for the whole life of the process. So such a set is measured on kPlacements regions, a third of the windows each, alive at once
-// (so on different pages), and the best window counts, as for everything else.
+// Each thread's working set is kept and grown between measurements (mapping a fresh DRAM-sized
+// set takes longer than measuring it); thread t, on the same CPU each time, uses regions
+// t * kPlacements and up. L2 picks a line's set from physical address bits above the page, so
+// one placement may crowd a few sets for the process's life: a set that fits L2 is measured on
+// kPlacements regions alive at once, a third of the windows each.
 constexpr int kPlacements = 3;
-// No L2 is this large; a GEMM_CACHES that says otherwise must not make three copies of a
-// working set sized for memory (16G: killed for want of it).
+// No L2 is larger: a GEMM_CACHES saying otherwise must not triple a working set sized for memory.
 constexpr long kMaxPlaced = 64L << 20;
 struct Region {
     Array data;
@@ -98,27 +88,21 @@ std::vector<Region>& regions() {
 
 std::string_view isa() { return best_loops().isa; }
 
-// ---- Working-set sizes -------------------------------------------------------------------------
-
 Levels level_points(int threads) {
     const cpu::Caches& c = cpu::caches();
     Levels out;
     if (c.l1d > 0) out.levels.push_back({"L1", c.l1d / 2});
     if (c.l2 > 0) out.levels.push_back({"L2", std::max(c.l2 / 2, 4 * c.l1d)});
-    // L3: halfway between L2 and this thread's share of L3 on a log scale (at least 4 x L2).
-    // A quarter of a large L3 can already spill: a virtual machine, or a core far from
-    // most of the L3's slices, gets less of it than the size CPUID reports.
+    // L3 halfway (log scale): a VM, or a core far from most slices, gets less than CPUID says.
     if (c.l3 > 0) {
         const double share = static_cast<double>(c.l3) / threads;
         const long middle = static_cast<long>(std::sqrt(share * static_cast<double>(c.l2)));
         out.levels.push_back({"L3", std::max(middle / 4096 * 4096, 4 * c.l2)});
     }
-    // DRAM: four times the last level, so at most a quarter of the working set can hit it.
     const long last = c.l3 > 0 ? c.l3 : c.l2;
     out.levels.push_back({"DRAM", std::max(4 * last / threads, 64 * MiB)});
-    // Cache sizes of another machine (GEMM_CACHES) can make a level's working set no larger
-    // than the one before it (1K,1K,1K: L2 and L3 both 4 KiB), which would measure one set
-    // twice under two names, or larger than this machine's memory: such a level is left out.
+    // Another machine's cache sizes (GEMM_CACHES) can make a level no larger than the one before
+    // (one set measured twice under two names) or larger than this memory: such a level is left out.
     const unsigned long long avail = available_memory();
     std::vector<Level> kept;
     for (const Level& l : out.levels) {
@@ -154,18 +138,16 @@ std::string level_of(long bytes, int threads) {
     return "DRAM";
 }
 
-// ---- The measurement ------------------------------------------------------------------------
-
 namespace {
 
-// Thread t's regions, `span` floats each, touched first by this thread on its own CPU (the
-// pages then sit near it on a machine with several memory nodes). False when out of memory.
+// Thread t's regions, `span` floats each, touched first by this thread on its own CPU (so the
+// pages sit near it where there are several memory nodes). False when out of memory.
 bool fill_regions(std::vector<Region>& kept, int t, int placements, long span) {
     try {
         for (int p = 0; p < placements; ++p) {
             Region& region = kept[static_cast<std::size_t>(t) * kPlacements + p];
             if (region.floats < span) {
-                region.data.reset();
+                region.data.reset();   // before the new one: never both at once
                 region.data = allocate(span);
                 region.floats = span;
             }
@@ -182,7 +164,6 @@ bool fill_regions(std::vector<Region>& kept, int t, int placements, long span) {
 // in `seconds`, at least five (two on each placement). Returns {passes, windows}.
 template <class Run>
 std::pair<long, long> calibrate_windows(Run& run, int placements, double seconds) {
-    using Clock = std::chrono::steady_clock;
     for (long trial = 1;; trial *= 2) {
         const auto t0 = Clock::now();
         run(trial);
@@ -202,24 +183,20 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
     const long arrays = kind == Kind::read ? 1 : 3;
     const long n = std::max(loops::kChunk, bytes / (arrays * 4) / loops::kChunk * loops::kChunk);
     const std::vector<int> cpus = cpu::allowed_cpus();
-    using Clock = std::chrono::steady_clock;
-
     long passes = 1, windows = 1;                       // set by thread 0's calibration
     std::vector<std::vector<double>> elapsed;           // [window][thread], seconds
     std::vector<char> failed(threads, 0);
     std::barrier sync(threads);
     std::vector<float> sinks(threads);
 
-    // Each thread's arrays lie in its regions (regions() above), each array `spacing` floats
-    // after the one before: a whole number of 4 KiB pages and 5 lines more. Packed one right
-    // after the other, a triad's loads of b and c would share the low 12 address bits of
-    // recent stores to a, which an Intel core takes for a possible dependence (4K aliasing).
+    // The arrays lie whole 4 KiB pages and 5 lines apart: packed, a triad's loads of b and c would
+    // share the low 12 address bits of recent stores to a (4K aliasing on Intel cores).
     const long spacing = (n + 1023) / 1024 * 1024 + 80;
     const long span = (arrays - 1) * spacing + n;
     const long l2 = cpu::caches().l2;
     const int placements = l2 > 0 && n * arrays * 4 <= std::min(l2, kMaxPlaced) ? kPlacements : 1;
     std::vector<Region>& kept = regions();
-    if (kept.size() < static_cast<std::size_t>(threads) * kPlacements) kept.resize(static_cast<std::size_t>(threads) * kPlacements);
+    kept.resize(std::max(kept.size(), static_cast<std::size_t>(threads) * kPlacements));
 
     auto worker = [&](int t) {
         cpu::pin_current_thread(cpus[t % cpus.size()]);
@@ -233,13 +210,10 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
             c = b + spacing;
         };
         place(0);
-
         float sink = 0;
         auto run = [&](long count) {
-            if (arrays == 1)
-                sink += loops.read(a, n, count);
-            else
-                loops.triad(a, b, c, 3.0f, n, count);
+            if (arrays == 1) sink += loops.read(a, n, count);
+            else loops.triad(a, b, c, 3.0f, n, count);
         };
         run(1);   // warm: the pages are mapped and the working set is where it will stay
         if (t == 0) {
@@ -265,10 +239,7 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
     for (auto& th : pool) th.join();
     if (std::count(failed.begin(), failed.end(), 1) > 0) throw std::bad_alloc();
 
-    Measurement best;
-    best.bytes = n * arrays * 4;
-    best.windows = windows;
-    best.placements = placements;
+    Measurement best{0, n * arrays * 4, windows, placements};
     const double moved = static_cast<double>(best.bytes) * static_cast<double>(passes) * threads;
     for (const std::vector<double>& window : elapsed) {
         // The threads ran side by side: all their bytes over the longest time of any.
@@ -277,20 +248,6 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
     }
     return best;
 }
-
-// ---- Output ---------------------------------------------------------------------------------
-
-void write_csv(std::ostream& out, const std::vector<Row>& rows) {
-    out << "kind,bytes,threads,gbps,level,isa\n";
-    for (const Row& r : rows) {
-        char value[32];
-        std::snprintf(value, sizeof value, "%.1f", r.gbps);
-        out << to_string(r.kind) << ',' << r.bytes << ',' << r.threads << ',' << value << ','
-            << r.level << ',' << isa() << '\n';
-    }
-}
-
-// ---- Command line ---------------------------------------------------------------------------
 
 namespace {
 
@@ -328,16 +285,14 @@ Options parse(int argc, const char* const* argv) {
             o.threads = gemm::threads_option(arg, gemm::option_value(argc, argv, i), gemm::kPinnedThreadsPerCpu);
         } else if (arg == "--sweep") {
             o.sweep = true;
-        } else if (arg == "--levels") {
-            // Each level once, as peak's --isa: a level twice would be measured twice.
+        } else if (arg == "--levels") {   // each once: a level twice would be measured twice
             for (const std::string& name : gemm::list_option(arg, gemm::option_value(argc, argv, i))) {
                 if (name != "L1" && name != "L2" && name != "L3" && name != "DRAM")
                     throw gemm::UsageError(gemm::quoted(arg, name) + ": not one of L1, L2, L3, DRAM");
                 o.levels.push_back(name);
             }
         } else if (arg == "--csv") {
-            o.csv = gemm::option_value(argc, argv, i);
-            if (o.csv.empty()) throw gemm::UsageError("--csv: needs a file name");
+            o.csv = meter::csv_option(argc, argv, i);
         } else {
             throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
         }
@@ -346,11 +301,10 @@ Options parse(int argc, const char* const* argv) {
 }
 
 std::string human(long bytes) {
+    const long unit = bytes >= MiB ? MiB : KiB;
     std::ostringstream s;
-    if (bytes >= MiB)
-        s << std::fixed << std::setprecision(bytes % MiB == 0 ? 0 : 1) << static_cast<double>(bytes) / MiB << " MiB";
-    else
-        s << std::fixed << std::setprecision(bytes % KiB == 0 ? 0 : 1) << static_cast<double>(bytes) / KiB << " KiB";
+    s << std::fixed << std::setprecision(bytes % unit == 0 ? 0 : 1)
+      << static_cast<double>(bytes) / static_cast<double>(unit) << (unit == MiB ? " MiB" : " KiB");
     return s.str();
 }
 
@@ -384,8 +338,8 @@ std::vector<long> sizes_of(const Options& o, Levels& points, int threads) {
     return sizes;
 }
 
-// Every row of one thread count, each printed as it is measured.
-void measure_rows(std::ostream& out, const Options& o, int threads, std::vector<Row>& rows) {
+// Every row of one thread count, each printed as it is measured and added to the CSV's text.
+void measure_rows(std::ostream& out, const Options& o, int threads, std::string& csv) {
     Levels points = level_points(threads);
     if (!points.why.empty()) out << "(" << points.why << ")\n";
     const std::vector<long> sizes = sizes_of(o, points, threads);
@@ -395,12 +349,15 @@ void measure_rows(std::ostream& out, const Options& o, int threads, std::vector<
             for (const Level& l : points.levels)
                 if (l.bytes == bytes) level = l.name;
             const Measurement m = measure(kind, bytes, threads, o.seconds);
-            rows.push_back({kind, m.bytes, threads, m.gbps, level});
+            std::ostringstream gbps;
+            gbps << std::fixed << std::setprecision(1) << m.gbps;
+            csv += std::string(to_string(kind)) + ',' + std::to_string(m.bytes) + ',' + std::to_string(threads) + ',' +
+                   gbps.str() + ',' + level + ',' + std::string(isa()) + '\n';
             // A size between the levels shows where it falls, in brackets.
             const std::string shown = level.empty() ? '(' + level_of(m.bytes, threads).append(")") : level;
             out << std::left << std::setw(7) << to_string(kind) << std::setw(7) << shown << std::right
-                << std::setw(12) << human(m.bytes) << std::setw(9) << threads << std::setw(10)
-                << std::fixed << std::setprecision(1) << m.gbps << std::endl;
+                << std::setw(12) << human(m.bytes) << std::setw(9) << threads << std::setw(10) << gbps.str()
+                << std::endl;
         }
     }
 }
@@ -412,19 +369,16 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     if (const auto done = meter::parse_command("bandwidth", kUsage, parse, argc, argv, o, out, err)) return *done;
     OutputFile csv;
     if (!meter::open_csv("bandwidth", o.csv, csv, err)) return 3;
-
     print_header(out, o);
-    std::vector<Row> rows;
+    std::string text = "kind,bytes,threads,gbps,level,isa\n";
     try {
         const int all = o.threads > 0 ? o.threads : static_cast<int>(cpu::allowed_cpus().size());
-        for (int threads : meter::thread_counts(all)) measure_rows(out, o, threads, rows);
+        for (int threads : meter::thread_counts(all)) measure_rows(out, o, threads, text);
     } catch (const std::bad_alloc&) {
         err << "bandwidth: out of memory for the working set\n";
         return 3;
     }
-    std::ostringstream text;
-    write_csv(text, rows);
-    return meter::write_csv("bandwidth", o.csv, csv, text.str(), out, err);
+    return meter::write_csv("bandwidth", o.csv, csv, text, err, &out);
 }
 
 }  // namespace gemm::bandwidth

@@ -1,6 +1,5 @@
-// The bandwidth meter: how many bytes per second one core, and all of them, sustain when
-// reading (a sum) and in STREAM's triad (a = b + s*c), for working sets sized to sit in
-// each level of the memory hierarchy, L1 to DRAM. The roofline's memory roofs (docs/roofline.md).
+// The bandwidth meter: the bytes per second one core, and all, sustain reading (a sum) and in
+// STREAM's triad (a = b + s*c), per level of the memory hierarchy: the roofline's memory roofs.
 #pragma once
 
 #include <iosfwd>
@@ -13,14 +12,13 @@ namespace gemm::bandwidth {
 enum class Kind { read, triad };
 std::string_view to_string(Kind kind);
 
-// The widest vector loads this CPU has ("avx512", "avx", "sse", "neon", "generic"): the
-// meter uses them, so an L1 figure is what a kernel of that instruction set can load.
+// The widest vector loads this CPU has, which the meter uses ("avx512", "avx", "sse", "neon",
+// "generic"): an L1 figure is then what a kernel of that instruction set can load.
 std::string_view isa();
 
-// A working set (bytes per thread, all arrays together) squarely inside one level: half of
-// L1d, half of L2, halfway (log scale) between L2 and this thread's share of L3, four times
-// the L3 (or 64 MiB at least) for DRAM. Levels the CPU does not report are left out; DRAM is left out when the
-// memory available cannot hold it (`why` then says so).
+// A working set (bytes per thread, all arrays) squarely inside each level: half of L1d, half of
+// L2, halfway (log scale) from L2 to this thread's share of L3, four times L3 (at least 64 MiB)
+// for DRAM. A level the CPU does not report is left out, as is one the memory cannot hold (`why`).
 struct Level {
     std::string name;   // "L1", "L2", "L3", "DRAM"
     long bytes;
@@ -37,15 +35,12 @@ std::vector<long> sweep_sizes(int threads);
 // The level a working set of `bytes` per thread fits in (the L3 counted as shared).
 std::string level_of(long bytes, int threads);
 
-// Sustained GB/s (1e9 bytes per second): `threads` threads, each pinned to its own CPU and
-// with its own arrays (touched first by that thread), run the loop over their working set
-// in timed windows of about 2 ms (at least one pass), all threads starting each window
-// together, for about `seconds`; the best window counts. Short windows, best kept: on a
-// shared machine most windows see no other process. A set that fits L2 (up to 64 MiB) is
-// measured on three sets of arrays in turn (placements: L2 indexes by physical address, and
-// one set of pages can crowd some of its sets). Bytes are counted as STREAM does: the bytes
-// the loop reads and writes (triad: 12 per element), not the line a store's
-// write-allocate reads in addition.
+// Sustained GB/s (1e9 bytes/s): `threads` pinned threads, each with its own arrays (touched
+// first by it), run the loop in windows of about 2 ms (at least one pass), all starting each
+// window together, for about `seconds`; the best window counts, as most windows on a shared
+// machine see no other process. A set that fits L2 is spread over three sets of arrays (L2
+// indexes by physical address: one set of pages can crowd some of its sets). Bytes as STREAM
+// counts them (triad: 12 per element), without a store's write-allocate read.
 struct Measurement {
     double gbps = 0;
     long bytes = 0;      // the working set per thread actually used (rounded to whole chunks)
@@ -55,18 +50,8 @@ struct Measurement {
 // The threads' arrays are kept for the next call (not thread-safe: one call at a time).
 Measurement measure(Kind kind, long bytes, int threads, double seconds);
 
-struct Row {
-    Kind kind;
-    long bytes;
-    int threads;
-    double gbps;
-    std::string level;   // the level this row is the point of, or "" for a sweep point
-};
-// kind,bytes,threads,gbps,level,isa
-void write_csv(std::ostream& out, const std::vector<Row>& rows);
-
-// The whole command line of bin/bandwidth; returns the exit status (0; 2 for a usage
-// error, with one line on `err`; 3 when the CSV cannot be written).
+// bin/bandwidth's command line; the exit status: 0, 2 usage error (one line on `err`), 3 out of
+// memory or CSV not writable.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace gemm::bandwidth

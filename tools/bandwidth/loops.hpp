@@ -1,7 +1,5 @@
-// The timed loops of the bandwidth meter, one set per vector width: the same source
-// (loops.inc) compiled once per instruction set with that set's flags (loops_<isa>.cpp).
-// Arrays are 64-byte aligned and hold a multiple of kChunk floats; each loop makes
-// `passes` passes over them.
+// The bandwidth meter's loops, one source (loops.inc) per vector width (loops_<isa>.cpp), over
+// 64-byte aligned arrays of a multiple of kChunk floats, `passes` times.
 #pragma once
 
 namespace gemm::bandwidth::loops {

@@ -1,5 +1,4 @@
-// bin/bandwidth: the memory-bandwidth meter. Everything is in the gemm_bandwidth library
-// (bandwidth.cpp), which the test suite calls directly.
+// bin/bandwidth: the memory-bandwidth meter, all in the gemm_bandwidth library the tests call.
 #include "bandwidth.hpp"
 
 #include <gemm/numbers.hpp>
@@ -7,7 +6,6 @@
 
 #include <iostream>
 
-// Exit 3 when the report was lost (> /dev/full), as for every program (gemm::finish_stdout).
 int main(int argc, char** argv) {
     gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
     return gemm::finish_stdout("bandwidth", gemm::bandwidth::run(argc, argv, std::cout, std::cerr));

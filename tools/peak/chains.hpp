@@ -1,7 +1,5 @@
-// The shape every timed loop shares (loops.hpp): load 1 and a tiny value into two operand
-// registers, zero the chains, run `iterations` passes of independent chains, return the
-// FLOPs. Macros, not templates: an asm template must be a string literal, and these
-// expand to code only inside the file that uses them, compiled with that file's flags.
+// The shape every timed loop shares (loops.hpp). Macros, not templates: an asm template must be
+// a string literal, and these expand to code only in the file using them, with its flags.
 #pragma once
 
 // M(x, r) for each chain register r.
@@ -24,9 +22,8 @@
 #define PEAK_OPERANDS [one] "r"(&one), [tiny] "r"(&tiny), "m"(one), "m"(tiny)
 #endif
 
-// double name(long iterations): `setup` loads one and tiny and zeroes the chains, `pass` is
-// one pass, `after` runs once at the end. x += 1 * tiny (or x *= 1, x += tiny) stays normal
-// and never overflows, so no denormal slow path at any run length.
+// double name(long iterations): `setup` loads one and tiny and zeroes the chains, `pass` is one
+// pass, `after` runs at the end. x += 1 * tiny (or x *= 1, x += tiny) stays normal: no denormals.
 #define PEAK_LOOP(name, T, tiny_value, setup, pass, after, clobbers, flops_per_pass)            \
     double name(long iterations) {                                                             \
         const long passes = iterations;                                                        \

@@ -1,7 +1,5 @@
-// The clock loop of the peak meter (loops.hpp: add_chain). A chain of dependent integer adds
-// runs at one add per cycle, so adds per second is the clock the core runs at now, turbo
-// included, which is what the formula needs; /proc/cpuinfo and cpufreq give a nominal or
-// momentary figure instead (under a hypervisor often the base clock).
+// The peak meter's clock (loops.hpp: add_chain): dependent integer adds, one a cycle, give the
+// clock the core runs at now, turbo included; the OS gives a nominal or momentary figure.
 #include "chains.hpp"
 #include "loops.hpp"
 

@@ -1,6 +1,5 @@
-// AVX (no FMA): 256-bit multiplies and adds side by side, as in loop_sse.cpp but 8 fp32
-// (4 fp64) lanes wide: 7 multiply chains (ymm0-6: x *= 1) and 7 add chains (ymm7-13:
-// x += tiny). Three-operand forms, so no register copies sneak into the loop.
+// AVX, no FMA: loop_sse.cpp's chains 256 bits wide (ymm0-6 x *= 1, ymm7-13 x += tiny), in
+// three-operand forms so no register copies sneak in.
 #include "chains.hpp"
 #include "loops.hpp"
 

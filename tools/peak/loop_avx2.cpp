@@ -1,6 +1,4 @@
-// AVX2 + FMA: 14 independent fused multiply-add chains, ymm0-13 += ymm14 * ymm15.
-// Two FMA pipes of latency 4 need at least 2 x 4 = 8 chains in flight; 14 leaves margin
-// and keeps two registers for the operands.
+// AVX2 + FMA: 14 FMA chains, ymm0-13 += ymm14 * ymm15; two pipes of latency 4 need 8 in flight.
 #include "chains.hpp"
 #include "loops.hpp"
 

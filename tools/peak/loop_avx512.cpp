@@ -1,7 +1,5 @@
-// AVX-512F: 16 independent fused multiply-add chains, zmm0-15 += zmm30 * zmm31.
-// Two 512-bit FMA units of latency 4 need 8 chains in flight; a core that splits each
-// 512-bit FMA into two 256-bit halves needs fewer. Zeroing uses vpxord (vxorps on zmm needs
-// AVX512DQ, which this file must not assume).
+// AVX-512F: 16 FMA chains, zmm0-15 += zmm30 * zmm31 (two units of latency 4 need 8 in flight).
+// Zeroed with vpxord: vxorps on zmm needs AVX512DQ, which this file must not assume.
 #include "chains.hpp"
 #include "loops.hpp"
 

@@ -1,12 +1,9 @@
-// NEON (AArch64 Advanced SIMD): 24 independent fused multiply-add chains,
-// v0-v23 += v30 * v31. Cores with two 128-bit FMA pipes of latency 4 need 8 in flight;
-// four-pipe cores need 16.
+// NEON: 24 FMA chains, v0-v23 += v30 * v31 (four 128-bit pipes of latency 4 need 16 in flight).
 #include "chains.hpp"
 #include "loops.hpp"
 
 #define FMLA(t, r) "fmla v" #r "." #t ", v30." #t ", v31." #t "\n\t"
-// The scalar ceiling: the same chains on one lane (s0-s23 += s30 * s31), as the scalar
-// steps compile on AArch64 (GCC contracts a * b + c into fmadd there).
+// The scalar ceiling: the same chains on one lane, as GCC contracts the scalar steps into fmadd.
 #define FMADD(t, r) "fmadd " #t #r ", " #t "30, " #t "31, " #t #r "\n\t"
 #define V_ZERO(_, r) "movi v" #r ".16b, #0\n\t"
 #define V_CLOBBERS                                                                             \

@@ -1,7 +1,5 @@
-// SSE: no fused multiply-add, so the peak needs multiplies and adds issued side by side.
-// 7 multiply chains (xmm0-6: x *= 1) and 7 add chains (xmm7-13: x += tiny), interleaved:
-// a core with 2 multiply and 2 add pipes of latency 3 needs at least 2 x 3 = 6 of each
-// in flight.
+// SSE, no FMA: 7 multiply chains (xmm0-6: x *= 1) and 7 add chains (xmm7-13: x += tiny)
+// interleaved; 2 multiply and 2 add pipes of latency 3 need 6 of each in flight.
 #include "chains.hpp"
 #include "loops.hpp"
 

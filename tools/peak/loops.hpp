@@ -1,17 +1,13 @@
-// The timed loops of the peak meter, one file per instruction set (loop_<isa>.cpp), each
-// compiled with that set's flags and called only after gemm::cpu says the CPU has it.
-//
-// Every loop runs `iterations` (> 0) passes over many independent accumulator chains in
-// inline assembly, so the compiler can neither fold the arithmetic nor drop it, and
-// returns the floating-point operations it performed (a fused multiply-add counts 2).
-// Declarations only: nothing here may be emitted into the ISA files.
+// The peak meter's timed loops, one file per instruction set (loop_<isa>.cpp, its own flags),
+// called only where gemm::cpu says the CPU has it. Each runs `iterations` (> 0) passes over
+// independent chains in inline assembly, which the compiler can neither fold nor drop, and
+// returns the FLOPs it did (an FMA counts 2). Declarations only: nothing emitted into ISA files.
 #pragma once
 
 namespace gemm::peak::loops {
 
-// The clock: `iterations` passes of 100 dependent register-to-register integer adds, one
-// cycle each on every core we know (an add of an immediate can be folded at rename on some
-// cores, so the chain adds a register). Returns the number of adds. No ISA flags needed.
+// The clock: `iterations` passes of 100 dependent register adds (an immediate's may be folded at
+// rename), one cycle each; returns the adds. No ISA flags needed.
 double add_chain(long iterations);
 
 // x86-64

@@ -1,5 +1,4 @@
-// bin/peak: the peak-FLOPS meter. Everything is in the gemm_peak library (peak.cpp), which
-// the test suite calls directly.
+// bin/peak: the peak-FLOPS meter, all in the gemm_peak library the tests call.
 #include "peak.hpp"
 
 #include <gemm/numbers.hpp>

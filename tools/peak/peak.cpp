@@ -9,12 +9,9 @@
 #include <gemm/output_file.hpp>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iomanip>
@@ -34,17 +31,14 @@ namespace gemm::peak {
 
 std::string_view to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "fp64"; }
 
-namespace {
-std::string fixed_ratio(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", v);
-    return text;
+std::string fixed(double v, int decimals) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(decimals) << v;
+    return s.str();
 }
-}  // namespace
-
-// ---- The instruction sets -----------------------------------------------------------------
 
 namespace {
+
 #if defined(__x86_64__) || defined(_M_X64)
 constexpr Isa kIsas[] = {
     {"scalar", "mulss + addss, one lane", cpu::has_sse2, loops::scalar_fp32, loops::scalar_fp64, 1.0},
@@ -61,6 +55,76 @@ constexpr Isa kIsas[] = {
 #else
 constexpr std::span<const Isa> kIsas{};
 #endif
+
+const Isa* find_isa(std::string_view name) {
+    for (const Isa& isa : built_isas())
+        if (isa.name == name) return &isa;
+    return nullptr;
+}
+
+std::string read_first_line(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+using Clock = std::chrono::steady_clock;
+
+struct Timed {
+    double flops = 0;
+    double seconds = 0;   // the thread's CPU time: a core taken away mid-run does not count
+    double wall = 0;
+};
+
+Timed time_loop(double (*loop)(long), long iterations) {
+    const auto w0 = Clock::now();
+    const double t0 = cpu::thread_cpu_seconds();
+    const double flops = loop(iterations);
+    const double t1 = cpu::thread_cpu_seconds();
+    return {flops, t1 - t0, std::chrono::duration<double>(Clock::now() - w0).count()};
+}
+
+// Iterations that take about `seconds` on one pinned core: a trial grown until it is long
+// enough to time (10 ms, or half the target when that is shorter), then scaled.
+long calibrate(double (*loop)(long), int cpu, double seconds) {
+    long iterations = 0;
+    std::thread([&] {
+        cpu::pin_current_thread(cpu);
+        const double enough = std::min(0.01, seconds / 2);
+        long n = 256;
+        Timed t = time_loop(loop, n);
+        while (t.seconds < enough && n < (1L << 40)) t = time_loop(loop, n *= 4);
+        iterations = std::max(1L, static_cast<long>(static_cast<double>(n) * seconds / t.seconds));
+    }).join();
+    return iterations;
+}
+
+void check_threads(int threads) {
+    const int usable = cpu::cores();
+    if (threads < 1 || threads > usable)
+        throw std::invalid_argument("peak: " + std::to_string(threads) + " threads asked for, but this process may use " +
+                                    std::to_string(usable) + " CPU(s): threads sharing a CPU would count it twice");
+}
+
+// body(t) on `threads` threads, thread t pinned to the t-th usable CPU, all starting together;
+// false when some thread could not be pinned.
+template <class Body>
+bool run_pinned(int threads, Body body) {
+    const std::vector<int> cpus = cpu::allowed_cpus();
+    std::latch start(threads);
+    std::vector<std::thread> pool;
+    std::atomic<bool> pinned{true};
+    for (int t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            if (!cpu::pin_current_thread(cpus[static_cast<std::size_t>(t)])) pinned = false;
+            start.arrive_and_wait();
+            body(t);
+        });
+    for (auto& th : pool) th.join();
+    return pinned;
+}
+
 }  // namespace
 
 std::span<const Isa> built_isas() { return kIsas; }
@@ -72,72 +136,13 @@ std::vector<const Isa*> available_isas() {
     return out;
 }
 
-const Isa* find_isa(std::string_view name) {
-    for (const Isa& isa : built_isas())
-        if (isa.name == name) return &isa;
-    return nullptr;
-}
-
-// ---- Threads, pinned -----------------------------------------------------------------------
-
-namespace {
-
-std::string read_first_line(const std::string& path) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
-using Clock = std::chrono::steady_clock;
-// Pinning and per-thread CPU time (gemm/affinity.hpp): on a shared machine the scheduler may
-// take the core away in the middle of a run, and wall-clock time would count that too.
-using cpu::pin_current_thread;
-double thread_seconds() { return cpu::thread_cpu_seconds(); }
-
-struct Timed {
-    double flops = 0;
-    double seconds = 0;   // CPU time of the thread
-    double wall = 0;
-};
-
-Timed time_loop(double (*loop)(long), long iterations) {
-    const auto w0 = Clock::now();
-    const double t0 = thread_seconds();
-    const double flops = loop(iterations);
-    const double t1 = thread_seconds();
-    const auto w1 = Clock::now();
-    return {flops, t1 - t0, std::chrono::duration<double>(w1 - w0).count()};
-}
-
-// Iterations that take about `seconds` on one pinned core: grow a trial run until it is long
-// enough to time (10 ms, or the whole target when that is shorter), then scale.
-long calibrate(double (*loop)(long), int cpu, double seconds) {
-    long iterations = 0;
-    std::thread([&] {
-        pin_current_thread(cpu);
-        const double enough = std::min(0.01, seconds / 2);
-        long n = 256;
-        Timed t = time_loop(loop, n);
-        while (t.seconds < enough && n < (1L << 40)) {
-            n *= 4;
-            t = time_loop(loop, n);
-        }
-        iterations = std::max(1L, static_cast<long>(static_cast<double>(n) * seconds / t.seconds));
-    }).join();
-    return iterations;
-}
-
-}  // namespace
-
 int physical_cores(int threads) {
     const std::vector<int> cpus = cpu::allowed_cpus();
     std::set<std::pair<std::string, std::string>> cores;
     std::set<int> used;
     for (int t = 0; t < threads; ++t) used.insert(cpus[t % cpus.size()]);
 #if defined(__APPLE__)
-    // No topology files: macOS counts its cores (hw.physicalcpu) and hardware threads
-    // (hw.logicalcpu; two per core on Intel Macs with Hyper-Threading, one on Apple silicon).
+    // No topology files: hw.physicalcpu cores carry hw.logicalcpu hardware threads.
     int physical = 0, logical = 0;
     size_t len = sizeof physical;
     if (sysctlbyname("hw.physicalcpu", &physical, &len, nullptr, 0) == 0 && physical > 0 &&
@@ -153,50 +158,18 @@ int physical_cores(int threads) {
     return static_cast<int>(cores.size());
 }
 
-namespace {
-
-void check_threads(int threads) {
-    const int usable = cpu::cores();
-    if (threads < 1 || threads > usable)
-        throw std::invalid_argument("peak: " + std::to_string(threads) + " threads asked for, but this process may use " +
-                                    std::to_string(usable) + " CPU(s): threads sharing a CPU would count it twice");
-}
-
-// Runs body(t) on `threads` threads, thread t pinned to the t-th usable CPU, all starting
-// together. Returns false when some thread could not be pinned.
-template <class Body>
-bool run_pinned(int threads, Body body) {
-    const std::vector<int> cpus = cpu::allowed_cpus();
-    std::latch start(threads);
-    std::vector<std::thread> pool;
-    std::atomic<bool> pinned{true};
-    for (int t = 0; t < threads; ++t)
-        pool.emplace_back([&, t] {
-            if (!pin_current_thread(cpus[static_cast<std::size_t>(t)])) pinned = false;
-            start.arrive_and_wait();
-            body(t);
-        });
-    for (auto& th : pool) th.join();
-    return pinned;
-}
-
-}  // namespace
-
 Measurement measure(const Isa& isa, Precision precision, int threads, double seconds, int reps) {
     if (!isa.supported()) throw std::logic_error("peak: " + std::string(isa.name) + " not supported");
     check_threads(threads);
     double (*loop)(long) = precision == Precision::fp32 ? isa.loop_fp32 : isa.loop_fp64;
     long iterations = calibrate(loop, cpu::allowed_cpus()[0], seconds);
-
-    // A run the clocks saw as no time gives no rate, never 0 or infinity: it is run again,
-    // twice as long, up to 8 more times (the plots refuse a peak of 0).
+    // A run the clocks saw as no time gives no rate (the plots refuse a peak of 0): it runs
+    // again, twice as long, up to 8 more times.
     Measurement best;
     for (int r = 0, extra = 0; r < reps || (!(best.gflops > 0) && extra < 8); ++r) {
         if (r >= reps) ++extra, iterations *= 2;
-        // Every thread pins itself to its own CPU, waits for the others, then runs the same
-        // count. The threads run side by side, so their rates add up: total FLOPs over the
-        // longest CPU time of any of them. Where pinning failed, two threads may have shared
-        // a CPU, and only wall-clock time is safe.
+        // Side by side, the threads' rates add up: all FLOPs over the longest CPU time. Where
+        // pinning failed two threads may have shared a CPU, and only the wall clock is safe.
         std::vector<Timed> timed(static_cast<std::size_t>(threads));
         const bool pinned = run_pinned(threads, [&](int t) { timed[static_cast<std::size_t>(t)] = time_loop(loop, iterations); });
         double flops = 0, longest = 0, share = 1;
@@ -230,32 +203,24 @@ Frequency measure_clock(int threads, double seconds, int trials) {
     for (double g : ghz) sum += g;
     const double mean = sum / threads;
     if (!(mean > 0)) return {0, "not measurable here"};
-    std::ostringstream source;
-    source << "measured: dependent integer adds on " << threads << " pinned thread" << (threads > 1 ? "s" : "")
-           << ", median of " << trials;
-    return {mean, source.str()};
+    return {mean, "measured: dependent integer adds on " + std::to_string(threads) + " pinned thread" +
+                      (threads > 1 ? "s" : "") + ", median of " + std::to_string(trials)};
 }
-
-// ---- The formula ------------------------------------------------------------------------
 
 FlopsPerCycle flops_per_cycle(std::string_view isa, const cpu::Microarch& core, double avx512_over_avx2) {
     const bool known = !core.name.empty();
-    const std::string table = "table (" + core.name + ")";
-    auto from_table = [&](double fpc) { return FlopsPerCycle{fpc, core.pipes, table}; };
+    auto from_table = [&](double fpc) { return FlopsPerCycle{fpc, core.pipes, "table (" + core.name + ")"}; };
     if (isa == "avx512") {
-        // Where the part decides, or the core is unknown, the measurement does: a 512-bit
-        // FMA that takes twice as long as a 256-bit one (split pipes, or one unit) gives a
-        // ratio near 1, two full units near 2.
         if (known && core.avx512 > 0 && !core.avx512_width_varies) return from_table(core.avx512);
+        // Else the measurement decides: a 512-bit FMA at half the rate (split pipes, or one unit)
+        // gives a ratio near 1, two full units near 2.
         const double avx2 = known && core.avx2 > 0 ? core.avx2 : 32;
         if (avx512_over_avx2 > 0) {
             const double units = avx512_over_avx2 > 1.5 ? 2 : 1;
-            std::ostringstream why;
-            why << (units == 2 ? "512-bit FMA at twice the 256-bit rate" : "512-bit FMA at the 256-bit rate");
-            std::ostringstream source;
-            source << "inferred from the measured 512/256-bit ratio " << fixed_ratio(avx512_over_avx2)
-                   << (known ? " (" + core.name + ": the part decides)" : " (core not in the table)");
-            return {avx2 * units, why.str(), source.str()};
+            return {avx2 * units,
+                    units == 2 ? "512-bit FMA at twice the 256-bit rate" : "512-bit FMA at the 256-bit rate",
+                    "inferred from the measured 512/256-bit ratio " + fixed(avx512_over_avx2, 2) +
+                        (known ? " (" + core.name + ": the part decides)" : " (core not in the table)")};
         }
         return {known && core.avx512 > 0 ? core.avx512 : 64, "two 512-bit FMA units assumed",
                 "assumed: the 256-bit figure was not measured"};
@@ -285,37 +250,27 @@ Frequency os_frequency() {
         return {static_cast<double>(hz) / 1e9, "sysctl hw.cpufrequency_max"};
 #endif
     const std::string khz = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
-    if (!khz.empty()) {
-        const double v = std::atof(khz.c_str()) / 1e6;
-        if (v > 0) return {v, "cpufreq cpuinfo_max_freq"};
-    }
+    if (const double v = std::atof(khz.c_str()) / 1e6; v > 0) return {v, "cpufreq cpuinfo_max_freq"};
     std::ifstream in("/proc/cpuinfo");
     double mhz = 0;
     for (std::string line; std::getline(in, line);) {
-        if (line.rfind("cpu MHz", 0) != 0) continue;
         const auto colon = line.find(':');
-        if (colon != std::string::npos) mhz = std::max(mhz, std::atof(line.c_str() + colon + 1));
+        if (line.rfind("cpu MHz", 0) == 0 && colon != std::string::npos)
+            mhz = std::max(mhz, std::atof(line.c_str() + colon + 1));
     }
     if (mhz > 0) return {mhz / 1e3, "/proc/cpuinfo \"cpu MHz\" (the current clock, not the boost)"};
     return {0, "unknown (give --ghz)"};
 }
 
-// ---- Output -----------------------------------------------------------------------------
-
-void write_csv(std::ostream& out, const std::vector<Row>& rows) {
-    out << "isa,precision,threads,gflops\n";
-    for (const Row& r : rows) {
-        char value[32];
-        std::snprintf(value, sizeof value, "%.1f", r.gflops);
-        out << r.isa << ',' << to_string(r.precision) << ',' << r.threads << ',' << value << '\n';
-    }
-}
-
-// ---- Command line ----------------------------------------------------------------------
-
 namespace {
 
-constexpr double kMinSeconds = 0.001;   // --seconds: below, a run is too short to time
+struct Row {
+    std::string isa;
+    Precision precision;
+    int threads;
+    double gflops;
+    double theoretical;    // 0 when the frequency is unknown
+};
 
 struct Options {
     double seconds = 0.25;
@@ -351,51 +306,41 @@ Options parse(int argc, const char* const* argv) {
         const std::string arg = argv[i];
         if (arg == "--info") {
             o.info = true;
-        } else if (arg == "--seconds") {
-            // At least a millisecond: shorter, a timed run is a few iterations, which the
-            // thread's CPU clock may see as no time (a rate of 0 the plots refuse).
-            o.seconds = gemm::real_option(arg, gemm::option_value(argc, argv, i), kMinSeconds, 60);
+        } else if (arg == "--seconds") {   // shorter than 1 ms, the CPU clock may see no time
+            o.seconds = real_option(arg, option_value(argc, argv, i), 0.001, 60);
         } else if (arg == "--reps") {
-            o.reps = gemm::count_option(arg, gemm::option_value(argc, argv, i), 100);
+            o.reps = count_option(arg, option_value(argc, argv, i), 100);
         } else if (arg == "--threads") {
-            o.threads = gemm::threads_option(arg, gemm::option_value(argc, argv, i), gemm::kPinnedThreadsPerCpu);
+            o.threads = threads_option(arg, option_value(argc, argv, i), kPinnedThreadsPerCpu);
         } else if (arg == "--ghz") {
-            o.ghz = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 20);
+            o.ghz = positive_option(arg, option_value(argc, argv, i), 20);
         } else if (arg == "--csv") {
-            o.csv = gemm::option_value(argc, argv, i);
-            if (o.csv.empty()) throw gemm::UsageError("--csv: needs a file name");
+            o.csv = meter::csv_option(argc, argv, i);
         } else if (arg == "--isa") {
-            const std::string list = gemm::option_value(argc, argv, i);
-            for (const std::string& name : gemm::list_option(arg, list)) {
+            for (const std::string& name : list_option(arg, option_value(argc, argv, i))) {
                 const Isa* isa = find_isa(name);
-                if (isa == nullptr)
-                    throw gemm::UsageError(gemm::quoted(arg, name) + ": not an instruction set this build measures");
-                if (!isa->supported()) throw gemm::UsageError(gemm::quoted(arg, name) + ": this CPU does not have it");
+                if (isa == nullptr) throw UsageError(quoted(arg, name) + ": not an instruction set this build measures");
+                if (!isa->supported()) throw UsageError(quoted(arg, name) + ": this CPU does not have it");
                 o.isas.push_back(name);
             }
         } else {
-            throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
+            throw UsageError(quoted("", arg) + ": unknown option (see --help)");
         }
     }
     return o;
 }
 
-std::string fixed(double v, int decimals) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(decimals) << v;
-    return s.str();
-}
-
-// The lines above the table; returns the clock of each thread count, measured unless --ghz
-// gives it.
+// The lines above the table; the clock of each thread count, measured unless --ghz gives it.
 std::vector<Frequency> print_header(std::ostream& out, const Options& o, const std::vector<int>& thread_counts) {
     const cpu::Microarch& core = cpu::microarch();
     const Frequency reported = os_frequency();
+    auto ghz = [](const Frequency& f, const char* none) { return f.ghz > 0 ? fixed(f.ghz, 2) + " GHz" : none; };
+    const bool pinned = *cpu::pinning_note() == '\0';
     out << "Peak FLOPS of " << cpu::name() << " (" << cpu::arch() << ", "
         << (core.name.empty() ? cpu::microarch_label() + ", not in the table" : core.name) << "), each figure the best of "
         << o.reps << " runs of " << o.seconds << " s (the threads' CPU time), threads "
-        << (*cpu::pinning_note() == '\0' ? "pinned\n" : "not pinned\n");
-    if (*cpu::pinning_note() != '\0') out << cpu::pinning_note() << "; their time is the wall clock's\n";
+        << (pinned ? "pinned\n" : "not pinned\n");
+    if (!pinned) out << cpu::pinning_note() << "; their time is the wall clock's\n";
     // Apple silicon: the table's pipes are the performance cores'.
     if (const auto& kinds = cpu::core_kinds(); kinds.size() > 1)
         out << "cores: " << cpu::core_kinds_line(kinds) << "; the formula counts every core as a " << kinds[0].name
@@ -404,12 +349,10 @@ std::vector<Frequency> print_header(std::ostream& out, const Options& o, const s
     for (int threads : thread_counts) {
         clocks.push_back(o.ghz > 0 ? Frequency{o.ghz, "--ghz"} : measure_clock(threads, std::min(o.seconds, 0.05)));
         if (clocks.back().ghz <= 0) clocks.back() = reported;
-        out << "clock, " << threads << " thread" << (threads > 1 ? "s" : "") << ": "
-            << (clocks.back().ghz > 0 ? fixed(clocks.back().ghz, 2) + " GHz" : "unknown") << " ["
-            << clocks.back().source << "]\n";
+        out << "clock, " << threads << " thread" << (threads > 1 ? "s" : "") << ": " << ghz(clocks.back(), "unknown")
+            << " [" << clocks.back().source << "]\n";
     }
-    out << "the OS reports " << (reported.ghz > 0 ? fixed(reported.ghz, 2) + " GHz" : "no clock") << " ["
-        << reported.source << "]\n"
+    out << "the OS reports " << ghz(reported, "no clock") << " [" << reported.source << "]\n"
         << "formula = physical cores x clock x FLOPs per cycle (per ISA, below)\n\n";
     out << std::left << std::setw(8) << "isa" << std::setw(11) << "precision" << std::right
         << std::setw(8) << "threads" << std::setw(12) << "GFLOPS" << std::setw(14) << "formula"
@@ -433,7 +376,6 @@ void print_row(std::ostream& out, const Row& r) {
 // Every ISA, precision and thread count, each row printed as it is measured.
 Table measure_table(std::ostream& out, const Options& o, const std::vector<const Isa*>& isas,
                     const std::vector<int>& thread_counts, const std::vector<Frequency>& clocks) {
-    const cpu::Microarch& core = cpu::microarch();
     Table t;
     for (std::size_t c = 0; c < thread_counts.size(); ++c) {
         const int threads = thread_counts[c];
@@ -447,7 +389,8 @@ Table measure_table(std::ostream& out, const Options& o, const std::vector<const
                 if (p == Precision::fp32) {
                     if (isa->name == "avx2") avx2_fp32 = m.gflops;
                     if (c == 0) {   // one core: the table, or the 512/256-bit ratio measured here
-                        f = flops_per_cycle(isa->name, core, isa->name == "avx512" && avx2_fp32 > 0 ? m.gflops / avx2_fp32 : 0);
+                        const double ratio = isa->name == "avx512" && avx2_fp32 > 0 ? m.gflops / avx2_fp32 : 0;
+                        f = flops_per_cycle(isa->name, cpu::microarch(), ratio);
                         t.used.emplace_back(isa, f);
                     } else {        // more cores of the same kind: the same pipes
                         for (const auto& [which, first] : t.used)
@@ -466,10 +409,9 @@ Table measure_table(std::ostream& out, const Options& o, const std::vector<const
 void print_notes(std::ostream& out, const Table& t, int all) {
     out << "\nFLOPs per cycle per core, fp32 (fp64: half, scalar: the same); the formula counts "
         << physical_cores(all) << " physical core(s) for " << all << " thread(s):\n";
-    for (const auto& [isa, f] : t.used) {
+    for (const auto& [isa, f] : t.used)
         out << "  " << std::left << std::setw(7) << isa->name << std::right << std::setw(3)
             << f.fp32 << "  " << f.source << ": " << f.why << "  [loop: " << isa->instructions << "]\n";
-    }
     if (t.lowest_share < 0.9)
         out << "This machine was busy: in some runs the loop had the core only "
             << fixed(100 * t.lowest_share, 0) << "% of the wall-clock time. The figures divide by\n"
@@ -497,15 +439,15 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     }
     OutputFile csv;
     if (!meter::open_csv("peak", o.csv, csv, err)) return 3;
-
     const int all = o.threads > 0 ? o.threads : cpu::cores();
     const std::vector<int> thread_counts = meter::thread_counts(all);
-    const std::vector<Frequency> clocks = print_header(out, o, thread_counts);
-    const Table table = measure_table(out, o, isas, thread_counts, clocks);
+    const Table table = measure_table(out, o, isas, thread_counts, print_header(out, o, thread_counts));
     print_notes(out, table, all);
-    std::ostringstream text;
-    write_csv(text, table.rows);
-    return meter::write_csv("peak", o.csv, csv, text.str(), out, err);
+    std::string text = "isa,precision,threads,gflops\n";
+    for (const Row& r : table.rows)
+        text += r.isa + ',' + std::string(to_string(r.precision)) + ',' + std::to_string(r.threads) + ',' +
+                fixed(r.gflops, 1) + '\n';
+    return meter::write_csv("peak", o.csv, csv, text, err, &out);
 }
 
 }  // namespace gemm::peak

@@ -1,6 +1,5 @@
-// The peak meter: how many FLOPS this CPU sustains for each instruction set it has, on one
-// core and on all of them, next to the textbook formula cores x GHz x FLOPs per cycle.
-// Also the CPU report (tools/cpuinfo, `peak --info`). The command line is in run().
+// The peak meter: the FLOPS this CPU sustains per instruction set, one core and all, beside the
+// formula cores x GHz x FLOPs per cycle; also the CPU report (tools/cpuinfo, `peak --info`).
 #pragma once
 
 #include <gemm/cpu.hpp>
@@ -16,6 +15,7 @@ namespace gemm::peak {
 
 enum class Precision { fp32, fp64 };
 std::string_view to_string(Precision p);
+std::string fixed(double v, int decimals);   // "3.50" for (3.5, 2)
 
 // One instruction set's timed loops (loops.hpp) and what the formula assumes about it.
 struct Isa {
@@ -28,23 +28,20 @@ struct Isa {
 };
 std::span<const Isa> built_isas();        // the loops compiled for this architecture
 std::vector<const Isa*> available_isas(); // those this CPU can run, in built order
-const Isa* find_isa(std::string_view name);
 
-// Sustained GFLOPS: `threads` threads, each pinned to its own CPU of those this process may
-// use, run the same loop for about `seconds` of their own CPU time; the best of `reps` runs.
-// More threads than usable CPUs throw std::invalid_argument: two threads sharing a CPU would
-// each count the CPU's whole rate. cpu_share: the lowest fraction of wall-clock time a thread
-// of that run actually ran (below 1 when other processes shared the core).
+// GFLOPS of `threads` threads, each pinned to its own usable CPU (more threads than CPUs throw
+// std::invalid_argument: a shared CPU would count twice), each running the loop for about
+// `seconds` of its own CPU time; the best of `reps`. cpu_share: the lowest fraction of the wall
+// clock a thread actually ran.
 struct Measurement {
     double gflops = 0;
     double cpu_share = 1;
 };
 Measurement measure(const Isa& isa, Precision precision, int threads, double seconds, int reps);
 
-// The formula's inputs. FLOPs per cycle per core comes from the microarchitecture table
-// (gemm::cpu::classify), which CPUID cannot replace. Where the table does not know the core,
-// or the part decides (one or two 512-bit FMA units), the 512-bit figure is inferred from
-// the measured 512-bit / 256-bit ratio (avx512_over_avx2; 0 = not measured).
+// FLOPs per cycle per core from the microarchitecture table (gemm::cpu::classify); where the
+// table does not know, or the part decides, the 512-bit figure follows the measured
+// 512-bit / 256-bit ratio (avx512_over_avx2; 0 = not measured).
 struct FlopsPerCycle {
     double fp32 = 0;       // fp64: Isa::fp64_share of it
     std::string why;       // the pipes assumed
@@ -58,27 +55,16 @@ struct Frequency {
 };
 Frequency os_frequency();   // cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "cpu MHz"
 
-// The clock the cores run at while busy: `threads` pinned threads each time a chain of
-// dependent integer adds (one a cycle) at two lengths, on their own CPU time, and take the
-// difference, so the fixed cost of starting drops out; the median of `trials` such pairs per
-// thread, averaged over the threads. About 8 x `seconds` of CPU time per thread.
+// The busy clock: `threads` pinned threads time dependent integer adds (one a cycle) at two
+// lengths on their own CPU time, the difference dropping the start-up cost; the median of
+// `trials` pairs per thread, averaged over the threads (about 8 x `seconds` each).
 Frequency measure_clock(int threads, double seconds, int trials = 5);
 
-// How many distinct physical cores the first `threads` of gemm::cpu::allowed_cpus()
-// (wrapping) cover: SMT siblings share one core's FMA pipes.
+// The physical cores under the first `threads` of gemm::cpu::allowed_cpus() (wrapping): SMT
+// siblings share one core's FMA pipes.
 int physical_cores(int threads);
 
-struct Row {
-    std::string isa;
-    Precision precision;
-    int threads;
-    double gflops;
-    double theoretical;    // 0 when the frequency is unknown
-};
-void write_csv(std::ostream& out, const std::vector<Row>& rows);   // isa,precision,threads,gflops
-
-// What bin/cpuinfo reports, gathered once: its human report, --steps and --json are all
-// written from these (tools/cpuinfo; docs/contracts.md, "bin/cpuinfo").
+// What bin/cpuinfo reports, gathered once for its report, --steps and --json (docs/contracts.md).
 struct StepFacts {
     const Step* step;
     const Variant* variant;   // the one it runs here; nullptr: not supported on this CPU
@@ -108,12 +94,11 @@ struct Context {
 };
 Context context();   // runs the reference runners' --kernels (fast); measures nothing
 
-// The CPU report: name, features and where they come from, cores, frequency, caches and
-// the block sizes every registered step with tunables uses here (from gemm::steps()).
+// The CPU report: name, features, cores, clock, caches and each step's block sizes here.
 void cpu_report(std::ostream& out);
 
-// The whole command line of bin/peak; returns the exit status: 0, 2 for a usage error or 3
-// when the CSV cannot be written, with one line on `err`; 77 when no instruction set runs.
+// bin/peak's command line; the exit status: 0, 2 usage error, 3 CSV not writable (one line on
+// `err`), 77 when no instruction set runs.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace gemm::peak

@@ -1,6 +1,5 @@
 // The CPU report of tools/cpuinfo and `peak --info`: what the steps see when they choose a
-// kernel variant and their block sizes. The block sizes come from the registry itself, so
-// the report stays true when a step changes how it picks them.
+// variant and block sizes, the latter from the registry itself so the report stays true.
 #include "peak.hpp"
 
 #include <gemm/affinity.hpp>
@@ -9,7 +8,6 @@
 
 #include <cstdio>
 #include <iomanip>
-#include <sstream>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -38,15 +36,6 @@ std::vector<std::string_view> features_used() {
     return names;
 }
 
-std::string feature_list(const std::vector<std::string_view>& names) {
-    std::string s;
-    for (std::string_view name : names) {
-        if (!s.empty()) s += ' ';
-        s += name;
-    }
-    return s.empty() ? "(none of those the steps use)" : s;
-}
-
 const char* feature_source() {
     const std::string_view arch = cpu::arch();
     if (arch == "x86_64") return "CPUID, with XGETBV for the OS's register support";
@@ -57,8 +46,8 @@ const char* feature_source() {
     return "no detection on this architecture";
 }
 
-// The kernel set a reference runner built next to this program would measure, from its
-// --kernels report ("running", "detected", "why" lines), or why there is none.
+// The kernel set the reference runner next to this program would measure, from its --kernels
+// report ("running", "detected", "why" lines), or why there is none.
 std::string library_kernels(const char* runner) {
 #if defined(__linux__)
     char self[4096] = {};
@@ -95,30 +84,17 @@ void step_report(std::ostream& out, const std::vector<StepFacts>& steps) {
     for (const StepFacts& s : steps) {
         out << "  " << std::left << std::setw(22) << s.step->slug << std::setw(9)
             << (s.variant ? std::string(s.variant->name) : "-");
-        if (!s.variant) {
-            out << "not supported on this CPU\n";
+        if (!s.variant || s.step->def->params.empty()) {
+            out << (s.variant ? "(no block sizes)\n" : "not supported on this CPU\n");
             continue;
         }
-        if (s.step->def->params.empty()) {
-            out << "(no block sizes)\n";
-            continue;
-        }
-        bool first = true;
-        for (const StepFacts::Value& p : s.params) {
-            if (!first) out << indent;
-            first = false;
-            out << p.name << " = " << p.value << "   " << p.help << '\n';
-        }
+        for (std::size_t i = 0; i < s.params.size(); ++i)
+            out << (i > 0 ? indent : "") << s.params[i].name << " = " << s.params[i].value << "   " << s.params[i].help
+                << '\n';
         if (s.has_tuned)
             out << indent << "source=" << s.tuned.source << (s.tuned.note.empty() ? "" : " (" + s.tuned.note + ")")
                 << '\n';
     }
-}
-
-std::string fpc(double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
 }
 
 }  // namespace
@@ -130,8 +106,7 @@ std::vector<StepFacts> step_facts() {
         if (facts.variant != nullptr) {
             for (const Param& p : s.def->params)
                 if (p.in_effect()) facts.params.push_back({p.name, p.help, p.get()});
-            // The values are the rules': with threads = 0 the step sets nothing, it says what a
-            // run would take.
+            // With threads = 0 the step sets nothing: it says what a run would take.
             if (s.def->tuned_params != nullptr) {
                 facts.has_tuned = true;
                 facts.tuned = s.def->tuned_params(facts.variant->name, 0);
@@ -160,7 +135,6 @@ void cpu_report(std::ostream& out) {
     const cpu::Caches& c = cpu::caches();
     const Context ctx = context();
     auto row = [&](const char* key) -> std::ostream& { return out << std::left << std::setw(11) << key; };
-
     const cpu::Identity& id = cpu::identity();
     const cpu::Microarch& core = cpu::microarch();
     row("CPU") << cpu::name() << " (" << cpu::arch() << ")\n";
@@ -171,24 +145,24 @@ void cpu_report(std::ostream& out) {
                          : id.vendor.empty() ? std::string("unknown (the CPU does not identify itself here)")
                                              : "not in the table (" + cpu::microarch_label() + ")")
                      << "\n";
-    row("features") << feature_list(ctx.features) << "  [" << ctx.feature_source << "]\n";
+    std::string features;
+    for (std::string_view name : ctx.features) features.append(features.empty() ? "" : " ").append(name);
+    row("features") << (features.empty() ? "(none of those the steps use)" : features) << "  [" << ctx.feature_source
+                    << "]\n";
     row("peak ISAs");
     for (const IsaFacts& isa : ctx.isas) out << isa.isa->name << ' ';
     out << " [what bin/peak measures here]\n";
     row("cores") << ctx.logical_cpus << " logical CPU(s) this process may use, on " << ctx.physical_cores
                  << " physical core(s)\n";
-    const Frequency& f = ctx.os_clock;
     const Frequency measured = measure_clock(1, 0.02);
     row("clock");
-    if (measured.ghz > 0)
-        out << std::fixed << std::setprecision(2) << measured.ghz << std::defaultfloat << " GHz busy, one core ["
-            << measured.source << "]; ";
-    if (f.ghz > 0) out << "the OS says " << std::fixed << std::setprecision(2) << f.ghz << std::defaultfloat << " GHz";
-    out << " [" << f.source << "]\n";
+    if (measured.ghz > 0) out << fixed(measured.ghz, 2) << " GHz busy, one core [" << measured.source << "]; ";
+    if (ctx.os_clock.ghz > 0) out << "the OS says " << fixed(ctx.os_clock.ghz, 2) << " GHz";
+    out << " [" << ctx.os_clock.source << "]\n";
     row("FP pipes") << (core.pipes.empty() ? "not in the table" : core.pipes) << "\n";
     row("FLOPs/cyc");
     for (const IsaFacts& isa : ctx.isas)
-        out << isa.isa->name << ' ' << fpc(isa.flops.fp32) << (isa.flops.source.rfind("table", 0) == 0 ? "" : "?")
+        out << isa.isa->name << ' ' << isa.flops.fp32 << (isa.flops.source.rfind("table", 0) == 0 ? "" : "?")
             << "  ";
     out << "[fp32 per core and cycle; ? = not from the table: bin/peak infers or assumes it]\n";
     row("OpenBLAS") << ctx.openblas << "\n";
