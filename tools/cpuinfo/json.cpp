@@ -37,21 +37,20 @@ void Json::start(std::string_view key) {
     if (!key.empty()) out_ += quoted(key) + ": ";
 }
 
-void Json::open(std::string_view key, char bracket) {
+Json& Json::raw(std::string_view key, std::string_view json) {
     start(key);
-    out_ += bracket;
+    out_ += json;
+    return *this;
+}
+
+Json& Json::open(std::string_view key, char bracket) {
+    raw(key, std::string_view(&bracket, 1));
     open_.push_back({bracket == '{' ? '}' : ']', false});
-}
-
-Json& Json::object(std::string_view key) {
-    open(key, '{');
     return *this;
 }
 
-Json& Json::array(std::string_view key) {
-    open(key, '[');
-    return *this;
-}
+Json& Json::object(std::string_view key) { return open(key, '{'); }
+Json& Json::array(std::string_view key) { return open(key, '['); }
 
 Json& Json::end() {
     const Open closing = open_.back();
@@ -65,42 +64,10 @@ Json& Json::end() {
     return *this;
 }
 
-Json& Json::value(std::string_view key, std::string_view text) {
-    start(key);
-    out_ += quoted(text);
-    return *this;
-}
-
-Json& Json::value(std::string_view key, long long number) {
-    start(key);
-    out_ += std::to_string(number);
-    return *this;
-}
-
 Json& Json::real(std::string_view key, double number) {
-    start(key);
-    if (!std::isfinite(number)) {
-        out_ += "null";
-        return *this;
-    }
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", number);
-    out_ += buf;
-    return *this;
+    return raw(key, std::isfinite(number) ? buf : "null");
 }
-
-Json& Json::flag(std::string_view key, bool yes) {
-    start(key);
-    out_ += yes ? "true" : "false";
-    return *this;
-}
-
-Json& Json::null(std::string_view key) {
-    start(key);
-    out_ += "null";
-    return *this;
-}
-
-Json& Json::element(std::string_view text) { return value({}, text); }
 
 }  // namespace cpuinfo

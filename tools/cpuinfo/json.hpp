@@ -1,7 +1,6 @@
-// A small JSON writer for bin/cpuinfo --json: objects, arrays, strings (escaped: quote,
-// backslash and every control character), whole numbers, reals and booleans, written in
-// order to a string with two-space indents. It checks nothing the caller could get wrong
-// beyond commas: keys go in objects, bare values in arrays (as the code below uses it).
+// A small JSON writer for bin/cpuinfo --json: objects, arrays, strings (quote, backslash and
+// every control character escaped), numbers and booleans, in order, with two-space indents. It
+// checks only the commas: keys go in objects, bare values in arrays.
 #pragma once
 
 #include <string>
@@ -15,21 +14,22 @@ public:
     Json& object(std::string_view key = {});   // opens {; key: inside an object
     Json& array(std::string_view key = {});    // opens [
     Json& end();                               // closes the innermost
-    Json& value(std::string_view key, std::string_view text);
+    Json& value(std::string_view key, std::string_view text) { return raw(key, quoted(text)); }
     Json& value(std::string_view key, const char* text) { return value(key, std::string_view(text)); }
-    Json& value(std::string_view key, long long number);
+    Json& value(std::string_view key, long long number) { return raw(key, std::to_string(number)); }
     Json& value(std::string_view key, int number) { return value(key, static_cast<long long>(number)); }
     Json& real(std::string_view key, double number);   // null when not finite
-    Json& flag(std::string_view key, bool yes);
-    Json& null(std::string_view key);
-    Json& element(std::string_view text);   // a string in an array
+    Json& flag(std::string_view key, bool yes) { return raw(key, yes ? "true" : "false"); }
+    Json& null(std::string_view key) { return raw(key, "null"); }
+    Json& element(std::string_view text) { return value({}, text); }   // a string in an array
     const std::string& text() const { return out_; }
 
     static std::string quoted(std::string_view text);
 
 private:
+    Json& raw(std::string_view key, std::string_view json);   // `json` after start(key)
     void start(std::string_view key);   // the comma, the newline and indent, and "key": when given
-    void open(std::string_view key, char bracket);
+    Json& open(std::string_view key, char bracket);
     std::string out_;
     struct Open {
         char bracket;      // the one that closes it

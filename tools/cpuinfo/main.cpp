@@ -1,18 +1,9 @@
-// bin/cpuinfo: what the steps see on this machine: CPU name, instruction sets, cores, clock,
-// caches, and the variant and block sizes each registered step uses here. The same report
-// as `peak --info`; it lives in the gemm_peak library (tools/peak/report.cpp).
-//
-// `cpuinfo --steps` lists the registry for scripts instead, one step a line:
-//     NUMBER SLUG parallel|serial VARIANT|unsupported
-// (run_all.sh uses it to give --threads to the parallel steps only).
-// `cpuinfo --identity` prints the two lines step 10's wisdom file records and compares
-// (gemm::cpu::machine_lines; docs/contracts.md, "Wisdom (step 10)"), for tools/tune.py:
-//     cpu VENDOR FAMILY MODEL MICROARCH
-//     caches L1D L2 L3
-// `cpuinfo --json [--sizes N,N,...] [--threads T,T,...]` prints all of that as one JSON object
-// (docs/contracts.md, "bin/cpuinfo --json"), with each step's plan for those products, for
-// plots/machine.py. The report, --steps and --json come from one gathering (peak.hpp's context).
+// bin/cpuinfo: what the steps see here (the report of `peak --info`, tools/peak/report.cpp);
+// --steps, --uarch and --identity one-line answers for scripts (run_all.sh, tools/tune.py), and
+// --json all of it for plots/machine.py (docs/contracts.md, "bin/cpuinfo --json"). The report,
+// --steps and --json come from one gathering (peak.hpp's context).
 #include "json.hpp"
+#include "meter_cli.hpp"
 #include "peak.hpp"
 
 #include <gemm/affinity.hpp>
@@ -50,13 +41,6 @@ struct PlanRequest {
     std::vector<int> sizes, threads;
 };
 
-std::vector<int> whole_list(std::string_view option, std::string_view list, long long hi) {
-    std::vector<int> out;
-    for (const std::string& item : gemm::list_option(option, list))
-        out.push_back(static_cast<int>(gemm::whole_option(option, item, 1, hi)));
-    return out;
-}
-
 void steps_lines(const std::vector<StepFacts>& steps) {
     for (const StepFacts& s : steps)
         std::cout << s.step->number << ' ' << s.step->slug << ' ' << (s.step->def->parallel ? "parallel" : "serial")
@@ -90,8 +74,7 @@ void step_json(cpuinfo::Json& j, const StepFacts& s, const PlanRequest& request)
     const gemm::StepDef& def = *s.step->def;
     j.object().value("number", s.step->number).value("slug", s.step->slug);
     j.value("threading", def.parallel ? "parallel" : "serial");
-    if (s.variant) j.value("variant", s.variant->name);
-    else j.value("variant", "unsupported");
+    j.value("variant", s.variant ? s.variant->name : std::string_view("unsupported"));
     if (s.variant) tile(j, *s.variant);
     else j.null("tile");
     j.array("variants");
@@ -114,6 +97,7 @@ void step_json(cpuinfo::Json& j, const StepFacts& s, const PlanRequest& request)
             }
     j.end().end();
 }
+
 void identity_json(cpuinfo::Json& j) {
     const gemm::cpu::Identity& id = gemm::cpu::identity();
     const gemm::cpu::MachineLines lines = gemm::cpu::machine_lines();
@@ -166,9 +150,10 @@ PlanRequest plan_request(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--sizes") {
-            request.sizes = whole_list(arg, gemm::option_value(argc, argv, i), gemm::kMaxSize);
+            request.sizes = gemm::meter::whole_list(arg, gemm::option_value(argc, argv, i), gemm::kMaxSize);
         } else if (arg == "--threads") {
-            request.threads = whole_list(arg, gemm::option_value(argc, argv, i), gemm::max_threads(gemm::kThreadsPerCpu));
+            request.threads =
+                gemm::meter::whole_list(arg, gemm::option_value(argc, argv, i), gemm::max_threads(gemm::kThreadsPerCpu));
         } else {
             throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
         }
@@ -177,59 +162,45 @@ PlanRequest plan_request(int argc, char** argv) {
     return request;
 }
 
-int run(int argc, char** argv) {
-    if (gemm::wants_help(argc, argv)) {
-        std::cout << kUsage;
-        return 0;
-    }
-    if (const std::string problem = gemm::environment_problem(); !problem.empty()) {
-        std::cerr << "cpuinfo: " << problem << '\n';
-        return 2;
-    }
+// Throws gemm::UsageError. Only --json takes more than one option, so only it can repeat one.
+void run(int argc, char** argv) {
+    if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
     const std::string_view arg = argc > 1 ? argv[1] : "";
     if (arg == "--json") {
-        PlanRequest request;
-        try {
-            if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-                throw gemm::UsageError(gemm::shown(twice) + ": given twice");
-            request = plan_request(argc, argv);
-        } catch (const gemm::UsageError& e) {
-            std::cerr << "cpuinfo: " << e.what() << '\n';
-            return 2;
-        }
-        json_report(request);
-        return 0;
-    }
-    if (argc > 2) {
-        std::cerr << "cpuinfo: " << gemm::quoted("", argv[2]) << ": unexpected argument (see --help)\n";
-        return 2;
-    }
-    if (arg == "--uarch") {   // one line for scripts: "Zen 4", or "GenuineIntel family 6 model 1"
+        if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
+            throw gemm::UsageError(gemm::shown(twice) + ": given twice");
+        json_report(plan_request(argc, argv));
+    } else if (argc > 2) {
+        throw gemm::UsageError(gemm::quoted("", argv[2]) + ": unexpected argument (see --help)");
+    } else if (arg == "--uarch") {   // "Zen 4", or "GenuineIntel family 6 model 1"
         std::cout << gemm::cpu::microarch_label() << '\n';
-        return 0;
-    }
-    if (arg == "--identity") {   // the lines step 10's wisdom is compared with (gemm/cpu.hpp)
+    } else if (arg == "--identity") {   // the lines step 10's wisdom is compared with (gemm/cpu.hpp)
         const gemm::cpu::MachineLines lines = gemm::cpu::machine_lines();
         std::cout << lines.cpu << '\n' << lines.caches << '\n';
-        return 0;
-    }
-    if (arg == "--steps") {
+    } else if (arg == "--steps") {
         steps_lines(gemm::peak::step_facts());
-        return 0;
+    } else if (!arg.empty()) {
+        throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
+    } else {
+        gemm::peak::cpu_report(std::cout);
     }
-    if (!arg.empty()) {
-        std::cerr << "cpuinfo: " << gemm::quoted("", arg) << ": unknown option (see --help)\n";
-        return 2;
-    }
-    gemm::peak::cpu_report(std::cout);
-    return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
-    const int status = run(argc, argv);
+    int status = 0;
+    if (gemm::wants_help(argc, argv)) {
+        std::cout << kUsage;
+    } else {
+        try {
+            run(argc, argv);
+        } catch (const gemm::UsageError& e) {
+            std::cerr << "cpuinfo: " << e.what() << '\n';
+            status = 2;
+        }
+    }
     std::cout.flush();
     return gemm::finish_stdout("cpuinfo", status);
 }

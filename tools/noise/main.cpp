@@ -1,13 +1,10 @@
-// bin/noise: the disturbances of a shared machine, made on purpose, so that a run's robustness
-// can be tried on a quiet one. Two neighbours, each on and off in spells of random length:
-//
-//   memory  streams a large buffer (reads and writes every cache line) on one CPU: the shared
-//           L3 and the memory bus are busy, as when another guest or program streams data;
-//   share   runs on the CPU the measurement runs on for a share of the time (--load), as
-//           another program or a hypervisor thread on the same core: that core slows by it.
-//
-// Each stops by itself after --seconds. With --log, each spell's start and end go to standard
-// output ("12.503 memory on"), so a test can say which samples a spell could have touched.
+// bin/noise: a shared machine's disturbances on purpose, to try a run's robustness on a quiet
+// one: `memory` streams a large buffer on one CPU (the shared L3 and memory bus busy), `share`
+// takes a share of the measured CPU's time (a co-runner or hypervisor thread), each on and off
+// in spells of random length, stopping after --seconds. --log prints each spell's start and end
+// ("12.503 memory on"), so a test can say which samples a spell could have touched.
+#include "meter_cli.hpp"
+
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
@@ -19,7 +16,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
+#include <iostream>
 #include <mutex>
 #include <new>
 #include <random>
@@ -51,17 +48,16 @@ bool log_spells = false;
 
 void on_signal(int) { stop = true; }
 
-double since_start() { return std::chrono::duration<double>(Clock::now() - start_time).count(); }
-
 void say(const char* who, bool on) {
     if (!log_spells) return;
     std::lock_guard<std::mutex> lock(print_lock);
-    std::printf("%.3f %s %s\n", since_start(), who, on ? "on" : "off");
+    const double since_start = std::chrono::duration<double>(Clock::now() - start_time).count();
+    std::printf("%.3f %s %s\n", since_start, who, on ? "on" : "off");
     std::fflush(stdout);
 }
 
 struct Range {
-    double lo, hi;
+    double lo, hi;   // seconds
 };
 
 // "2-30" or "5": seconds, each above 0 and at most an hour. A message quotes the whole value.
@@ -69,7 +65,7 @@ Range parse_range(const std::string& option, const std::string& value) {
     const auto dash = value.find('-', 1);   // past a leading sign, which parse_real refuses
     const std::string lo_text = value.substr(0, dash), hi_text = dash == std::string::npos ? lo_text : value.substr(dash + 1);
     Range r{};
-    const std::string bad = option + " '" + gemm::shown(value) + "': ";
+    const std::string bad = gemm::quoted(option, value) + ": ";
     for (const auto& [text, out] : {std::pair{&lo_text, &r.lo}, std::pair{&hi_text, &r.hi}})
         if (!gemm::parse_real(option, *text, 0, 3600, *out, true).empty())
             throw gemm::UsageError(bad + "not seconds A-B or A, each above 0 and at most 3600");
@@ -83,8 +79,8 @@ bool wait_until(Clock::time_point until) {
     return !stop;
 }
 
-// Why a buffer of `mib` MiB cannot be had here, or "": more than 90 % of the memory the OS has
-// free (touching it all would wake the OOM killer), or past a limit on address space.
+// Why a buffer of `mib` MiB cannot be had, or "": over 90 % of the free memory (touching it all
+// would wake the OOM killer), or past a limit on address space.
 std::string memory_problem(int mib) {
     const double bytes = static_cast<double>(mib) * (1 << 20), gib = 1 << 30;
     char text[200];
@@ -102,31 +98,6 @@ std::string memory_problem(int mib) {
     return "";
 }
 
-struct Neighbour {
-    const char* name;
-    int cpu;
-    Range on, off;
-    unsigned seed;
-};
-
-// Spells of `work` (called in slices of about 10 ms while on) and of rest, until `end`.
-template <class Work>
-void spells(const Neighbour& n, Clock::time_point end, Work work) {
-    gemm::cpu::pin_current_thread(n.cpu);
-    std::mt19937 random(n.seed);
-    auto length = [&](Range r) {
-        return std::chrono::duration_cast<Clock::duration>(
-            std::chrono::duration<double>(std::uniform_real_distribution<double>(r.lo, r.hi)(random)));
-    };
-    while (!stop && Clock::now() < end) {
-        const auto on_until = std::min(end, Clock::now() + length(n.on));
-        say(n.name, true);
-        while (!stop && Clock::now() < on_until) work();
-        say(n.name, false);
-        if (!wait_until(std::min(end, Clock::now() + length(n.off)))) break;
-    }
-}
-
 struct Options {
     std::string mode = "both";
     double seconds = 60, load = 0.33;
@@ -136,20 +107,35 @@ struct Options {
     unsigned seed = std::random_device{}();
 };
 
-// Throws gemm::UsageError.
-Options parse(int argc, char** argv) {
+// Spells of `work` (called in slices of about 10 ms while on) and of rest on `cpu`, until `end`.
+template <class Work>
+void spells(const char* name, int cpu, unsigned seed, const Options& o, Clock::time_point end, Work work) {
+    gemm::cpu::pin_current_thread(cpu);
+    std::mt19937 random(seed);
+    auto length = [&](Range r) {
+        return std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(std::uniform_real_distribution<double>(r.lo, r.hi)(random)));
+    };
+    while (!stop && Clock::now() < end) {
+        const auto on_until = std::min(end, Clock::now() + length(o.on));
+        say(name, true);
+        while (!stop && Clock::now() < on_until) work();
+        say(name, false);
+        if (!wait_until(std::min(end, Clock::now() + length(o.off)))) break;
+    }
+}
+
+// Throws gemm::UsageError; an option given twice is refused before (meter::parse_command).
+Options parse(int argc, const char* const* argv) {
     Options o;
     const std::vector<int> cpus = gemm::cpu::allowed_cpus();
     o.memory_cpu = cpus.empty() ? 0 : cpus.front();
     o.share_cpu = cpus.empty() ? 0 : cpus.back();
-    if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
-    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-        throw gemm::UsageError(gemm::shown(twice) + ": given twice");
     auto cpu_option = [&](const std::string& option, const std::string& value) {
         const long long v = gemm::whole_option(option, value, 0, 1 << 20);
         for (int allowed : cpus)
             if (allowed == v) return allowed;
-        throw gemm::UsageError(option + " '" + gemm::shown(value) + "': not a CPU this process may use");
+        throw gemm::UsageError(gemm::quoted(option, value) + ": not a CPU this process may use");
     };
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -157,15 +143,15 @@ Options parse(int argc, char** argv) {
             log_spells = true;
             continue;
         }
-        if (arg.rfind("--", 0) != 0) throw gemm::UsageError("'" + gemm::shown(arg) + "': unexpected argument (see --help)");
+        if (arg.rfind("--", 0) != 0) throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
         static const char* const known[] = {"--mode", "--seconds", "--on", "--off", "--load",
                                             "--mib", "--memory-cpu", "--share-cpu", "--seed"};
         if (std::find(std::begin(known), std::end(known), arg) == std::end(known))
-            throw gemm::UsageError("'" + gemm::shown(arg) + "': unknown option (see --help)");
+            throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
         const std::string value = gemm::option_value(argc, argv, i);
         if (arg == "--mode") {
             if (value != "memory" && value != "share" && value != "both")
-                throw gemm::UsageError("--mode '" + gemm::shown(value) + "': not memory, share or both");
+                throw gemm::UsageError(gemm::quoted(arg, value) + ": not memory, share or both");
             o.mode = value;
         } else if (arg == "--seconds") {
             o.seconds = gemm::positive_option(arg, value, 86400);
@@ -189,23 +175,20 @@ void memory_spells(const Options& o, std::vector<unsigned char>& buffer, Clock::
     const std::size_t count = buffer.size();
     volatile unsigned char sink = 0;
     std::size_t at = 0;
-    spells({"memory", o.memory_cpu, o.on, o.off, o.seed}, end, [&] {
+    spells("memory", o.memory_cpu, o.seed, o, end, [&] {
         const auto slice_end = Clock::now() + std::chrono::milliseconds(10);
-        while (Clock::now() < slice_end) {
+        while (Clock::now() < slice_end)
             for (std::size_t i = 0; i < (1u << 20); i += 64, at = (at + 64) % count) buffer[at] += 1;
-        }
         sink = sink + buffer[at];
     });
 }
 
-// Spin 2 ms, then sleep so that spinning is `load` of the time: the scheduler shares the CPU
-// with whatever else runs there, which loses about that share.
+// Spin 2 ms, then sleep so that spinning is `load` of the time, which whatever else runs there loses.
 void share_spells(const Options& o, Clock::time_point end) {
     const auto spin = std::chrono::microseconds(2000);
     const auto rest = std::chrono::microseconds(static_cast<long>(2000 * (1 - o.load) / o.load));
-    spells({"share", o.share_cpu, o.on, o.off, o.seed ^ 0x9e3779b9u}, end, [&] {
-        const auto until = Clock::now() + spin;
-        while (Clock::now() < until) {
+    spells("share", o.share_cpu, o.seed ^ 0x9e3779b9u, o, end, [&] {
+        for (const auto until = Clock::now() + spin; Clock::now() < until;) {
         }
         if (rest.count() > 0) std::this_thread::sleep_for(rest);
     });
@@ -215,19 +198,10 @@ void share_spells(const Options& o, Clock::time_point end) {
 
 int main(int argc, char** argv) {
     gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
-    if (gemm::wants_help(argc, argv)) {
-        std::fputs(kUsage, stdout);
-        return gemm::finish_stdout("noise", 0);
-    }
     Options o;
-    try {
-        o = parse(argc, argv);
-    } catch (const gemm::UsageError& e) {
-        std::fprintf(stderr, "noise: %s\n", e.what());
-        return 2;
-    }
-    // The buffer is made here, not in its thread, where a std::bad_alloc would end the program
-    // with std::terminate; it is touched once, outside the spells.
+    if (const auto done = gemm::meter::parse_command("noise", kUsage, parse, argc, argv, o, std::cout, std::cerr))
+        return gemm::finish_stdout("noise", *done);
+    // Made here: a std::bad_alloc in its thread would std::terminate. Touched once, outside the spells.
     std::vector<unsigned char> buffer;
     if (o.mode != "share") {
         if (const std::string problem = memory_problem(o.mib); !problem.empty()) {

@@ -1,17 +1,12 @@
-// bin/probe: one step's kernel, on one thread, under conditions the sweep keeps fixed.
-//
-//   probe STEP [--sizes a,b,c] [--ld N | --pad N] [--reps N] [--kernel NAME] [--PARAM N ...] [--csv FILE]
-//
-// The sweep (every step executable) runs square sizes with lda = ldb = ldc = n, warm caches,
-// and times the wall clock. Some lessons only show away from that: packing (step 07) cures
-// rows that lie a multiple of 4 KiB apart, which ld = n hits only at n = 1024, 2048 ...;
-// so --ld and --pad choose the leading dimension of all three matrices. And on a machine
-// shared with other work the wall clock counts the time the core ran something else, so
-// probe reports GFLOPS from the thread's own CPU time as well (as bin/peak does). The first
-// call is verified like the sweep's (padding holds NaN, which a read past the window would
-// carry into C). A parallel step (10) runs on one thread: the thread whose CPU time is
-// counted is then the only one working. Exit: 0 verified, 1 a result was wrong, 2 usage, 3 out of memory or CSV not
-// writable, 77 the CPU lacks the step's (or --kernel's) instruction set.
+// bin/probe: one step's kernel on one thread away from the sweep's conditions: a leading
+// dimension of your choice (--ld, --pad: packing, step 07, cures rows a multiple of 4 KiB apart,
+// which ld = n hits only at n = 1024, 2048 ...), and GFLOPS from the thread's CPU time beside the
+// wall clock, which on a shared machine counts the time the core ran something else. The first
+// call is verified (padding holds NaN, which a read past the window would carry into C).
+// A parallel step runs on one thread, so the thread timed is the only one working.
+#include "meter_cli.hpp"
+
+#include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
 #include <gemm/harness.hpp>
 #include <gemm/numbers.hpp>
@@ -20,20 +15,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <ctime>
+#include <iostream>
 #include <limits>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
-// The OpenMP runtime, when the steps link one (they pass its flags on to probe); without it
-// every step runs on one thread already. (Not a weak reference: macOS's linker refuses one
-// to a symbol no library defines.)
+// The OpenMP runtime when the steps link one (without, every step runs on one thread); not a
+// weak reference, which macOS's linker refuses for a symbol no library defines.
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -54,20 +46,6 @@ const char* const kUsage =
     "Exit status: 0 all verified, 1 a result failed verification, 2 usage error,\n"
     "3 out of memory or CSV not writable, 77 this CPU lacks what the step needs.\n";
 
-// Numbers go through the one parser (<gemm/numbers.hpp>), with its messages.
-std::vector<int> parse_sizes(const std::string& list) {
-    if (list.empty()) throw gemm::UsageError("--sizes '': the list is empty");
-    std::vector<int> sizes;
-    for (std::size_t start = 0; start <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string item = list.substr(start, comma - start);
-        if (item.empty()) throw gemm::UsageError(gemm::quoted("--sizes", list) + ": has an empty entry");
-        sizes.push_back(static_cast<int>(gemm::whole_option("--sizes", item, 1, gemm::kMaxSize)));
-        start = comma + 1;
-    }
-    return sizes;
-}
-
 const gemm::Step* find_step(std::string_view name) {
     for (const gemm::Step& s : gemm::steps()) {
         if (s.slug == name) return &s;
@@ -77,14 +55,7 @@ const gemm::Step* find_step(std::string_view name) {
     return nullptr;
 }
 
-double thread_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 struct Row {
-    int size, ld;
     double cpu_best, cpu_median, wall_best, wall_median;
     bool verified;
 };
@@ -115,13 +86,13 @@ Row run(gemm::Kernel kernel, int size, int ld, int reps, std::string& problem) {
     std::vector<double> cpu, wall;
     for (int r = 0; r < reps; ++r) {
         const auto w0 = std::chrono::steady_clock::now();
-        const double c0 = thread_seconds();
+        const double c0 = gemm::cpu::thread_cpu_seconds();
         kernel(size, size, size, A.get(), ld, B.get(), ld, C.get(), ld);
-        cpu.push_back(thread_seconds() - c0);
+        cpu.push_back(gemm::cpu::thread_cpu_seconds() - c0);
         wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
     }
     const auto rate = [size](double s) { return gemm::gflops(size, size, size, s); };
-    return {size, ld, rate(*std::min_element(cpu.begin(), cpu.end())), rate(median_of(cpu)),
+    return {rate(*std::min_element(cpu.begin(), cpu.end())), rate(median_of(cpu)),
             rate(*std::min_element(wall.begin(), wall.end())), rate(median_of(wall)), check.ok};
 }
 
@@ -134,18 +105,13 @@ struct Options {
     std::vector<std::pair<const gemm::Param*, int>> params;
 };
 
-// Throws gemm::UsageError.
-Options parse(int argc, char** argv) {
+// Throws gemm::UsageError; an option given twice is refused before (meter::parse_command).
+Options parse(int argc, const char* const* argv) {
     Options o;
-    if (const std::string problem = gemm::environment_problem(); !problem.empty()) throw gemm::UsageError(problem);
-    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty())
-        throw gemm::UsageError(gemm::shown(twice) + ": given twice");
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        // A value that is itself an option means the value was forgotten ("--csv --no-verify"
-        // names no file --no-verify): gemm::option_value says "--csv: needs a value".
         if (arg == "--sizes") {
-            o.sizes = parse_sizes(gemm::option_value(argc, argv, i));
+            o.sizes = gemm::meter::whole_list(arg, gemm::option_value(argc, argv, i), gemm::kMaxSize, false);
         } else if (arg == "--ld") {
             o.ld_fixed = static_cast<long>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 1, gemm::kMaxSize));
         } else if (arg == "--pad") {
@@ -155,8 +121,7 @@ Options parse(int argc, char** argv) {
         } else if (arg == "--kernel") {
             o.kernel_name = gemm::option_value(argc, argv, i);
         } else if (arg == "--csv") {
-            o.csv = gemm::option_value(argc, argv, i);
-            if (o.csv.empty()) throw gemm::UsageError("--csv: needs a file name");
+            o.csv = gemm::meter::csv_option(argc, argv, i);
         } else if (arg.rfind("--", 0) == 0 && o.step != nullptr && o.step->find_param(arg.substr(2)) != nullptr) {
             const gemm::Param* p = o.step->find_param(arg.substr(2));
             o.params.emplace_back(p, static_cast<int>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 0,
@@ -180,38 +145,25 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-std::string csv_text(const gemm::Step& step, const gemm::Variant& variant, const std::vector<Row>& rows) {
-    std::string text =
-        "step,m,n,k,ld,kernel,gflops_cpu_best,gflops_cpu_median,gflops_wall_best,gflops_wall_median,verified\n";
-    for (const Row& r : rows) {
-        char line[256];
-        std::snprintf(line, sizeof line, "%.*s,%d,%d,%d,%d,%.*s,%.3f,%.3f,%.3f,%.3f,%d\n",
-                      static_cast<int>(step.slug.size()), step.slug.data(), r.size, r.size, r.size, r.ld,
-                      static_cast<int>(variant.name.size()), variant.name.data(), r.cpu_best, r.cpu_median,
-                      r.wall_best, r.wall_median, r.verified ? 1 : 0);
-        text += line;
-    }
-    return text;
-}
-
 // The variant to run (nullptr after the message, with the exit code in `rc`), set up as the
 // step's own executable does: the variant, then the values tuned on this machine (step 10's
 // wisdom), then the command line's, which win.
 const gemm::Variant* prepare_variant(const Options& o, gemm::TunedParams& tuned, int& rc) {
     const gemm::Step* step = o.step;
+    const std::string slug(step->slug);
 #if defined(_OPENMP)
     if (step->def->parallel) omp_set_num_threads(1);
 #endif
     const gemm::Variant* variant = o.kernel_name.empty() ? step->best_variant() : step->find_variant(o.kernel_name);
     if (variant == nullptr && !o.kernel_name.empty()) {
-        std::fprintf(stderr, "probe: --kernel '%s': step %.*s has no such variant\n",
-                     gemm::shown(o.kernel_name).c_str(), static_cast<int>(step->slug.size()), step->slug.data());
+        std::fprintf(stderr, "probe: --kernel '%s': step %s has no such variant\n", gemm::shown(o.kernel_name).c_str(),
+                     slug.c_str());
         rc = gemm::kExitUsage;
         return nullptr;
     }
     if (variant == nullptr || !variant->is_supported()) {
-        std::fprintf(stderr, "probe: skipped: this CPU lacks what step %.*s%s needs\n", static_cast<int>(step->slug.size()),
-                     step->slug.data(), o.kernel_name.empty() ? "" : (" --kernel " + gemm::shown(o.kernel_name)).c_str());
+        std::fprintf(stderr, "probe: skipped: this CPU lacks what step %s%s needs\n", slug.c_str(),
+                     o.kernel_name.empty() ? "" : (" --kernel " + gemm::shown(o.kernel_name)).c_str());
         rc = gemm::kExitUnsupported;
         return nullptr;
     }
@@ -225,60 +177,42 @@ const gemm::Variant* prepare_variant(const Options& o, gemm::TunedParams& tuned,
 
 int main(int argc, char** argv) {
     gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
-    if (gemm::wants_help(argc, argv)) {
-        std::fputs(kUsage, stdout);
-        return gemm::finish_stdout("probe", gemm::kExitOk);
-    }
     Options o;
-    try {
-        o = parse(argc, argv);
-    } catch (const gemm::UsageError& u) {
-        std::fprintf(stderr, "probe: %s\n", u.what());
-        return gemm::kExitUsage;
-    }
+    if (const auto done = gemm::meter::parse_command("probe", kUsage, parse, argc, argv, o, std::cout, std::cerr))
+        return gemm::finish_stdout("probe", *done);
     gemm::TunedParams tuned;
     int rc = 0;
     const gemm::Variant* variant = prepare_variant(o, tuned, rc);
     if (variant == nullptr) return rc;
-    const gemm::Step* step = o.step;
-
-    // The CSV's path is checked before measuring; the file is written once, at the end, so an
-    // interrupted run leaves the old one as it was (docs/contracts.md, "The CSV").
-    gemm::OutputFile out;
-    if (!o.csv.empty()) {
-        if (const std::string error = out.open(o.csv); !error.empty()) {
-            std::fprintf(stderr, "probe: --csv: %s\n", error.c_str());
-            return gemm::kExitResource;
-        }
-    }
-
+    const std::string slug(o.step->slug), kernel(variant->name);
+    gemm::OutputFile csv;
+    if (!gemm::meter::open_csv("probe", o.csv, csv, std::cerr)) return gemm::kExitResource;
     if (!tuned.note.empty()) std::fprintf(stderr, "probe: %s\n", tuned.note.c_str());
-    std::printf("probe: step %.*s, kernel %.*s, %s [%s]%s%s\n", static_cast<int>(step->slug.size()), step->slug.data(),
-                static_cast<int>(variant->name.size()), variant->name.data(), gemm::cpu::name().c_str(),
+    std::printf("probe: step %s, kernel %s, %s [%s]%s%s\n", slug.c_str(), kernel.c_str(), gemm::cpu::name().c_str(),
                 gemm::cpu::microarch_label().c_str(), tuned.source.empty() ? "" : ", source=", tuned.source.c_str());
-    std::vector<Row> rows;
+    std::string text =
+        "step,m,n,k,ld,kernel,gflops_cpu_best,gflops_cpu_median,gflops_wall_best,gflops_wall_median,verified\n";
     bool all_ok = true;
     for (const int size : o.sizes) {
         const int ld = static_cast<int>(o.ld_fixed > 0 ? o.ld_fixed : size + o.pad);
         std::string problem;
+        Row r;
         try {
-            rows.push_back(run(variant->kernel, size, ld, o.reps, problem));
+            r = run(variant->kernel, size, ld, o.reps, problem);
         } catch (const std::bad_alloc&) {
             std::fprintf(stderr, "probe: out of memory at size %d, ld %d\n", size, ld);
             return gemm::kExitResource;
         }
-        const Row& r = rows.back();
         all_ok = all_ok && r.verified;
+        char line[256];
+        std::snprintf(line, sizeof line, "%s,%d,%d,%d,%d,%s,%.3f,%.3f,%.3f,%.3f,%d\n", slug.c_str(), size, size, size,
+                      ld, kernel.c_str(), r.cpu_best, r.cpu_median, r.wall_best, r.wall_median, r.verified ? 1 : 0);
+        text += line;
         std::printf("  n = %5d  ld = %5d  %8.2f GFLOPS (CPU time; median %.2f)  wall %8.2f (median %.2f)  %s%s\n",
                     size, ld, r.cpu_best, r.cpu_median, r.wall_best, r.wall_median,
                     r.verified ? "verified" : "WRONG: ", r.verified ? "" : problem.c_str());
         std::fflush(stdout);
     }
-    if (!o.csv.empty()) {
-        if (const std::string error = out.write(csv_text(*step, *variant, rows)); !error.empty()) {
-            std::fprintf(stderr, "probe: --csv: %s\n", error.c_str());
-            return gemm::kExitResource;
-        }
-    }
+    if (const int failed = gemm::meter::write_csv("probe", o.csv, csv, text, std::cerr)) return failed;
     return gemm::finish_stdout("probe", all_ok ? gemm::kExitOk : gemm::kExitWrong);
 }

@@ -1,19 +1,10 @@
-// bin/write_file: what the shell scripts write goes through the same writer as the programs'
-// CSVs (gemm::OutputFile, docs/contracts.md "The CSV"): `cmd | write_file out.csv` replaces a
-// regular file atomically (a symbolic link's target; the link stays), writes a device or FIFO
-// through, and on failure leaves the old file as it was, where `cmd > out.csv` would have
-// emptied it first.
-//
-//   write_file PATH           standard input, all of it, to PATH
-//   write_file --check PATH   only whether PATH can be written (nothing is created or opened)
-//   write_file --help         the usage (--help or -h anywhere before "--" wins)
-//
-// Exit: 0; 2 usage or standard input unreadable; 3 PATH cannot be written (one line naming it).
+// bin/write_file: the shell scripts' writes through the programs' CSV writer (gemm::OutputFile,
+// docs/contracts.md "The CSV"): `cmd | write_file out.csv` replaces a file atomically and on
+// failure leaves the old one as it was, where `cmd > out.csv` would have emptied it first.
 #include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
 
 #include <algorithm>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -45,7 +36,9 @@ bool read_all(int fd, std::string& data) {
     }
 }
 
-int cannot_write(const std::string& error) {
+// The exit code after a check or write that gave `error` ("": none).
+int written(const std::string& error) {
+    if (error.empty()) return 0;
     std::fprintf(stderr, "write_file: %s\n", error.c_str());
     return kExitCannotWrite;
 }
@@ -55,8 +48,7 @@ int cannot_write(const std::string& error) {
 int main(int argc, char** argv) {
     gemm::guard_standard_descriptors();   // a closed standard input is then unreadable, not empty
     std::vector<std::string_view> args(argv + 1, argv + argc);
-    // --help (or -h) anywhere before "--" wins (the rule of every program); after "--" it is a
-    // file's name.
+    // --help (or -h) anywhere before "--" wins, as in every program; after "--" it is a file's name.
     const auto dash_dash = std::find(args.begin(), args.end(), "--");
     if (std::find(args.begin(), dash_dash, "--help") != dash_dash || std::find(args.begin(), dash_dash, "-h") != dash_dash) {
         std::fputs(kUsage, stdout);
@@ -85,20 +77,15 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     const std::string path(args[0]);
-    if (check_only) {
-        const std::string error = gemm::OutputFile::check(path);
-        return error.empty() ? 0 : cannot_write(error);
-    }
-    // The path is checked before standard input is read: a producer piping hours of output
-    // into a path that cannot take it learns at once.
+    if (check_only) return written(gemm::OutputFile::check(path));
+    // Checked before standard input is read: a producer of hours of output learns at once.
     gemm::OutputFile file;
-    if (const std::string error = file.open(path); !error.empty()) return cannot_write(error);
+    if (const std::string error = file.open(path); !error.empty()) return written(error);
     std::string data;
     if (!read_all(STDIN_FILENO, data)) {
         std::fprintf(stderr, "write_file: cannot read standard input: %s; %s left as it was\n",
                      std::strerror(errno), gemm::shown(path).c_str());
         return kExitUsage;
     }
-    const std::string error = file.write(data);
-    return error.empty() ? 0 : cannot_write(error);
+    return written(file.write(data));
 }
