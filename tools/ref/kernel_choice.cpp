@@ -2,25 +2,28 @@
 
 #include <algorithm>
 #include <cctype>
+#include <span>
+#include <utility>
 
 namespace gemm::ref {
+
+std::string lower(std::string_view text) {
+    std::string s(text);
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
 namespace {
 
 // What a kernel set's code needs from the CPU, one bit each.
 enum Need : unsigned {
-    kSse2 = 1u << 0,
-    kSse3 = 1u << 1,
-    kSsse3 = 1u << 2,
-    kSse41 = 1u << 3,
-    kAvx = 1u << 4,
-    kFma3 = 1u << 5,
+    kSse2 = 1u << 0, kSse3 = 1u << 1, kSsse3 = 1u << 2, kSse41 = 1u << 3, kAvx = 1u << 4, kFma3 = 1u << 5,
     kAvx2 = 1u << 6,
     kAvx512 = 1u << 7,      // F, CD, BW, DQ and VL: Skylake-SP and later, Zen 4 and later
     kAvx512Phi = 1u << 8,   // F, CD, ER and PF: Xeon Phi (Knights Landing and Mill)
     kFma4 = 1u << 9,        // AMD's Bulldozer family (which alone has XOP too)
     k3dNow = 1u << 10,      // AMD's K7 to K10
-    kNeon = 1u << 11,
-    kSve = 1u << 12,
+    kNeon = 1u << 11, kSve = 1u << 12,
     kForeign = 1u << 13,    // another architecture: POWER, 32-bit ARM, Knights Corner, RISC-V
 };
 
@@ -39,11 +42,8 @@ constexpr unsigned kAvx512Set = kAvx512 | kAvx2 | kFma3 | kAvx;
 constexpr unsigned kAvx2Set = kAvx2 | kFma3 | kAvx;
 constexpr unsigned kSse41Set = kSse41 | kSsse3 | kSse3 | kSse2;
 
-// OpenBLAS's targets as OPENBLAS_CORETYPE names them (driver/others/dynamic.c and
-// dynamic_arm64.c). What each needs: the instructions of its sgemm code in Debian's 0.3.21
-// (objdump of each target's kernels: FMA4 in the Bulldozer family's, 3DNow!'s femms in
-// Opteron's, SSE4.1 in Penryn's, Dunnington's and Nehalem's), and at least what every CPU
-// the target is named after has.
+// OpenBLAS's targets as OPENBLAS_CORETYPE names them (driver/others/dynamic.c, dynamic_arm64.c),
+// each with the instructions of its sgemm kernels and at least what every CPU it is named after has.
 constexpr KernelSet kOpenblasSets[] = {
     {"SapphireRapids", kAvx512Set}, {"Cooperlake", kAvx512Set}, {"SkylakeX", kAvx512Set},
     {"Haswell", kAvx2Set}, {"Zen", kAvx2Set},
@@ -63,9 +63,8 @@ constexpr KernelSet kOpenblasSets[] = {
     {"neoversev1", kSve | kNeon}, {"neoversen2", kSve | kNeon}, {"a64fx", kSve | kNeon}, {"armv8sve", kSve | kNeon},
 };
 
-// BLIS's configurations (config_registry; zen4, zen5, altra and the RISC-V ones from 0.9.1
-// and 1.0 on). What each needs: its make_defs.mk flags (knl: -mavx512pf -mavx512er; penryn:
-// -mssse3; bulldozer's kernels use FMA4, piledriver's to excavator's FMA3).
+// BLIS's configurations (config_registry, up to 1.0), each with what its make_defs.mk flags and
+// kernels need (bulldozer's use FMA4, piledriver's to excavator's FMA3).
 constexpr KernelSet kBlisSets[] = {
     {"skx", kAvx512Set}, {"zen4", kAvx512Set}, {"zen5", kAvx512Set},
     {"knl", kAvx512Phi | kAvx2Set}, {"knc", kForeign},
@@ -81,40 +80,23 @@ constexpr KernelSet kBlisSets[] = {
     {"generic", 0},
 };
 
-std::string lower(std::string_view text) {
-    std::string s(text);
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 const KernelSet* find_set(Library lib, std::string_view name) {
-    const std::string wanted = lower(name);
-    auto same = [&](const KernelSet& s) { return lower(s.name) == wanted; };
-    if (lib == Library::openblas) {
-        const auto* it = std::find_if(std::begin(kOpenblasSets), std::end(kOpenblasSets), same);
-        return it == std::end(kOpenblasSets) ? nullptr : it;
-    }
-    const auto* it = std::find_if(std::begin(kBlisSets), std::end(kBlisSets), same);
-    return it == std::end(kBlisSets) ? nullptr : it;
+    const std::span<const KernelSet> sets = lib == Library::openblas ? std::span<const KernelSet>(kOpenblasSets)
+                                                                     : std::span<const KernelSet>(kBlisSets);
+    for (const KernelSet& set : sets)
+        if (lower(set.name) == lower(name)) return &set;
+    return nullptr;
 }
 
 // The needs this CPU meets, from gemm's own detection.
 unsigned available(const cpu::Features& f) {
     unsigned has = 0;
-    auto add = [&](bool present, unsigned need) { has |= present ? need : 0u; };
-    add(f.sse2, kSse2);
-    add(f.sse3, kSse3);
-    add(f.ssse3, kSsse3);
-    add(f.sse4_1, kSse41);
-    add(f.avx, kAvx);
-    add(f.fma, kFma3);
-    add(f.avx2, kAvx2);
-    add(f.avx512f && f.avx512cd && f.avx512bw && f.avx512dq && f.avx512vl, kAvx512);
-    add(f.avx512f && f.avx512cd && f.avx512er && f.avx512pf, kAvx512Phi);
-    add(f.fma4, kFma4);
-    add(f.amd3dnow, k3dNow);
-    add(f.neon, kNeon);
-    add(f.sve, kSve);
+    for (auto [present, need] : {std::pair<bool, unsigned>{f.sse2, kSse2}, {f.sse3, kSse3}, {f.ssse3, kSsse3},
+                                 {f.sse4_1, kSse41}, {f.avx, kAvx}, {f.fma, kFma3}, {f.avx2, kAvx2},
+                                 {f.avx512f && f.avx512cd && f.avx512bw && f.avx512dq && f.avx512vl, kAvx512},
+                                 {f.avx512f && f.avx512cd && f.avx512er && f.avx512pf, kAvx512Phi},
+                                 {f.fma4, kFma4}, {f.amd3dnow, k3dNow}, {f.neon, kNeon}, {f.sve, kSve}})
+        if (present) has |= need;
     return has;
 }
 
@@ -126,11 +108,7 @@ std::string names_of(unsigned needs) {
 }
 
 int rank(std::string_view isa) {
-    if (isa == "avx512") return 4;
-    if (isa == "avx2") return 3;
-    if (isa == "avx") return 2;
-    if (isa == "sse") return 1;
-    return 0;
+    return isa == "avx512" ? 4 : isa == "avx2" ? 3 : isa == "avx" ? 2 : isa == "sse" ? 1 : 0;
 }
 
 }  // namespace
@@ -175,12 +153,8 @@ Choice choose(Library lib, std::string_view detected, const CpuVectors& cpu, con
                         "); unset it to compare with the library's best";
         return c;
     }
-    if (as_detected) {
-        c.reason = "as the library detected (--as-detected)";
-        return c;
-    }
-    if (!narrower) {
-        c.reason = "the library's own choice";
+    if (as_detected || !narrower) {
+        c.reason = as_detected ? "as the library detected (--as-detected)" : "the library's own choice";
         return c;
     }
     c.kernel_set = best;
@@ -224,15 +198,11 @@ Forced check_forced(Library lib, std::string_view value, const cpu::Features& cp
     }
     f.kernel_set = set->name;
     const unsigned missing = set->needs & ~available(cpu);
-    if (missing == 0) {
-        f.verdict = Forced::Verdict::runs;
-        return f;
-    }
-    f.verdict = Forced::Verdict::cpu_lacks;
-    f.problem = (missing & kForeign) ? std::string(openblas ? "kernel set " : "configuration ") + set->name +
-                                           " is for another architecture"
-                                     : std::string(openblas ? "kernel set " : "configuration ") + set->name +
-                                           " needs " + names_of(missing) + ", which this CPU lacks";
+    f.verdict = missing == 0 ? Forced::Verdict::runs : Forced::Verdict::cpu_lacks;
+    if (missing != 0)
+        f.problem = std::string(openblas ? "kernel set " : "configuration ") + set->name +
+                    ((missing & kForeign) ? " is for another architecture"
+                                          : " needs " + names_of(missing) + ", which this CPU lacks");
     return f;
 }
 

@@ -1,10 +1,9 @@
-// Which of a BLAS library's kernel sets the reference runners use. OpenBLAS and BLIS pick
-// their kernels from CPUID when they load, and a release older than the CPU may pick an old
-// set (docs/harness.md). A figure against that is no comparison, so
-// unless told otherwise the runner asks for the library's widest set this CPU can run,
-// through the variable the library reads when it loads. A set the user forces through that
-// variable is checked against one table of what each set needs before any of its kernels
-// runs; a forced set narrower than the best is obeyed but said. Pure functions, tested alone.
+// Which of a BLAS library's kernel sets the reference runners use. OpenBLAS and BLIS pick theirs
+// from CPUID when they load, and a release older than the CPU may pick an old set (docs/harness.md),
+// which makes no comparison: unless told otherwise the runner asks for the library's widest set
+// this CPU runs, through the variable the library reads. A set the user forces there is checked
+// against one table of what each set needs before any of its kernels runs; a forced set narrower
+// than the best is obeyed but said. Pure functions, tested alone.
 #pragma once
 
 #include <gemm/cpu.hpp>
@@ -17,13 +16,12 @@ namespace gemm::ref {
 
 enum class Library { openblas, blis };
 
-// The vector ISA a kernel-set name of the library uses: "avx512", "avx2", "avx", "sse",
-// "neon", "sve", "generic", or "other" (another architecture's: POWER, 32-bit ARM, Knights
-// Corner). Case-insensitive; a name the table does not hold is "unknown".
+// The vector ISA a kernel-set name (case-insensitive) of the library uses: "avx512", "avx2",
+// "avx", "sse", "neon", "sve", "generic", "other" (another architecture's), or "unknown".
 std::string isa_of(Library lib, std::string_view kernel_set);
 
-// What the CPU can run, in the same ISA names (x86-64: the widest; OpenBLAS's and BLIS's
-// AVX-512 sets need AVX512F, CD, BW, DQ and VL).
+// What the CPU can run, in the same ISA names (OpenBLAS's and BLIS's AVX-512 sets need AVX512F,
+// CD, BW, DQ and VL).
 struct CpuVectors {
     bool avx512 = false;   // F, CD, BW, DQ, VL, with the OS's support
     bool avx2_fma = false;
@@ -39,18 +37,15 @@ struct Choice {
     bool forced_narrower = false;   // the user's set is narrower than the CPU's widest: warn once
 };
 
-// detected: the set the library chose by itself. user_value: the variable's value when the
-// user set it (nullptr: not set): then the library runs as told (detected is then the set it
-// runs), and the reason says when that set is narrower than the best. as_detected: --as-detected.
-// The returned kernel_set for BLIS is the name; the runner turns it into the index BLIS 0.9
-// expects.
+// detected: the set the library chose by itself (when user_value, the variable's value the user
+// set, is not nullptr: the set it runs as told). as_detected: --as-detected. For BLIS the
+// kernel_set is the name; the runner turns it into the index BLIS 0.9 expects.
 Choice choose(Library lib, std::string_view detected, const CpuVectors& cpu, const char* user_value,
               bool as_detected);
 
-// A kernel set the user forces (OPENBLAS_CORETYPE, BLIS_ARCH_TYPE), judged before the
-// library runs any kernel of it: a set whose instructions the CPU lacks ends the program
-// with SIGILL, and a value that names no set makes the library fall back to a set of its own
-// choosing (OpenBLAS) or read it as a number (BLIS 0.9: "" and "skx" are 0, "1x" is 1).
+// A kernel set the user forces (OPENBLAS_CORETYPE, BLIS_ARCH_TYPE), judged before the library
+// runs any of it: a set whose instructions the CPU lacks ends in SIGILL, and a value naming no set
+// makes the library fall back to one of its choosing (OpenBLAS) or read it as a number (BLIS 0.9).
 struct Forced {
     enum class Verdict {
         runs,            // the set exists and this CPU has everything it needs
@@ -61,11 +56,12 @@ struct Forced {
     std::string kernel_set;   // the set, spelt as the library spells it ("SkylakeX", "skx")
     std::string problem;      // unless it runs: one line, without the program and the variable
 };
-// cpu: what the CPU has (gemm::cpu::features(), or a made-up set in a test). library_sets:
-// the library's own list of its sets by number, when it has one (BLIS: bli_arch_string(0),
-// (1) ...): a number then names the set at that index, and a name must be on the list; empty
-// (OpenBLAS): names only, the table decides. Names are case-insensitive.
+// cpu: what the CPU has (or a made-up set in a test). library_sets: the library's own list of its
+// sets by number, if any (BLIS: bli_arch_string(0), (1) ...): a number then names the set at that
+// index and a name must be on the list; empty (OpenBLAS): names only. Case-insensitive.
 Forced check_forced(Library lib, std::string_view value, const cpu::Features& cpu,
                     const std::vector<std::string>& library_sets = {});
+
+std::string lower(std::string_view text);   // ASCII lower case
 
 }  // namespace gemm::ref

@@ -1,8 +1,5 @@
-// Apple's Accelerate framework (its BLAS, vecLib) run through the harness: C = 1 * A * B + 1 * C,
-// row-major, as ref_openblas runs OpenBLAS. Built on macOS only, where the framework is found.
-// On Apple silicon Accelerate's sgemm runs on the chip's matrix unit, which no instruction of
-// the NEON lessons reaches: its curve is the Mac's own best, not a target for the steps; the
-// NEON steps compare with OpenBLAS (Homebrew's, bin/ref_openblas).
+// Apple's Accelerate (vecLib) sgemm through the harness, as ref_openblas runs OpenBLAS (macOS only).
+// On Apple silicon it runs on the matrix unit, beyond NEON: the Mac's own best, not the steps' target.
 #include <gemm/harness.hpp>
 #include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
@@ -22,9 +19,8 @@ void sgemm(int m, int n, int k, const float* A, int lda, const float* B, int ldb
 
 bool always() { return true; }
 
-// Accelerate has no call to set its threads on every macOS: it reads VECLIB_MAXIMUM_THREADS.
-// It is set before the first call (whether the library reads it then or when it loads is not
-// documented; not checked here, where no Mac runs).
+// Not every macOS has a call to set Accelerate's threads: it reads VECLIB_MAXIMUM_THREADS, set
+// here before the first call (whether it reads it then or at load is undocumented).
 int threads_set = 1;
 void set_threads(int n) {
     threads_set = n > 0 ? n : 1;

@@ -1,11 +1,7 @@
-// A BLAS library's sgemm run through the harness: C = 1 * A * B + 1 * C, row-major, which is
-// exactly the kernel contract. Built once per library (GEMM_REF_OPENBLAS or GEMM_REF_BLIS).
-//
-// Before measuring, the runner makes sure the library runs its best kernels for this CPU
-// (kernel_choice.hpp): when the set the library detected is narrower than the CPU's widest
-// vector ISA, it sets the library's variable, checks in a child process that the library
-// takes it, and runs itself again with it. The CSV's kernel column and the progress line say
-// what ran, e.g. "openblas 0.3.21 SkylakeX (detected: Prescott)".
+// A BLAS library's row-major sgemm, C = A * B + C (the kernel contract), run through the harness;
+// built once per library (GEMM_REF_OPENBLAS or GEMM_REF_BLIS). When the set the library detected
+// is narrower than the CPU's widest ISA (kernel_choice.hpp), the runner sets the library's
+// variable, checks in a child that the library takes it, and runs itself again with it.
 #include "kernel_choice.hpp"
 
 #include <gemm/cpu.hpp>
@@ -14,8 +10,6 @@
 #include <gemm/numbers.hpp>
 
 #include <algorithm>
-
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -36,8 +30,8 @@ namespace {
 constexpr gemm::ref::Library kLibrary = gemm::ref::Library::openblas;
 void set_threads(int n) { openblas_set_num_threads(n); }
 int get_threads() { return openblas_get_num_threads(); }
-// OpenBLAS maps a 128 MiB buffer for each thread of its pool (sized to the CPUs at start-up)
-// at the first call, and under a limit on address space spins forever when it cannot.
+// 128 MiB per thread of its pool (sized to the CPUs) at the first call: past a limit on address
+// space it spins forever.
 unsigned long long library_bytes(int threads) {
     return (128ULL << 20) * static_cast<unsigned long long>(std::max(threads, gemm::cpu::cores()));
 }
@@ -48,8 +42,7 @@ std::string library_version() {   // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH ..
     const auto end = config.find(' ', space + 1);
     return "openblas " + (space == std::string::npos ? std::string("?") : config.substr(space + 1, end - space - 1));
 }
-// OpenBLAS takes the name itself (case-insensitive).
-std::string env_value(const std::string& set) { return set; }
+std::string env_value(const std::string& set) { return set; }   // the name, case-insensitive
 std::vector<std::string> library_sets() { return {}; }   // no list: the names in kernel_choice.cpp
 }  // namespace
 #elif defined(GEMM_REF_BLIS)
@@ -69,20 +62,18 @@ std::string kernel_set() {
     return bli_arch_string(bli_arch_query_id());
 }
 std::string library_version() { return std::string("blis ") + bli_info_get_version_str(); }
-// BLIS 0.9 reads BLIS_ARCH_TYPE as the index of its architecture list; 1.0 and later take
-// the name.
-std::string env_value(const std::string& set) {
-    const std::string version = bli_info_get_version_str();
-    if (version.rfind("0.", 0) != 0) return set;
-    for (int id = 0; id < BLIS_NUM_ARCHS; ++id)
-        if (set == bli_arch_string(static_cast<arch_t>(id))) return std::to_string(id);
-    return set;
-}
 // Its configurations by number: the index BLIS 0.9 reads from BLIS_ARCH_TYPE.
 std::vector<std::string> library_sets() {
     std::vector<std::string> names;
     for (int id = 0; id < BLIS_NUM_ARCHS; ++id) names.emplace_back(bli_arch_string(static_cast<arch_t>(id)));
     return names;
+}
+// BLIS 0.9 reads BLIS_ARCH_TYPE as that index; 1.0 and later the name.
+std::string env_value(const std::string& set) {
+    const std::vector<std::string> sets = library_sets();
+    const auto at = std::find(sets.begin(), sets.end(), set);
+    if (std::string(bli_info_get_version_str()).rfind("0.", 0) != 0 || at == sets.end()) return set;
+    return std::to_string(at - sets.begin());
 }
 }  // namespace
 #else
@@ -95,17 +86,15 @@ constexpr const char* kChildDetected = "GEMM_REF_DETECTED";   // set in the re-r
 constexpr const char* kChildReason = "GEMM_REF_REASON";
 
 void sgemm(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-    // BLAS wants lda >= 1 even when a dimension is 0; the contract allows lda = k = 0.
-    if (m == 0 || n == 0 || k == 0) return;
+    if (m == 0 || n == 0 || k == 0) return;   // BLAS wants lda >= 1, the contract allows lda = k = 0
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, lda, B, ldb, 1.0f, C, ldc);
 }
 
 bool always() { return true; }
 
 #if defined(__linux__)
-// Runs this program again with `--kernels` and env_var=value, and returns the kernel set the
-// library reports there ("" when the child failed: BLIS aborts on an architecture it was not
-// built for).
+// The kernel set the library reports in this program run again with `--kernels` and
+// env_var=value, or "" when the child failed (BLIS aborts on an architecture it was not built for).
 std::string probe(const char* self, const std::string& env_var, const std::string& value) {
     int fds[2];
     if (pipe(fds) != 0) return "";
@@ -129,18 +118,12 @@ std::string probe(const char* self, const std::string& env_var, const std::strin
     int status = 0;
     waitpid(pid, &status, 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
-    // --kernels prints "running <set>" on its first line.
     const auto start = out.find("running ");
     if (start == std::string::npos) return "";
     const auto end = out.find_first_of(" \n", start + 8);
     return out.substr(start + 8, end - start - 8);
 }
 #endif
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 const char* const kEnvVar = kLibrary == gemm::ref::Library::openblas ? "OPENBLAS_CORETYPE" : "BLIS_ARCH_TYPE";
 
@@ -162,10 +145,8 @@ Command split_command(int argc, char** argv) {
     return c;
 }
 
-// A kernel set the user forces, judged before any kernel runs: a set this CPU cannot run
-// would end in SIGILL, and a value that names no set would run one the library picks under a
-// label naming the value. Sets the variable to what the library reads. Returns an exit code,
-// or -1 to go on.
+// Judges the kernel set the user forces before any kernel runs (kernel_choice.hpp) and sets the
+// variable to what the library reads; an exit code, or -1 to go on.
 int take_forced(const char* user_env, const std::string& user) {
     const gemm::ref::Forced forced = gemm::ref::check_forced(kLibrary, user_env, gemm::cpu::features(), library_sets());
     if (forced.verdict == gemm::ref::Forced::Verdict::names_nothing) {
@@ -182,8 +163,7 @@ int take_forced(const char* user_env, const std::string& user) {
     const std::string value = env_value(forced.kernel_set);
     if (value != user_env) setenv(kEnvVar, value.c_str(), 1);
 #if defined(__linux__)
-    // Tried in a child first: BLIS aborts on an architecture it was not built with, which must
-    // be a usage error, not a crash.
+    // Tried in a child first: BLIS aborts on an architecture it was not built with (a usage error).
     if (probe("/proc/self/exe", kEnvVar, std::getenv(kEnvVar)).empty()) {
         std::fprintf(stderr, "%s: %s '%s': the library fails to start with it; unset it to let the runner choose\n",
                      GEMM_REF_NAME, kEnvVar, user.c_str());
@@ -202,7 +182,8 @@ std::string settle_kernels(const std::string& running, const char* user, bool as
     if (!choice.change) return choice.reason;
 #if defined(__linux__)
     const std::string value = env_value(choice.kernel_set);
-    if (lower(probe("/proc/self/exe", choice.env_var, value)) == lower(choice.kernel_set)) {
+    const std::string taken = probe("/proc/self/exe", choice.env_var, value);
+    if (gemm::ref::lower(taken) == gemm::ref::lower(choice.kernel_set)) {
         setenv(choice.env_var.c_str(), value.c_str(), 1);
         setenv(kChildDetected, running.c_str(), 1);
         setenv(kChildReason, choice.reason.c_str(), 1);
@@ -235,13 +216,10 @@ void print_help_tail() {
 int main(int argc, char** argv) {
     gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
     Command cmd = split_command(argc, argv);
-    if (const std::string twice = gemm::repeated_option(argc, argv); !twice.empty() && !cmd.help) {
-        std::fprintf(stderr, "%s: %s: given twice\n", GEMM_REF_NAME, gemm::shown(twice).c_str());
-        return gemm::kExitUsage;
-    }
-    // Before the forced kernel set is tried in a child, which would fail on it too and be
-    // blamed on the set: a malformed GEMM_CACHES.
-    if (const std::string problem = gemm::environment_problem(); !problem.empty() && !cmd.help) {
+    // GEMM_CACHES before the forced set is tried in a child, which would blame a malformed one on the set.
+    const std::string twice = gemm::repeated_option(argc, argv);
+    const std::string problem = twice.empty() ? gemm::environment_problem() : gemm::shown(twice) + ": given twice";
+    if (!problem.empty() && !cmd.help) {
         std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, problem.c_str());
         return gemm::kExitUsage;
     }
@@ -277,7 +255,7 @@ int main(int argc, char** argv) {
 
     int rc = 0;
     if (cmd.report_only && !cmd.help) {
-        // The rest of the line is checked as a run would check it: --kernels --sizes abc is a usage error.
+        // The rest is checked as a run would check it: --kernels --sizes abc is a usage error.
         const gemm::ParseResult parsed = gemm::parse_options(argc_left, cmd.args.data(), step);
         if (parsed.exit_code == gemm::kExitUsage) {
             std::fprintf(stderr, "%s\n", parsed.message.c_str());
@@ -287,15 +265,13 @@ int main(int argc, char** argv) {
                     detected.c_str(), gemm::ref::isa_of(kLibrary, running).c_str(), library_version().c_str(),
                     label.c_str(), reason.c_str());
     } else {
-        // The kernel set's line comes first, but only once the harness has checked the command
-        // line and everything else (nothing on standard output before a usage error).
+        // The kernel set's line first, once the harness has checked the command line.
         const std::string preface = std::string(GEMM_REF_NAME) + ": " + label + ": " + reason + "\n";
         const gemm::ThreadControl threads{set_threads, get_threads};
         rc = gemm::run_main(argc_left, cmd.args.data(), step, &threads, preface);
         if (cmd.help) print_help_tail();
     }
-    // Once, after a run that worked (a failed one keeps its one-line message): the comparison
-    // is against a narrower set than the library's best.
+    // Once, after a run that worked (a failed one keeps its one line): a narrower set than the best.
     if (forced_narrower && rc == 0) std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, reason.c_str());
     return gemm::finish_stdout(GEMM_REF_NAME, rc);
 }
