@@ -1,17 +1,5 @@
-"""The command-line rules the Python tools share (docs/contracts.md, "Exit status"):
-
-  - Parser: argparse whose usage errors, its own type errors included, are one line on
-    stderr, "PROG: MESSAGE", and exit 2 (argparse's own prints the whole usage first); name,
-    the type of a path option, refuses an empty one.
-  - run(): a child in its own process group, so that a timeout, Ctrl-C or SIGTERM ends the
-    child and whatever it started (a job script's own children), never leaving one behind.
-  - on_sigterm(): SIGTERM raised as Terminated, so that what a program does on Ctrl-C (stop
-    its children, keep what it measured) runs on a kill too; end_by() then ends it by the
-    signal, as its default action would.
-  - interrupted(): Ctrl-C's one line and exit 130, for a script's main (no traceback);
-    main_of(): a script's entry with both rules.
-
-Standard library only (Python 3.7+).
+"""The command-line rules the Python tools share (docs/contracts.md, "Exit status"): one-line usage errors
+(exit 2), children in their own process group, SIGTERM raised as Terminated, Ctrl-C as exit 130.
 """
 import argparse
 import os
@@ -22,13 +10,14 @@ import sys
 
 
 class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line, "PROG: MESSAGE", exit 2 (not the whole usage)."""
+
     def error(self, message):
         self.exit(2, "{}: {}\n".format(self.prog, message.replace("\n", " ")))
 
 
 def name(text):
-    """argparse's type of a file or folder name: an empty one is a usage error, never the
-    default's stand-in nor the working folder."""
+    """argparse type of a file or folder name: an empty one is a usage error, never the working folder."""
     if not text:
         raise argparse.ArgumentTypeError("'': an empty name")
     return text
@@ -43,8 +32,7 @@ def _raise_terminated(signum, frame):
 
 
 def on_sigterm():
-    """From now on SIGTERM raises Terminated (call it after anything that sets its own handler,
-    such as plots/output_file.py's scratch_folder())."""
+    """From now on SIGTERM raises Terminated (call it after anything that sets its own handler)."""
     signal.signal(signal.SIGTERM, _raise_terminated)
 
 
@@ -58,8 +46,7 @@ def end_by(signum, scratch=()):
 
 
 def kill_group(process):
-    """SIGKILL to the whole group `process` leads (not reaped yet, so its id is still that
-    group's), then reap it."""
+    """SIGKILL to the whole group `process` leads (not reaped yet, so its id is still the group's), then reap it."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except OSError:
@@ -68,13 +55,10 @@ def kill_group(process):
 
 
 def run(command, timeout=None, **options):
-    """subprocess.run(command, timeout=timeout, **options), the child the leader of a new
-    session: on a timeout, Ctrl-C, SIGTERM (Terminated) or any other exception the whole group
-    is killed and reaped before it is raised."""
+    """subprocess.run() in a new session: on any exception the whole group is killed and reaped first."""
     process = None
     try:
-        # Ctrl-C and SIGTERM wait while the child is made (they would leave it unnamed, and
-        # it does not see a terminal's Ctrl-C); the child gets the mask it would have had.
+        # Ctrl-C and SIGTERM wait while the child is made (they would leave it unnamed); the child gets the old mask.
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             process = subprocess.Popen(command, start_new_session=True,
@@ -97,8 +81,7 @@ def interrupted(prog, what=""):
 
 
 def main_of(main, prog, what=""):
-    """Exit with main(sys.argv[1:])'s status; Ctrl-C: interrupted()'s line and 130; SIGTERM:
-    ended by it. What was being written through plots/output_file.py is left as it was."""
+    """Exit with main(sys.argv[1:])'s status; Ctrl-C: interrupted()'s line and 130; SIGTERM: ended by it."""
     on_sigterm()
     try:
         status = main(sys.argv[1:])

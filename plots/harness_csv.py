@@ -1,32 +1,22 @@
-"""Reading what the harness and the meters write, shared by every script in plots/.
-
-Standard library only (Python 3.7+), so summary.py runs where matplotlib does not.
-Every problem is an InputError whose text names the file and the problem, on one line.
-"""
+"""Reading what the harness and the meters write (standard library only); a problem is a one-line InputError."""
 import csv
 import math
 import os
 import re
 import stat
 
-# The harness CSV's columns, in order: the Python side of the one schema, whose C++ side is
-# common/src/csv.cpp's list (bin/cpuinfo --json reports it as csv_columns; test_csv_schema.py
-# checks that the two, and the header a step writes, agree). docs/contracts.md, "The CSV".
+# The harness CSV's columns, in order: the Python side of the one schema, whose C++ side is common/src/csv.cpp
+# (test_csv_schema.py checks that they agree). docs/contracts.md, "The CSV".
 COLUMNS = ["step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best", "max_rel_err",
            "verified", "kernel", "reps", "cpu", "uarch", "params", "cpu_wait"]
-# Those every reader needs, the first ten (older CSVs lack the later ones; tools may add more).
-REQUIRED = COLUMNS[:10]
+REQUIRED = COLUMNS[:10]   # what every reader needs (older CSVs lack the later ones; tools may add more)
 PEAK_REQUIRED = ["isa", "precision", "threads", "gflops"]
 BANDWIDTH_REQUIRED = ["kind", "bytes", "threads", "gbps"]
 
-# The instruction sets a kernel column or peak.csv can name, narrowest first.
-ISAS = ("scalar", "sse", "avx", "avx2", "avx512", "neon")
+ISAS = ("scalar", "sse", "avx", "avx2", "avx512", "neon")   # narrowest first
 LEVELS = ("L1", "L2", "L3", "DRAM")
 MACHINE_KEYS = ("cpu", "uarch", "cores", "compiler", "flags", "date", "rounds")
-# The largest values a file is believed: what the harness can write and a little more, so that
-# a garbled number is one line, not a traceback (numpy cannot hold 10**20; 1e308 GFLOPS made the
-# axis limits infinite). MAX_SIZE is kMaxSize in common/include/gemm/harness.hpp; MAX_THREADS is
-# 4 per CPU on Linux's largest CPU count (8192); no machine comes near 1e7 GFLOPS or GB/s.
+# The largest values a file is believed (a garbled number is one line, not a traceback); MAX_SIZE is kMaxSize.
 MAX_SIZE, MAX_THREADS, MAX_RATE, MAX_BYTES = 46340, 4 * 8192, 1e7, 1 << 50
 
 
@@ -35,7 +25,7 @@ class InputError(Exception):
 
 
 def read_rows(path, required):
-    """The rows of a CSV as dicts, after checking that it has the required columns and data."""
+    """The rows of a CSV as dicts, checked: the required columns, data, every row whole."""
     try:
         with open_regular(path, newline="") as f:
             reader = csv.DictReader(f)
@@ -51,8 +41,7 @@ def read_rows(path, required):
         raise InputError("{}: malformed CSV ({})".format(path, e))
     if not rows:
         raise InputError("{}: no data rows".format(path))
-    # csv.DictReader fills a short row with None and keeps a long row's extra fields under None:
-    # either way the line does not match the header.
+    # DictReader fills a short row with None and keeps a long row's extra fields under None.
     width = len(reader.fieldnames)
     for line, row in enumerate(rows, start=2):
         if None in row or any(value is None for value in row.values()):
@@ -62,8 +51,7 @@ def read_rows(path, required):
 
 
 def open_regular(path, newline=None):
-    """`path` open for reading, or an InputError when it is no regular file: a FIFO (reading it
-    would wait for a writer, for ever), a folder or a device. Opened without waiting, then checked."""
+    """`path` open for reading, or an InputError for no regular file (a FIFO would wait for ever)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
@@ -76,8 +64,7 @@ def open_regular(path, newline=None):
 
 
 def printable(text):
-    """A field as text shows it: one line, its control characters (an ESC a terminal would
-    run, a newline that splits a table row) as '?'."""
+    """A field on one line, its control characters (an ESC a terminal would run, a newline) as '?'."""
     return "".join("?" if ord(c) < 32 or ord(c) == 127 else c for c in str(text))
 
 
@@ -88,25 +75,25 @@ def shown(text, limit=40):
 
 
 def number(path, line, row, column, kind=float, minimum=None, positive=False, maximum=None):
-    """row[column] as a finite number, or an InputError naming the file, the line and the column.
-
-    minimum: the smallest value allowed; positive: above zero; maximum: the largest (a whole
-    number: 2**53 unless given, past which numpy and floats cannot hold it)."""
+    """row[column] as a finite number (whole: at most 2**53 unless `maximum`), or an InputError naming it."""
     text = row[column]
+
+    def bad(why):
+        return InputError("{}: line {}: column {} is '{}', {}".format(path, line, column, shown(text), why))
     try:
         value = kind(text)
     except (TypeError, ValueError):
-        raise InputError("{}: line {}: column {} is '{}', not a number".format(path, line, column, shown(text)))
+        raise bad("not a number")
     if kind is float and not math.isfinite(value):   # nan, inf, and 1e309 (which reads as inf)
-        raise InputError("{}: line {}: column {} is '{}', not a finite number".format(path, line, column, shown(text)))
+        raise bad("not a finite number")
     if positive and value <= 0:
-        raise InputError("{}: line {}: column {} is '{}', not above 0".format(path, line, column, shown(text)))
+        raise bad("not above 0")
     if minimum is not None and value < minimum:
-        raise InputError("{}: line {}: column {} is '{}', below {}".format(path, line, column, shown(text), minimum))
+        raise bad("below {}".format(minimum))
     if maximum is None and kind is int:
         maximum = 1 << 53
     if maximum is not None and value > maximum:
-        raise InputError("{}: line {}: column {} is '{}', above {:g}".format(path, line, column, shown(text), maximum))
+        raise bad("above {:g}".format(maximum))
     return value
 
 
@@ -116,21 +103,10 @@ def step_number(slug):
     return int(match.group(1)) if match else None
 
 
-def isa_of(kernel):
-    """The instruction set a kernel column names ('sse', 'avx512' ...), or None (a library)."""
-    word = (kernel or "").strip().lower()
-    return word if word in ISAS else None
-
-
 def tunables(text):
-    """{name: value} from a params column ("mc=1022 kc=128 nc=16384"): the block sizes of the
-    variant that ran. Anything that is not name=integer is left out (older CSVs: {})."""
-    out = {}
-    for item in text.split():
-        name, _, value = item.partition("=")
-        if name and value.isdigit():
-            out[name] = int(value)
-    return out
+    """{name: value} from a params column ("mc=1022 kc=128"); anything not name=integer is left out."""
+    pairs = (item.partition("=") for item in text.split())
+    return {name: int(value) for name, _, value in pairs if name and value.isdigit()}
 
 
 def cpu_wait(path, line, row):
@@ -145,10 +121,7 @@ def cpu_wait(path, line, row):
 
 
 def load_run(path):
-    """One harness CSV: its rows (sorted by size, then thread count) and what describes the run.
-
-    A row whose verified is 0 with max_rel_err nan was not checked (--no-verify): 'unchecked',
-    not 'failed'."""
+    """One harness CSV: its rows by size and threads ('unchecked' under --no-verify) and the run's description."""
     rows = read_rows(path, REQUIRED)
     run = {"path": path, "step": printable(rows[0]["step"].strip()), "rows": [], "kernels": [], "cpu": "",
            "uarch": ""}
@@ -175,26 +148,18 @@ def load_run(path):
     run["rows"].sort(key=lambda r: (r["m"], r["threads"]))
     run["number"] = step_number(run["step"])
     run["kernel"] = run["kernels"][0] if run["kernels"] else ""
-    run["isa"] = isa_of(run["kernel"])
+    run["isa"] = run["kernel"].lower() if run["kernel"].lower() in ISAS else None   # None: a library
     run["thread_counts"] = sorted(set(r["threads"] for r in run["rows"]))
     return run
 
 
 def split_by_threads(run):
-    """One run per thread count in it (a CSV may hold several): each a copy with only its rows."""
-    parts = []
-    for threads in run["thread_counts"]:
-        part = dict(run)
-        part["rows"] = [r for r in run["rows"] if r["threads"] == threads]
-        part["threads"] = threads
-        parts.append(part)
-    return parts
+    """A copy of the run per thread count in it, with only its rows."""
+    return [dict(run, rows=[r for r in run["rows"] if r["threads"] == t], threads=t) for t in run["thread_counts"]]
 
 
 def split_as_run(run):
-    """As split_by_threads, except that a size the most-threads part has no row for keeps its
-    row on fewer threads in that part, marked 'fewer' (a parallel step runs a product too small
-    to share on fewer threads: that row is the step as it runs, not a run of its own)."""
+    """split_by_threads, but a size the most-threads part lacks stays in it on fewer threads, marked 'fewer'."""
     parts = split_by_threads(run)
     if len(parts) < 2:
         return parts
@@ -212,7 +177,7 @@ def split_as_run(run):
 
 
 def best_by_size(run):
-    """{size: (best GFLOPS, median GFLOPS)}, the best row where a size was measured twice."""
+    """{size: (best GFLOPS, median GFLOPS)} of the best row at each size."""
     out = {}
     for r in run["rows"]:
         if r["m"] not in out or r["best"] > out[r["m"]][0]:
@@ -223,15 +188,11 @@ def best_by_size(run):
 def nearest(sizes, size):
     """The measured size nearest to `size` (the smaller one on a tie), or None."""
     sizes = list(sizes)
-    if not sizes:
-        return None
-    return min(sizes, key=lambda m: (abs(m - size), m))
+    return min(sizes, key=lambda m: (abs(m - size), m)) if sizes else None
 
 
 def nearest_row(run, size):
-    """The row a figure at one size shows for a CSV: at the measured size nearest `size` (the
-    smaller on a tie), and of the rows there the one on the most threads, then the fastest.
-    (A parallel step may run small sizes on fewer threads: the size decides the count.)"""
+    """The row at the measured size nearest `size` on the most threads, then the fastest."""
     m = nearest(set(r["m"] for r in run["rows"]), size)
     if m is None:
         return None
@@ -246,8 +207,9 @@ def load_peak(path):
             continue
         threads = number(path, line, row, "threads", int, minimum=1, maximum=MAX_THREADS)
         gflops = number(path, line, row, "gflops", positive=True, maximum=MAX_RATE)
-        if not re.match(r"^\w+$", row["isa"].strip()):   # a name such as avx512, drawn in labels
-            raise InputError("{}: line {}: isa is '{}', not a name such as avx512".format(path, line, shown(row["isa"])))
+        if not re.match(r"^\w+$", row["isa"].strip()):   # drawn in labels
+            raise InputError("{}: line {}: isa is '{}', not a name such as avx512".format(
+                path, line, shown(row["isa"])))
         key = (row["isa"].strip(), threads)
         peaks[key] = max(gflops, peaks.get(key, 0.0))
     return peaks
@@ -263,9 +225,7 @@ def best_peak(peaks, threads):
 
 
 def isa_peak(peaks, isa, threads):
-    """(GFLOPS, note) of `isa` at `threads`. When peak.csv has no scalar row (older meters),
-    a scalar ceiling is estimated as a quarter of the 4-lane SIMD one (the same pipes, one
-    lane), and the note says so. (None, note) when nothing fits."""
+    """(GFLOPS, note) of `isa` at `threads` (no scalar row: a quarter of the 4-lane SIMD one), or (None, note)."""
     if (isa, threads) in peaks:
         return peaks[(isa, threads)], ""
     if isa == "scalar":
@@ -292,14 +252,11 @@ def load_machine(path):
 
 
 def machine_name(runs, machine):
-    """What a title calls the CPU: the microarchitecture (the CSVs' uarch column, else
-    machine.txt's uarch line), else the CPU's name, else 'this CPU'."""
-    for value in [r.get("uarch", "") for r in runs] + [machine.get("uarch", "")]:
-        if value:
-            return value
-    for value in [r.get("cpu", "") for r in runs] + [machine.get("cpu", "")]:
-        if value:
-            return value
+    """What a title calls the CPU: the CSVs' or machine.txt's uarch, else the CPU's name, else 'this CPU'."""
+    for key in ("uarch", "cpu"):
+        for value in [r.get(key, "") for r in runs] + [machine.get(key, "")]:
+            if value:
+                return value
     return "this CPU"
 
 
@@ -312,7 +269,8 @@ def load_bandwidth(path):
             raise InputError("{}: line {}: kind is '{}', not read or triad".format(path, line, shown(kind)))
         level = (row.get("level") or "").strip()
         if level and level not in LEVELS:
-            raise InputError("{}: line {}: level is '{}', not one of {}".format(path, line, shown(level), ", ".join(LEVELS)))
+            raise InputError("{}: line {}: level is '{}', not one of {}".format(
+                path, line, shown(level), ", ".join(LEVELS)))
         rows.append({"kind": kind, "level": level,
                      "bytes": number(path, line, row, "bytes", int, minimum=1, maximum=MAX_BYTES),
                      "threads": number(path, line, row, "threads", int, minimum=1, maximum=MAX_THREADS),
@@ -322,5 +280,4 @@ def load_bandwidth(path):
 
 def level_bandwidth(rows, threads, kind="read"):
     """{level: GB/s} at `threads` from the rows that are a level's point."""
-    return {r["level"]: r["gbps"] for r in rows
-            if r["level"] and r["threads"] == threads and r["kind"] == kind}
+    return {r["level"]: r["gbps"] for r in rows if r["level"] and r["threads"] == threads and r["kind"] == kind}

@@ -1,29 +1,7 @@
-"""The one way the Python scripts write a file: the rules of gemm::OutputFile
-(common/include/gemm/output_file.hpp, docs/contracts.md "The CSV"), so nothing at the path
-is lost or replaced that was not ours to replace.
-
-  - a regular file (or nothing yet) is replaced atomically: the data go to a unique temporary
-    file in the same folder, which is then renamed over the path, so a reader or an
-    interrupted run sees the old or the new contents, never part of them. A failed write, or
-    one cut short by an exception (Ctrl-C's KeyboardInterrupt, cli.Terminated), removes its
-    temporary file and leaves the old file as it was.
-  - a symbolic link is followed: its target is treated the same way and the link stays.
-  - anything else (a device such as /dev/null or /dev/stdout, a FIFO) is written through,
-    never replaced.
-
-Standard library only (Python 3.7+). Every problem is an OutputError whose text names the
-path and the problem, on one line ("cannot write PATH: ..."); the scripts exit 3 on it.
-
-Standard output is the scripts' other output: importing this module (every script does)
-lets a reader that stops early (`| head`) end the script as it ends the C++ programs, by
-SIGPIPE, instead of a BrokenPipeError traceback. A file being written is then left as it
-was: the scripts write theirs whole at the end. Standard output that cannot be written
-otherwise (`> /dev/full`, a full disk) ends the script with exit 3 and one line,
-"SCRIPT: cannot write standard output: REASON", not a traceback.
-
-A script's working files (a sample's CSV) go in scratch_folder(), which is removed however
-the script ends: at exit, on exit 3 above, and on SIGPIPE or SIGTERM (then the script still
-ends by that signal).
+"""The one way the Python scripts write a file, by gemm::OutputFile's rules (docs/contracts.md "The CSV"): a
+regular file is replaced atomically (a failed write leaves the old), a link followed, a device written
+through; a problem is an OutputError, "cannot write PATH: ...". Importing it ends the script by SIGPIPE
+when its reader stops early, and with exit 3 and one line when standard output cannot be written.
 """
 import atexit
 import errno
@@ -47,15 +25,13 @@ def _remove_scratch():
 
 
 def _end_by(signum, frame=None):
-    """Remove the scratch folders, then end by `signum` as its default action would."""
     _remove_scratch()
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 
 
 def scratch_folder(prefix):
-    """A new folder under the system's temporary folder for working files, removed when the
-    process ends (see the top of this file). `prefix` names it (`interleave.`)."""
+    """A new temporary folder for working files, removed at exit and on SIGPIPE or SIGTERM."""
     path = tempfile.mkdtemp(prefix=prefix)
     if not _scratch:
         atexit.register(_remove_scratch)
@@ -67,9 +43,7 @@ def scratch_folder(prefix):
 
 
 class _Stdout:
-    """sys.stdout, except that a write or flush that fails (ENOSPC, EIO ...) ends the process
-    with exit 3 and one line. Python would print a traceback (a print() that fails) or
-    "Exception ignored" and exit 120 (the flush at exit, where a redirected print fails)."""
+    """sys.stdout whose failed write or flush ends the process with exit 3 and one line (not a traceback)."""
 
     def __init__(self, stream):
         self._stream = stream
@@ -117,7 +91,7 @@ def _reason(error):
 
 
 def _descriptor(target):
-    """The descriptor number of /proc/self/fd/N or /dev/fd/N, else None."""
+    """N of /proc/self/fd/N or /dev/fd/N, else None."""
     for prefix in ("/proc/self/fd/", "/dev/fd/"):
         if target.startswith(prefix) and target[len(prefix):].isdigit():
             return int(target[len(prefix):])
@@ -125,8 +99,7 @@ def _descriptor(target):
 
 
 def _follow_links(path):
-    """The file `path` names after its symbolic links (it need not exist yet), and whether the
-    chain reached /proc or /dev/fd (an open descriptor such as /dev/stdout: written through)."""
+    """The file `path` names after its links, and whether they reached /proc or /dev/fd (a descriptor)."""
     current = path
     for _ in range(40):
         if current.startswith("/proc/") or current.startswith("/dev/fd/"):
@@ -144,8 +117,7 @@ def _follow_links(path):
 
 
 def _kind(path):
-    """('stream', target) for a device, a FIFO or an open descriptor; ('file', target) for a
-    regular file or nothing yet. Raises OutputError for a folder or an unreachable path."""
+    """('stream' for a device, FIFO or descriptor, or 'file', target); OutputError for a folder."""
     if not path:
         raise OutputError("cannot write '': the path is empty")
     target, fd_link = _follow_links(path)
@@ -163,10 +135,7 @@ def _kind(path):
 
 
 def _temporary(target):
-    """A new, empty file beside `target` that nobody else can have: (fd, name). Its name is
-    .NAME.XXXXXXXX with NAME cut short enough for the whole to fit the folder's limit on one
-    name (NAME_MAX): a legal 250-character NAME must not fail for its temporary's length.
-    mkstemp's random part and O_EXCL keep it unique whatever is cut."""
+    """(fd, name) of a new file .NAME.XXXXXXXX beside `target`, NAME cut to fit NAME_MAX."""
     folder, name = os.path.split(target)
     folder = folder or "."
     try:
@@ -179,8 +148,7 @@ def _temporary(target):
 
 
 def check(path):
-    """Raises OutputError unless `path` can be written (its folder exists and takes a new file,
-    or the device can be written); changes nothing there."""
+    """Raises OutputError unless `path` can be written; changes nothing there."""
     path = os.fspath(path)
     kind, target = _kind(path)
     if kind == "stream":
@@ -192,8 +160,7 @@ def check(path):
                 raise _problem(path, _reason(e))
             if flags & os.O_ACCMODE == os.O_RDONLY:
                 raise _problem(path, "it is open for reading only")
-        elif not os.access(target, os.W_OK):
-            # Not opened here: opening a FIFO would wait for (and then fail) its reader.
+        elif not os.access(target, os.W_OK):   # not opened: opening a FIFO would wait for its reader
             raise _problem(path, os.strerror(errno.EACCES))
         return
     try:
@@ -219,35 +186,35 @@ def _creation_mode():
     return 0o666 & ~mask
 
 
+def _write_through(path, target, data):
+    sys.stdout.flush()   # what the script printed comes first on a shared terminal or file
+    descriptor = _descriptor(target)
+    try:
+        # Appending: /dev/stdout redirected to a file gets the data after what was printed.
+        fd = os.dup(descriptor) if descriptor is not None else \
+            os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY | os.O_CLOEXEC)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise _problem(path, _reason(e))
+
+
 def write(path, data):
-    """Makes `path` hold `data` (bytes, or str written as UTF-8) by the rules above; raises
-    OutputError (and leaves what was there) when it cannot."""
+    """Makes `path` hold `data` (bytes, or str as UTF-8), or raises OutputError and leaves what was there."""
     path = os.fspath(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
     kind, target = _kind(path)
     if kind == "stream":
-        # What the script printed before comes first on a shared terminal or file.
-        sys.stdout.flush()
-        descriptor = _descriptor(target)
-        try:
-            # Appending: /dev/stdout redirected to a file gets the data after what was printed.
-            fd = os.dup(descriptor) if descriptor is not None else \
-                os.open(target, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY | os.O_CLOEXEC)
-            try:
-                _write_all(fd, data)
-            finally:
-                os.close(fd)
-        except OSError as e:
-            raise _problem(path, _reason(e))
-        return
+        return _write_through(path, target, data)
     try:
         fd, temporary = _temporary(target)
     except OSError as e:
         raise _problem(path, _reason(e))
     try:
-        try:
-            # The new file gets the old one's permissions, or those a plain create would give.
+        try:   # the new file gets the old one's permissions, or those a plain create would give
             try:
                 mode = stat.S_IMODE(os.stat(target).st_mode)
             except FileNotFoundError:

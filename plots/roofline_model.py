@@ -1,80 +1,36 @@
-"""The roofline model of each step's loop nest: how many bytes each multiply-add makes move
-between each level of the memory hierarchy and the level above it, from the step's register
-tile, its block sizes and the cache sizes (as plots/machine.py reads them from cpuinfo --json);
-hence its arithmetic intensity (flops per byte) against each level, and which level bounds it.
-docs/roofline.md derives every formula.
-
-Standard library only. A 'level' here is where the bytes come from:
-  L1    the bytes the core's load and store instructions move (registers <-> L1)
-  L2    the bytes brought into L1 from L2 (the L1 misses, in whole 64-byte lines)
-  L3    the bytes brought into L2 from L3
-  DRAM  the bytes brought into L3 from memory
+"""The roofline model of each step's loop nest (docs/roofline.md derives every formula): the bytes a
+multiply-add moves from each level (L1: loads and stores; L2: L1 misses in lines; L3: into L2; DRAM: into
+L3), from the register tile, the blocks and the caches; hence its intensity and bound. Standard library only.
 """
 
 FLOAT = 4        # bytes
 LINE = 64        # bytes per cache line
 LEVELS = ("L1", "L2", "L3", "DRAM")
 
-# Each step's loop nest, as the model sees it: whether C stays in registers over the k loop,
-# and what blocking it does. The register tile (mr x nr elements of C per inner loop) is the
-# step's own, from the registry: bin/cpuinfo --json reports each variant's (plots/machine.py).
-#   c_in_registers: steps 01 and 02 keep the sum in a register but store it to C after every
-#     multiply-add (C might alias A or B, so the compiler must write it before the next load);
-#     from step 03 on C stays in registers over the k loop.
-#   blocked: kc x mc cache blocks (06 on); packed: A and B copied into slivers (07 on).
-STEPS = {
-    1: {"c_in_registers": False, "blocked": False, "packed": False},
-    2: {"c_in_registers": False, "blocked": False, "packed": False},
-    3: {"c_in_registers": True, "blocked": False, "packed": False},
-    4: {"c_in_registers": True, "blocked": False, "packed": False},
-    5: {"c_in_registers": True, "blocked": False, "packed": False},
-    6: {"c_in_registers": True, "blocked": True, "packed": False},
-    7: {"c_in_registers": True, "blocked": True, "packed": True},
-    8: {"c_in_registers": True, "blocked": True, "packed": True},
-    9: {"c_in_registers": True, "blocked": True, "packed": True},
-    10: {"c_in_registers": True, "blocked": True, "packed": True},
-}
+# Each step's loop nest as the model sees it (its register tile comes from cpuinfo --json): steps 01 and
+# 02 store C after every multiply-add (C might alias A or B), from 03 on C stays in registers over k;
+# blocked: kc x mc cache blocks (06 on); packed: A and B copied into slivers (07 on).
+STEPS = {number: {"c_in_registers": number >= 3, "blocked": number >= 6, "packed": number >= 7}
+         for number in range(1, 11)}
 
 
 def fits(nbytes, cache):
-    """The rule every step uses: a block stays in a cache when it takes at most half of it
-    (the other half is for the data streaming past it)."""
+    """A block stays in a cache when it takes at most half of it (the other half: the data streaming past)."""
     return cache > 0 and nbytes <= cache / 2
 
 
-def loop_nest(number, tile):
-    """The STEPS entry for a step, with its register tile (mr, nr) filled in; None for a step
-    the model does not know (lab steps 11 and up) or without a tile (a variant cpuinfo gives
-    none for)."""
-    if number not in STEPS or not tile:
-        return None
-    nest = dict(STEPS[number])
-    nest["mr"], nest["nr"] = tile
-    return nest
-
-
 def unblocked(n, nest, caches):
-    """Bytes per multiply-add at each level for loops j (nr columns) > i (mr rows) > p, the
-    mr x nr tile of C in registers (or not), A and B read in place (steps 01-05, and 10
-    when it skips packing)."""
+    """Bytes per multiply-add at each level for loops j > i > p, A and B in place (01-05; 10 unpacked)."""
     mr, nr = nest["mr"], nest["nr"]
     l1, l2, l3 = caches["L1"], caches["L2"], caches["L3"]
-    # Registers <- L1: per step of p, mr elements of A and nr of B for mr*nr multiply-adds.
-    # When C is stored after every multiply-add (steps 01 and 02), each multiply-add is a load
-    # of A, a load of B and a store of C, 12 bytes: the store might have changed A, so step
-    # 02 loads A(i, p) again after each of its four stores (objdump of its library: per step
-    # of p, 4 x (movss A, mulss B, addss, movss to C)); C itself is never loaded.
+    # Registers <- L1: mr of A and nr of B per mr*nr multiply-adds; C stored after each: 12 bytes.
     reg = FLOAT * (mr + nr) / (mr * nr) if nest["c_in_registers"] else 3 * FLOAT
-    # L1 <- L2: the B sliver (n rows of nr floats, each row on its own line) is walked again
-    # for every mr-row tile. It stays in L1 when its n lines fit; otherwise each step of p
-    # brings a whole line for mr*nr multiply-adds. A streams: mr floats per step, whole lines.
-    # (When it fits, the next slivers find the same lines there too: B comes once, 4/n.)
+    # L1 <- L2: the B sliver (n lines) once when it fits in L1, else a line per step of p; A streams.
     b_sliver = n * LINE
     b_l2 = FLOAT / n if fits(b_sliver, l1) else LINE / (mr * nr)
     a_stream = FLOAT / nr
     into_l1 = b_l2 + a_stream
-    # L2 <- L3: all of A is read again for every B sliver; from L3 unless A fits in L2. The
-    # B sliver's lines come once when they fit in L2, as above.
+    # L2 <- L3: all of A again for every B sliver unless A fits in L2; the B sliver as above.
     a_bytes = FLOAT * n * n
     a_l3 = FLOAT / n if fits(a_bytes, l2) else a_stream
     into_l2 = a_l3 + (FLOAT / n if fits(b_sliver, l2) else LINE / (mr * nr))
@@ -84,29 +40,20 @@ def unblocked(n, nest, caches):
 
 
 def blocked(n, nest, caches, blocks):
-    """Bytes per multiply-add at each level for the blocked loop nest (steps 06-10):
-    for pc (kc deep) > ic (mc rows of A, kept in L2) > jr (nr columns, a kc x nr B sliver,
-    kept in L1 when it fits) > ir (mr rows): the micro-kernel. nc columns per B panel
-    (n for steps 06 and 07, which have no nc)."""
+    """Bytes per multiply-add at each level for the blocked nest (06-10): pc > ic (A block in L2) > jr (B
+    sliver in L1 when it fits) > ir; nc columns per B panel (n for steps 06 and 07)."""
     mr, nr = nest["mr"], nest["nr"]
-    # k is cut into ceil(n / kc) slices: kc here is their mean depth, which is what counts
-    # for the passes over C (steps 08-10 cut k into equal slices, 06 and 07 leave a thin last
-    # one).
-    kc = n / -(-n // blocks["kc"])
+    kc = n / -(-n // blocks["kc"])   # the mean depth of the ceil(n / kc) slices: what the passes over C see
     mc, nc = min(blocks["mc"], n), min(blocks.get("nc", n), n)
     l1, l2, l3 = caches["L1"], caches["L2"], caches["L3"]
     c_tile = 2 * FLOAT / kc              # the C tile loaded and stored once per kc steps of p
     reg = FLOAT * (mr + nr) / (mr * nr) + c_tile
-    # L1 <- L2. The B sliver (kc x nr) is used by all mc/mr A slivers of the block: from L2
-    # once per block if it fits in L1, else every time. Unpacked, each of its kc rows is a
-    # line of its own; packed, it is kc*nr floats end to end. The A sliver streams from L2.
+    # L1 <- L2: the B sliver once per block if it fits in L1, else for every A sliver; the A sliver streams.
     b_sliver = kc * (nr * FLOAT if nest["packed"] else LINE)
     b_use = (nr * FLOAT if nest["packed"] else LINE) / (mr * nr)
     b_l2 = b_sliver / (kc * mc * nr) if fits(b_sliver, l1) else b_use
     into_l1 = b_l2 + FLOAT / nr + c_tile
-    # L2 <- L3. The A block (mc x kc) is read once per B panel: 4/nc. The B panel (kc x nc)
-    # is read again for every A block unless it fits in L2 beside it: 4/mc. C (m x n) is
-    # read and written once per kc slice of k: 8/kc, from L3 unless it fits in L2.
+    # L2 <- L3: A once per B panel; B again for every A block unless both fit; C once per kc slice.
     a_block = FLOAT * mc * kc
     b_panel = FLOAT * kc * nc
     b_l3 = FLOAT / n if fits(a_block + b_panel, l2) else FLOAT / mc
@@ -121,17 +68,15 @@ def blocked(n, nest, caches, blocks):
 
 
 def skips_packing(number, n, caches, blocks):
-    """Step 10 reads small matrices in place (A within half of L2) unless a block size was
-    set; the model then follows the unblocked nest. The lessons 08 and 09 always pack."""
+    """Step 10 reads small matrices in place (A within half of L2) unless a block size was set."""
     return number == 10 and not blocks.get("set") and fits(FLOAT * n * n, caches["L2"])
 
 
 def bytes_per_fma(number, tile, n, caches, blocks=None):
-    """{level: bytes per multiply-add} of step `number` with register tile (mr, nr), or None
-    when the model does not know the step."""
-    nest = loop_nest(number, tile)
-    if nest is None:
+    """{level: bytes per multiply-add} of step `number` with tile (mr, nr), or None for no model."""
+    if number not in STEPS or not tile:   # a lab step, or a variant without a tile
         return None
+    nest = dict(STEPS[number], mr=tile[0], nr=tile[1])
     if nest["blocked"] and blocks and not skips_packing(number, n, caches, blocks):
         return blocked(n, nest, caches, blocks)
     if nest["blocked"] and not blocks and number in (6, 7):
@@ -144,11 +89,13 @@ def intensity(traffic):
     return {level: 2.0 / b for level, b in traffic.items() if b > 0}
 
 
+def _roofs(intensities, bandwidth):
+    return {lv: bandwidth[lv] * intensities[lv] for lv in LEVELS if lv in bandwidth and lv in intensities}
+
+
 def bound(intensities, bandwidth):
-    """The level whose roof is lowest for these intensities, and that roof (GFLOPS):
-    min over levels of bandwidth (GB/s) x intensity (flops/byte). None when no level has
-    both a bandwidth and an intensity."""
-    roofs = [(bandwidth[lv] * intensities[lv], lv) for lv in LEVELS if lv in bandwidth and lv in intensities]
+    """(level, GFLOPS) of the lowest memory roof (bandwidth x intensity) at these intensities, or None."""
+    roofs = [(gflops, lv) for lv, gflops in _roofs(intensities, bandwidth).items()]
     if not roofs:
         return None
     gflops, level = min(roofs)
@@ -156,12 +103,8 @@ def bound(intensities, bandwidth):
 
 
 def place(intensities, bandwidth, ceiling=None):
-    """Where a step stands on the roofline, every number the figure shows of it: the level
-    whose memory roof is lowest at the step's intensities (the point is drawn at its intensity
-    against that level), that roof, each level's roof, and the bound, the lower of that roof
-    and `ceiling` (the peak of the ISA the step ran): "compute" or the level. The point, the
-    line from it to its bound and the caption under the figure all come from this, so they
-    cannot disagree. None when no level has both a bandwidth and an intensity."""
+    """Every number the figure shows of a step (so that point, line and caption agree): the level whose roof
+    is lowest, that roof, each level's roof, and the bound, "compute" when `ceiling` is lower; or None."""
     where = bound(intensities, bandwidth)
     if where is None:
         return None
@@ -169,4 +112,4 @@ def place(intensities, bandwidth, ceiling=None):
     compute = ceiling is not None and ceiling < roof
     return {"level": level, "intensity": intensities[level], "roof": roof, "ceiling": ceiling,
             "bound": "compute" if compute else level, "limit": ceiling if compute else roof,
-            "roofs": {lv: bandwidth[lv] * intensities[lv] for lv in LEVELS if lv in bandwidth and lv in intensities}}
+            "roofs": _roofs(intensities, bandwidth)}
