@@ -1,13 +1,7 @@
 #!/usr/bin/env python3
-"""Draw tools/ablation.sh's table: step 10 with each idea off, and the ideas added one by one.
+"""tools/ablation.sh's CSV (study,order,config,n,gflops) as bars: a panel per study, a row per kernel.
 
     plot_ablation.py ABLATION_CSV [--title TEXT] -o OUT.png
-
-ABLATION_CSV has the columns study,order,config,switches,n,gflops (more may follow); study is
-"off" or "added" (the AVX-512 kernel), "off_avx2" or "added_avx2" (the AVX2 kernel). One panel
-per study, a row of two per kernel, one horizontal bar per configuration and size.
-Malformed or empty input: exit 2 with one line naming the file and the problem; no matplotlib,
-or OUT.png cannot be written: exit 3.
 """
 import cli
 import drawing
@@ -19,14 +13,14 @@ PANELS = [("off", "step 10 (avx512) with one idea switched off"), ("added", "ide
 
 
 def load(path):
-    rows = read_rows(path, REQUIRED)
+    """{study: {order: {"config": name, "gflops": {n: GFLOPS}}}} of the CSV, checked."""
     studies = {}
-    for line, row in enumerate(rows, start=2):
+    for line, row in enumerate(read_rows(path, REQUIRED), start=2):
         if row["study"] not in dict(PANELS):
             raise InputError(f"{path}: line {line}: study is '{row['study']}', not one of "
                              f"{', '.join(s for s, _ in PANELS)}")
         configs = studies.setdefault(row["study"], {})
-        order = number(path, line, row, "order", int)   # bounded: sizes and GFLOPS a harness could give
+        order = number(path, line, row, "order", int)
         n = number(path, line, row, "n", int, minimum=1, maximum=MAX_SIZE)
         entry = configs.setdefault(order, {"config": row["config"], "gflops": {}})
         entry["gflops"][n] = number(path, line, row, "gflops", minimum=0, maximum=MAX_RATE)
@@ -34,11 +28,11 @@ def load(path):
 
 
 def parse(argv):
-    return drawing.parse(drawing.parser("tools/ablation.sh's results as bar charts.", "ablation CSV (tools/ablation.sh)"),
-                         argv, machine=None)
+    parser = drawing.parser("tools/ablation.sh's results as bar charts.", "ablation CSV (tools/ablation.sh)")
+    return drawing.parse(parser, argv, machine=None)
 
 
-def draw_panel(ax, study, title, configs, sizes, top):
+def draw_panel(ax, title, configs, sizes, top):
     """One study: a bar per configuration and size, its GFLOPS written beside it."""
     height = 0.8 / len(sizes)
     for k, n in enumerate(sizes):
@@ -49,8 +43,7 @@ def draw_panel(ax, study, title, configs, sizes, top):
             ax.text(bar.get_width() + top * 0.01, bar.get_y() + bar.get_height() / 2, f"{v:.0f}",
                     va="center", fontsize=7)
     ax.set_yticks(range(len(configs)))
-    # Wrapped: a long name ("+ unpacked small matrices = step 10 (avx2)") widened every panel's
-    # margin until the bars held under half of the canvas.
+    # Wrapped: a long name widened every panel's margin until the bars held under half of the canvas.
     ax.set_yticklabels([drawing.wrapped(drawing.literal(c["config"]), 24) for c in configs])
     ax.invert_yaxis()
     ax.set_xlim(0, top * 1.12)
@@ -60,7 +53,6 @@ def draw_panel(ax, study, title, configs, sizes, top):
 
 
 def render(args, inputs=None):
-    """The figure (tests call this to look inside it), from `inputs` when its CSV was read."""
     studies = (inputs or drawing.Inputs()).read(load, args.csv)
     plt = drawing.pyplot()
     panels = [(s, t) for s, t in PANELS if s in studies]
@@ -78,13 +70,11 @@ def render(args, inputs=None):
         for c in range(len(row), columns):
             axes[r][c].remove()   # not a hidden axes: it would count as plot area
         for c, (study, title) in enumerate(row):
-            draw_panel(axes[r][c], study, title, [studies[study][o] for o in sorted(studies[study])], sizes, top)
+            draw_panel(axes[r][c], title, [studies[study][o] for o in sorted(studies[study])], sizes, top)
     if args.title:
         fig.suptitle(drawing.wrapped(drawing.literal(args.title), 90), fontsize=13)
-    # One legend for every panel, under them, where it hides no bar.
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    legend = fig.legend(handles, labels, loc="lower center", ncol=len(sizes), frameon=False)
-    drawing.fit(fig, legend)
+    handles, labels = axes[0][0].get_legend_handles_labels()   # one legend for every panel, under them
+    drawing.fit(fig, fig.legend(handles, labels, loc="lower center", ncol=len(sizes), frameon=False))
     return fig
 
 

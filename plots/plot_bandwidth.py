@@ -1,35 +1,27 @@
 #!/usr/bin/env python3
-"""Memory bandwidth against working-set size: the staircase of the memory hierarchy.
+"""Memory bandwidth against working-set size, a curve per kind and thread count, the levels named, the cache
+sizes dotted (--cpuinfo: results/machine.json).
 
     plot_bandwidth.py BANDWIDTH_CSV [--cpuinfo MACHINE_JSON] [--machine FILE] -o OUT.png
-
-One curve per kind (read, triad) and thread count from build/bin/bandwidth's CSV
-(kind,bytes,threads,gbps,level,isa; bytes per thread), the level points marked and named (a
-name moved up or down until it overlaps no other); with --cpuinfo (build/bin/cpuinfo --json,
-results/machine.json; a results/cpuinfo.txt means the machine.json beside it), dotted lines at
-the cache sizes. Both axes are logarithmic. Bad input: exit 2 with one line naming the file.
 """
-import cli
 import drawing
 import plot_roofline
 from harness_csv import load_bandwidth, machine_name
 
-
-# Where a level's label may go around its point, in points (dx, dy, ha, va): beside it first,
-# then further up or down, until it overlaps no label placed before it.
-LABEL_SPOTS = [(dx, dy, ha, va) for dy, va in ((4, "bottom"), (-4, "top"), (16, "bottom"), (-16, "top"),
-                                                  (28, "bottom"), (-28, "top"))
+# Where a level's label may go around its point (dx, dy in points, ha, va): beside it first, then further
+# up or down, until it overlaps no label placed before it.
+LABEL_SPOTS = [(dx, dy, ha, va)
+               for dy, va in ((4, "bottom"), (-4, "top"), (16, "bottom"), (-16, "top"), (28, "bottom"), (-28, "top"))
                for dx, ha in ((5, "left"), (-5, "right"))]
+COLOURS = ["tab:blue", "tab:red", "tab:green", "tab:purple"]   # a thread count's; gray past them
 
 
 def place_labels(fig, ax, labels):
-    """Annotates each (text, x, y, colour) at its point, at the first of LABEL_SPOTS where its
-    box overlaps neither the legend nor a label placed before it (two thread counts' L1 points
-    may lie close together). Call after the layout is final."""
+    """Each (text, x, y, colour) at the first LABEL_SPOTS free of the legend and the labels before it."""
     renderer = fig.canvas.get_renderer()
     placed = [ax.get_legend().get_window_extent(renderer)] if ax.get_legend() else []
     for text, x, y, colour in labels:
-        for i, (dx, dy, ha, va) in enumerate(LABEL_SPOTS + LABEL_SPOTS[:1]):   # nowhere free: the first, overlapping
+        for i, (dx, dy, ha, va) in enumerate(LABEL_SPOTS + LABEL_SPOTS[:1]):
             note = ax.annotate(text, (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha, va=va,
                                fontsize=8.5, color=colour)
             box = note.get_window_extent(renderer)
@@ -39,33 +31,33 @@ def place_labels(fig, ax, labels):
         placed.append(box)
 
 
+def size_label(t):
+    return "{} KiB".format(t >> 10) if t < 1 << 20 else "{} MiB".format(t >> 20) if t < 1 << 30 else \
+        "{} GiB".format(t >> 30)
+
+
 def render(args, inputs=None):
     inputs = inputs or drawing.Inputs()
     rows = inputs.read(load_bandwidth, args.csv)
     machine = inputs.machine(args.machine, args.csv)
     caches = inputs.read(plot_roofline.read_machine, args.cpuinfo)[0] if args.cpuinfo else {}
 
-    plt = drawing.pyplot()
-    fig, ax = plt.subplots(figsize=(9.5, 5.5), dpi=130)
+    fig, ax = drawing.pyplot().subplots(figsize=(9.5, 5.5), dpi=130)
     counts = sorted(set(r["threads"] for r in rows))
-    styles = {"read": "-", "triad": "--"}
-    colours = {t: c for t, c in zip(counts, ["tab:blue", "tab:red", "tab:green", "tab:purple"])}
     labels = []
     for threads in counts:
-        for kind in ("read", "triad"):
+        colour = dict(zip(counts, COLOURS)).get(threads, "gray")
+        for kind, style in (("read", "-"), ("triad", "--")):
             here = sorted((r for r in rows if r["threads"] == threads and r["kind"] == kind), key=lambda r: r["bytes"])
             if not here:
                 continue
-            ax.plot([r["bytes"] for r in here], [r["gbps"] for r in here], linestyle=styles[kind],
-                    color=colours.get(threads, "gray"), marker=".", linewidth=1.8,
-                    label="{}, {}".format(kind, drawing.threads_text([threads])))
-            for r in here:
-                if r["level"]:
-                    ax.plot(r["bytes"], r["gbps"], marker="o", markersize=7, color=colours.get(threads, "gray"),
-                            markeredgecolor="black", linestyle="none")
-                    if kind == "read":
-                        labels.append(("{} {:.0f}".format(r["level"], r["gbps"]), r["bytes"], r["gbps"],
-                                       colours.get(threads, "gray")))
+            ax.plot([r["bytes"] for r in here], [r["gbps"] for r in here], linestyle=style, color=colour, marker=".",
+                    linewidth=1.8, label="{}, {}".format(kind, drawing.threads_text([threads])))
+            for r in [r for r in here if r["level"]]:   # a level's point
+                ax.plot(r["bytes"], r["gbps"], marker="o", markersize=7, color=colour, markeredgecolor="black",
+                        linestyle="none")
+                if kind == "read":
+                    labels.append(("{} {:.0f}".format(r["level"], r["gbps"]), r["bytes"], r["gbps"], colour))
     for level, size in sorted(caches.items(), key=lambda kv: kv[1]):
         if size > 0:
             ax.axvline(size, color="gray", linestyle=":", linewidth=1)
@@ -74,10 +66,10 @@ def render(args, inputs=None):
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     drawing.plain_numbers(ax.yaxis)
-    ticks = [2 ** e for e in range(10, 41, 2) if min(r["bytes"] for r in rows) / 2 <= 2 ** e <= max(r["bytes"] for r in rows) * 2]
+    sizes = [r["bytes"] for r in rows]
+    ticks = [2 ** e for e in range(10, 41, 2) if min(sizes) / 2 <= 2 ** e <= max(sizes) * 2]
     ax.set_xticks(ticks)
-    ax.set_xticklabels([("{} KiB".format(t >> 10) if t < 1 << 20 else "{} MiB".format(t >> 20) if t < 1 << 30
-                         else "{} GiB".format(t >> 30)) for t in ticks], fontsize=9)
+    ax.set_xticklabels([size_label(t) for t in ticks], fontsize=9)
     ax.set_xlabel("working set per thread (each thread its own arrays)")
     ax.set_ylabel("GB/s (10\u2079 bytes/s; triad counts 12 bytes per element)")
     ax.grid(True, which="major", alpha=0.3)
@@ -94,9 +86,4 @@ def parse(argv):
     return drawing.parse(parser, argv, title=False)
 
 
-def main(argv):
-    return drawing.figure_main("plot_bandwidth.py", parse, render, argv)
-
-
-if __name__ == "__main__":
-    cli.main_of(main, "plot_bandwidth.py")
+main = drawing.script(__name__, "plot_bandwidth.py", parse, render)

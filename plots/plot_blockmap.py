@@ -1,17 +1,10 @@
 #!/usr/bin/env python3
-"""The block-size map: a heatmap of a step's GFLOPS over kc x mc, its own choice outlined.
+"""tools/block_map.py's CSV as a heatmap of GFLOPS over kc x mc: the step's own cell outlined, the best starred.
 
     plot_blockmap.py CSV [--machine FILE] [--title TEXT] -o OUT.png
-
-CSV: what tools/block_map.py writes (step,n,kc,mc,default,gflops_best,gflops_median,verified,
-kernel,cpu,uarch[,params]; kc and mc the blocks that ran). Each cell is labelled with its best
-GFLOPS; the step's own kc x mc (the row with default = 1: the step run with no block option,
-on the kernel that ran) is outlined in black, the best cell marked with a star; a cell whose
-run failed verification is crossed out. Bad input: exit 2 with one line naming the file.
 """
 import math
 
-import cli
 import drawing
 from harness_csv import MAX_RATE, MAX_SIZE, InputError, machine_name, number, read_rows
 
@@ -19,13 +12,10 @@ REQUIRED = ["step", "n", "kc", "mc", "default", "gflops_best", "verified"]
 
 
 def load(path):
-    rows = read_rows(path, REQUIRED)
     cells = []
-    for line, row in enumerate(rows, start=2):
+    for line, row in enumerate(read_rows(path, REQUIRED), start=2):
         verified = row["verified"].strip() == "1"
-        gflops = float("nan")
-        if verified:
-            gflops = number(path, line, row, "gflops_best", minimum=0, maximum=MAX_RATE)
+        gflops = number(path, line, row, "gflops_best", minimum=0, maximum=MAX_RATE) if verified else float("nan")
         cells.append({"kc": number(path, line, row, "kc", int, minimum=1),
                       "mc": number(path, line, row, "mc", int, minimum=1),
                       "n": number(path, line, row, "n", int, minimum=1, maximum=MAX_SIZE),
@@ -56,11 +46,10 @@ def render(args, inputs=None):
 
     plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(max(6.5, 1.25 * len(kcs) + 3), max(4.8, 0.75 * len(mcs) + 2.5)), dpi=130)
-    lo, hi = min(c["gflops"] for c in good), max(c["gflops"] for c in good)
-    # The colours span at least half the best figure: a few % of noise stays one colour.
-    image = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto", vmin=min(lo, 0.5 * hi), vmax=hi)
+    hi = max(c["gflops"] for c in good)
+    lo = min(min(c["gflops"] for c in good), 0.5 * hi)   # at least half the best: a few % of noise is one colour
+    image = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto", vmin=lo, vmax=hi)
     fig.colorbar(image, ax=ax, label="GFLOPS (best of the repetitions)")
-    lo = min(lo, 0.5 * hi)
     for c in cells:
         x, y = kcs.index(c["kc"]), mcs.index(c["mc"])
         if not c["verified"]:
@@ -87,7 +76,7 @@ def render(args, inputs=None):
     if own and not math.isnan(own["gflops"]):
         what += "\nits own choice: {:.0f}% of the best cell".format(100 * own["gflops"] / best["gflops"])
     ax.set_title(drawing.title(what, [1], machine_name(cells, machine), wrap=True), fontsize=11)
-    drawing.fit(fig)   # the axes keep their share of the canvas
+    drawing.fit(fig)
     return fig
 
 
@@ -95,9 +84,4 @@ def parse(argv):
     return drawing.parse(drawing.parser("Heatmap of GFLOPS over kc x mc.", "CSV from tools/block_map.py"), argv)
 
 
-def main(argv):
-    return drawing.figure_main("plot_blockmap.py", parse, render, argv)
-
-
-if __name__ == "__main__":
-    cli.main_of(main, "plot_blockmap.py")
+main = drawing.script(__name__, "plot_blockmap.py", parse, render)

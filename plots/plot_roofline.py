@@ -1,33 +1,18 @@
 #!/usr/bin/env python3
-"""The roofline: every step as a point under the compute roofs of each ISA and the memory
-roofs of each level of the memory hierarchy, log-log.
+"""The roofline, a panel per thread count: each step (01-10) at its GFLOPS and its intensity (roofline_model.py)
+under peak.csv's compute roofs and bandwidth.csv's memory roofs, dotted up to its bound.
 
     plot_roofline.py CSV [CSV ...] --peak PEAK_CSV --bandwidth BANDWIDTH_CSV --cpuinfo MACHINE_JSON
                      [--at N] [--machine FILE] -o OUT.png
-
-Compute roofs: peak.csv's fp32 rows (one per ISA). Memory roofs: bandwidth.csv's read rows
-at each level's point (bandwidth x intensity). A point per step CSV (steps 01-10; lab steps
-and libraries have no model): its best GFLOPS at the size nearest to --at (1000), at the
-arithmetic intensity its loop nest achieves against the level whose roof is lowest for it,
-computed by plots/roofline_model.py (docs/roofline.md) from its register tile, its block sizes
-and the caches, all from build/bin/cpuinfo --json (--cpuinfo: results/machine.json, read by
-plots/machine.py; a results/cpuinfo.txt given means the machine.json beside it; the block sizes
-of the CSV's params column first); small hollow points at its
-intensity against each other level; a dotted line up to what bounds it, the lower of that
-roof and its ISA's peak, which its colour and the caption under the axes name (one function,
-roofline_model.place, gives all three). One panel per thread count among the CSVs.
-Bad input: exit 2 with one line naming the file.
 """
 import argparse
 import os
-import sys
 
-import cli
 import drawing
 import machine as machine_json
 import roofline_model as model
-from harness_csv import (ISAS, InputError, open_regular, isa_peak, level_bandwidth, load_bandwidth, load_machine,
-                         load_peak, load_run, machine_name, nearest_row)
+from harness_csv import (ISAS, InputError, isa_peak, level_bandwidth, load_bandwidth, load_machine, load_peak,
+                         load_run, machine_name, nearest_row)
 
 X_RANGE = (0.01, 1000.0)   # flops per byte
 LEVEL_COLOURS = {"L1": "tab:blue", "L2": "tab:green", "L3": "tab:orange", "DRAM": "tab:red"}
@@ -35,7 +20,7 @@ COMPUTE_COLOUR = "black"   # a point bound by its ISA's peak, as the compute roo
 
 
 def read_machine(path):
-    """The caches of cpuinfo --json (a saved copy), and the Machine for the steps' tiles and blocks."""
+    """(caches, Machine) of a saved cpuinfo --json."""
     m = machine_json.load(path)
     if not (m.caches["L1"] > 0 and m.caches["L2"] > 0):
         raise InputError("{}: no cache sizes (caches.l1d and caches.l2 are 0)".format(path))
@@ -43,18 +28,14 @@ def read_machine(path):
 
 
 def points(runs, threads, at, caches, machine, bandwidth, peaks=None):
-    """The steps' points at `threads` (those whose size nearest `at` ran on that many): step,
-    GFLOPS, size, intensities, and where it stands (roofline_model.place: the level whose roof
-    is lowest, that roof, and the bound, against its ISA's peak at `threads` when `peaks` has
-    it). Steps the model does not know, or whose tile `machine` (plots/machine.py) does not give
-    for the kernel that ran, are listed apart (`skipped`)."""
+    """(points, skipped) at `threads`: each step's GFLOPS, size, intensities and roofline_model.place's numbers;
+    the steps without a model or a tile for their kernel apart."""
     out, skipped = [], []
     for run in runs:
         row = nearest_row(run, at)
         if row["threads"] != threads or run["number"] is None:
             continue
         n = row["m"]
-        # The tile of the variant that ran, and its blocks (the CSV's params), else those cpuinfo reports.
         step = machine.step(run["step"]) or machine.step(run["number"])   # a lab's copy of a step: by number
         tile = step.tile_of(run["kernel"]) if step else None
         traffic = model.bytes_per_fma(run["number"], tile, n, caches, row["params"] or (step.params if step else None))
@@ -66,10 +47,8 @@ def points(runs, threads, at, caches, machine, bandwidth, peaks=None):
         where = model.place(intensities, bandwidth, ceiling)
         if where is None:
             raise InputError("no read bandwidth at {} thread(s) for any level".format(threads))
-        point = {"step": run["step"], "number": run["number"], "kernel": run["kernel"], "n": n,
-                 "gflops": row["best"], "intensities": intensities}
-        point.update(where)
-        out.append(point)
+        out.append(dict(where, step=run["step"], number=run["number"], kernel=run["kernel"], n=n,
+                        gflops=row["best"], intensities=intensities))
     out.sort(key=lambda p: p["number"])
     return out, skipped
 
@@ -79,25 +58,19 @@ def bound_colour(p):
 
 
 def caption(p):
-    """The line under the figure for one point: its numbers, and what bounds it, in words."""
+    """A point's line under the figure, short enough for its panel."""
     ceiling = ", {} {:.3g}".format(p["kernel"], p["ceiling"]) if p["ceiling"] else ""
     what = "the {} peak".format(p["kernel"]) if p["bound"] == "compute" else p["level"]
-    # As short as it can be while saying it all: a caption wider than its panel widened the
-    # canvas's margins until the axes held under half of it.
     return "{:02d} {:<13}{:>6.1f} GFLOPS {:>6.3g} flop/B vs {:<4} roof {:.3g}{}: bound by {} ({:.0f}%)".format(
         p["number"], p["step"].split("_", 1)[1][:13], p["gflops"], p["intensity"], p["level"], p["roof"],
         ceiling, what, 100 * p["gflops"] / p["limit"])
 
 
 def draw_compute_roofs(ax, roofs, threads):
-    """A line per (isa, GFLOPS, note) of `roofs` across the panel, each named at its right end."""
+    """A line per (isa, GFLOPS, note), named at its right end: within 2 % one label, within 15 % one below."""
     lo, hi = X_RANGE
     for isa, value, note in roofs:
         ax.plot([lo, hi], [value, value], **drawing.ceiling_style(isa, threads > 1))
-    # Labels inside the axes at their right end, above the line (outside, they took a tenth of
-    # the canvas's width). Roofs within 2 % of each other (AVX-512 and AVX2 on a core that
-    # splits 512-bit FMAs) share one label; of two labels within 15 % (avx 97 and avx2 102),
-    # the lower one goes below its line, or they would print over each other.
     labels = []   # [names, GFLOPS, note], highest first
     for isa, value, note in sorted(roofs, key=lambda r: -r[1]):
         if labels and value >= labels[-1][1] * 0.98:
@@ -111,6 +84,25 @@ def draw_compute_roofs(ax, roofs, threads):
                 va="top" if above else "bottom", ha="right", fontsize=9)
 
 
+def draw_point(ax, p):
+    """A step: hollow points against the other levels, a dotted line up to its bound, the point, its number."""
+    others = [lv for lv in p["roofs"] if lv != p["level"]]
+    xs = [p["intensities"][lv] for lv in others]
+    if xs:
+        ax.plot([min(xs + [p["intensity"]]), max(xs + [p["intensity"]])], [p["gflops"]] * 2,
+                color="gray", linewidth=0.6, alpha=0.6, zorder=1)
+        ax.scatter(xs, [p["gflops"]] * len(xs), marker="d", s=28, facecolors="white", zorder=2,
+                   edgecolors=[LEVEL_COLOURS[lv] for lv in others], linewidths=1.2)
+    ax.plot([p["intensity"]] * 2, [p["gflops"], p["limit"]], color=bound_colour(p), linestyle=(0, (1, 1)),
+            linewidth=1.4, zorder=2)
+    ax.plot(p["intensity"], p["gflops"], marker="o", markersize=8, color=bound_colour(p),
+            markeredgecolor="black", linestyle="none", zorder=3)
+    # Neighbouring steps' labels on opposite sides, the next pair lower: clustered points stay readable.
+    offsets = [(-20, 3), (7, 3), (-20, -12), (7, -12)]
+    ax.annotate("{:02d}".format(p["number"]), (p["intensity"], p["gflops"]), textcoords="offset points",
+                xytext=offsets[p["number"] % 4], fontsize=10, fontweight="bold")
+
+
 def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     lo, hi = X_RANGE
     roofs = []   # (isa, GFLOPS, note): every ISA peak.csv has at this count (scalar maybe estimated)
@@ -120,56 +112,29 @@ def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
             roofs.append((isa, value, note))
     top = max(v for _, v, _ in roofs)
     draw_compute_roofs(ax, roofs, threads)
-    for level in model.LEVELS:
-        if level not in bandwidth:
-            continue
+    for level in (lv for lv in model.LEVELS if lv in bandwidth):
         gbps = bandwidth[level]
-        ridge = top / gbps   # where this memory roof meets the highest compute roof
-        ax.plot([lo, min(ridge, hi)], [gbps * lo, gbps * min(ridge, hi)], color=LEVEL_COLOURS[level],
-                linewidth=1.5, label="{} read: {:.0f} GB/s".format(level, gbps))
-    # Labels of neighbouring steps on opposite sides (even left, odd right), and the next
-    # pair of each side lower, so that clustered points (05-07) stay readable.
-    offsets = [(-20, 3), (7, 3), (-20, -12), (7, -12)]
+        ridge = min(top / gbps, hi)   # where this memory roof meets the highest compute roof
+        ax.plot([lo, ridge], [gbps * lo, gbps * ridge], color=LEVEL_COLOURS[level], linewidth=1.5,
+                label="{} read: {:.0f} GB/s".format(level, gbps))
     for p in pts:
-        # Each level has its own intensity: the step's point against each other level, small
-        # and hollow in that level's colour, on a thin line of the step's (a point is read
-        # against the roof of its own colour only; step 04's L2 point may lie on the DRAM roof
-        # while its DRAM point is far to the right of it).
-        others = [lv for lv in p["roofs"] if lv != p["level"]]
-        xs = [p["intensities"][lv] for lv in others]
-        if xs:
-            ax.plot([min(xs + [p["intensity"]]), max(xs + [p["intensity"]])], [p["gflops"]] * 2,
-                    color="gray", linewidth=0.6, alpha=0.6, zorder=1)
-            ax.scatter(xs, [p["gflops"]] * len(xs), marker="d", s=28, facecolors="white", zorder=2,
-                       edgecolors=[LEVEL_COLOURS[lv] for lv in others], linewidths=1.2)
-        # The line from the point to its bound (the lowest roof above it), in the bound's colour.
-        ax.plot([p["intensity"]] * 2, [p["gflops"], p["limit"]], color=bound_colour(p), linestyle=(0, (1, 1)),
-                linewidth=1.4, zorder=2)
-        ax.plot(p["intensity"], p["gflops"], marker="o", markersize=8, color=bound_colour(p),
-                markeredgecolor="black", linestyle="none", zorder=3)
-        ax.annotate("{:02d}".format(p["number"]), (p["intensity"], p["gflops"]), textcoords="offset points",
-                    xytext=offsets[p["number"] % 4], fontsize=10, fontweight="bold")
+        draw_point(ax, p)
     ax.plot([], [], marker="o", markersize=8, color=COMPUTE_COLOUR, markeredgecolor="black", linestyle="none",
             label="bound by its ISA's peak")
     ax.set_xscale("log")
     ax.set_yscale("log")
     drawing.plain_numbers(ax.xaxis, ax.yaxis)
     ax.set_xlim(lo, hi)
-    low = min([p["gflops"] for p in pts] + [v for _, v, _ in roofs]) / 3
-    ax.set_ylim(low, top * 2.5)
+    ax.set_ylim(min([p["gflops"] for p in pts] + [v for _, v, _ in roofs]) / 3, top * 2.5)
     ax.set_xlabel("flops per byte (large point: against the level whose roof is lowest)")
     ax.set_ylabel("GFLOPS")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(loc="lower right", fontsize=9, title_fontsize=9,
               title="memory roofs; a point's colour:\nits bound, dotted up to it;\nhollow: vs the other levels")
-    # Under the axes, what each point is: the step, its GFLOPS, its intensity against the
-    # level whose roof is lowest and that roof, its own ISA's peak, and which of them bounds it.
-    notes = [caption(p) for p in pts]
-    notes += ["* " + note for _, _, note in roofs if note]
+    notes = [caption(p) for p in pts] + ["* " + note for _, _, note in roofs if note]
     if skipped:
         notes.append("no model for: " + ", ".join(skipped))
-    # A fixed distance below the axes (in points, not a share of their height, which fit()
-    # changes), under the tick labels and the axis's label.
+    # A fixed distance below the axes (in points: fit() changes their height), under the tick labels.
     ax.annotate(drawing.literal("\n".join(notes)), (0.0, 0.0), xycoords="axes fraction", xytext=(0, -44),
                 textcoords="offset points", va="top", ha="left", fontsize=7.5, family="monospace")
     return len(notes)
@@ -181,9 +146,8 @@ def render(args):
     bandwidth_rows = load_bandwidth(args.bandwidth)
     caches, described = read_machine(args.cpuinfo)
     machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.peak)), "machine.txt"))
-    counts = sorted(set(nearest_row(r, args.at)["threads"] for r in runs))
     panels = []
-    for threads in counts:
+    for threads in sorted(set(nearest_row(r, args.at)["threads"] for r in runs)):
         bandwidth = level_bandwidth(bandwidth_rows, threads)
         if not bandwidth:
             raise InputError("{}: no read rows at a level's point for {} thread(s)".format(args.bandwidth, threads))
@@ -195,16 +159,15 @@ def render(args):
     if not panels:
         raise InputError("{}: no step the roofline model knows (steps 01-09)".format(args.csv[0]))
 
-    plt = drawing.pyplot()
     lines = max(len(p[2]) + 2 for p in panels)
-    fig, axes = plt.subplots(1, len(panels), figsize=(8.5 * len(panels), 6.5 + 0.16 * lines), dpi=110,
-                             squeeze=False)   # equal widths: a panel is as wide as its caption
+    fig, axes = drawing.pyplot().subplots(1, len(panels), figsize=(8.5 * len(panels), 6.5 + 0.16 * lines), dpi=110,
+                                          squeeze=False)   # equal widths: a panel is as wide as its caption
     for ax, (threads, bandwidth, pts, skipped) in zip(axes[0], panels):
         draw_panel(ax, threads, peaks, bandwidth, pts, skipped)
         ax.set_title(drawing.threads_text([threads]))
     fig.suptitle(drawing.title("Roofline, steps at n \u2248 {}".format(args.at), [p[0] for p in panels],
                                machine_name(runs, machine)))
-    drawing.fit(fig)   # the axes keep their share of the canvas
+    drawing.fit(fig)
     return fig
 
 
@@ -213,17 +176,11 @@ def parse(argv):
     parser.add_argument("csv", nargs="+", help="step CSVs (harness CSVs)")
     parser.add_argument("--peak", required=True, help="peak.csv (build/bin/peak)")
     parser.add_argument("--bandwidth", required=True, help="bandwidth.csv (build/bin/bandwidth)")
-    parser.add_argument("--cpuinfo", required=True,
-                        help="build/bin/cpuinfo --json's output (results/machine.json)")
+    parser.add_argument("--cpuinfo", required=True, help="build/bin/cpuinfo --json's output (results/machine.json)")
     parser.add_argument("--at", type=drawing.matrix_size, default=1000, help="matrix size of the points (default 1000)")
     parser.add_argument("--machine", help="machine.txt (default: the one beside peak.csv)")
     parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
     return parser.parse_args(argv)
 
 
-def main(argv):
-    return drawing.figure_main("plot_roofline.py", parse, render, argv)
-
-
-if __name__ == "__main__":
-    cli.main_of(main, "plot_roofline.py")
+main = drawing.script(__name__, "plot_roofline.py", parse, render)

@@ -1,40 +1,28 @@
 #!/usr/bin/env python3
-"""Thread scaling: GFLOPS of the parallel step and the libraries at 1..N threads, and their
-parallel efficiency.
+"""Thread scaling: GFLOPS at 1..N threads against the peak (t/N of the all-core one where not measured), and
+the efficiency: GFLOPS over that peak (solid), GFLOPS(t) / (t x GFLOPS(1)) (dashed).
 
     plot_scaling.py CSV [CSV ...] --peak PEAK_CSV [--at N] [--machine FILE] -o OUT.png
-
-The CSVs are harness CSVs of the same code at several thread counts (one run per count, or
-one CSV holding several); they are grouped by their step column. Left: GFLOPS at the size
-nearest to --at (1000) against the thread count, with the peak: measured by peak.csv at 1
-and at all cores, and in proportion to the all-core peak (t/N of it) at the counts between.
-Right: efficiency, two ways: solid, GFLOPS over that peak at t threads (how much of the
-machine t threads use); dashed, GFLOPS(t) / (t x GFLOPS(1)) (how well the code itself
-scales). Bad input: exit 2 with one line naming the file.
 """
-import cli
 import drawing
 from harness_csv import InputError, best_by_size, best_peak, machine_name, nearest, split_by_threads
 
 
 def series(runs, at):
-    """{name: {threads: (GFLOPS, size)}}, name being the step column (and kernel, if two runs
-    of one step differ in it)."""
+    """{step: {threads: (GFLOPS, size)}} at the size nearest `at`, the best CSV where two ran one count."""
     out = {}
     for run in runs:
         for part in split_by_threads(run):
             measured = best_by_size(part)
             n = nearest(measured, at)
-            name = part["step"]
-            previous = out.setdefault(name, {}).get(part["threads"])
+            previous = out.setdefault(part["step"], {}).get(part["threads"])
             if previous is None or measured[n][0] > previous[0]:
-                out[name][part["threads"]] = (measured[n][0], n)
+                out[part["step"]][part["threads"]] = (measured[n][0], n)
     return out
 
 
 def peak_at(peaks, threads, most):
-    """(GFLOPS, measured?) of the best ISA at `threads`: measured when peak.csv has that
-    count, else the all-core peak in proportion, t/N of it."""
+    """(GFLOPS, measured?) of the best ISA at `threads`: measured, else the all-core peak's t/N."""
     best = best_peak(peaks, threads)
     if best:
         return best[1], True
@@ -53,28 +41,26 @@ def render(args, inputs=None):
     most = max(t for _, t in peaks)
     machine = inputs.machine(args.machine, args.peak)
 
-    plt = drawing.pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5.5), dpi=120)
+    fig, (left, right) = drawing.pyplot().subplots(1, 2, figsize=(13, 5.5), dpi=120)
     ticks = sorted(set(counts + [1, most]))
     peak_line = [(t, peak_at(peaks, t, most)[0]) for t in ticks]
-    left.plot([t for t, _ in peak_line], [g for _, g in peak_line], **drawing.ceiling_style(best_peak(peaks, most)[0], True),
-              marker="s", markersize=4,
-              label="peak ({}; measured at {})".format(best_peak(peaks, most)[0],
-                                                       " and ".join(str(t) for t in ticks if peak_at(peaks, t, most)[1])))
+    isa = best_peak(peaks, most)[0]
+    measured = " and ".join(str(t) for t in ticks if peak_at(peaks, t, most)[1])
+    left.plot([t for t, _ in peak_line], [g for _, g in peak_line], **drawing.ceiling_style(isa, True),
+              marker="s", markersize=4, label="peak ({}; measured at {})".format(isa, measured))
     for name, points in sorted(data.items(), key=lambda kv: (not kv[0][0].isdigit(), kv[0])):
         ts = sorted(points)
         gflops = [points[t][0] for t in ts]
-        sizes = set(points[t][1] for t in ts)
-        label = drawing.literal(name) + ("" if sizes == {args.at} else " (n = {})".format(", ".join(str(s) for s in sorted(sizes))))
-        colour = drawing.series_colour(name)
-        left.plot(ts, gflops, marker=drawing.series_marker(name), linewidth=2, color=colour, label=label)
-        of_peak = [100.0 * g / peak_at(peaks, t, most)[0] for t, g in zip(ts, gflops)]
-        right.plot(ts, of_peak, marker=drawing.series_marker(name), linewidth=2, color=colour,
-                   label=drawing.literal(name) + ": % of the peak at t")
+        sizes = sorted(set(points[t][1] for t in ts))
+        label = drawing.literal(name)
+        colour, marker = drawing.series_colour(name), drawing.series_marker(name)
+        left.plot(ts, gflops, marker=marker, linewidth=2, color=colour,
+                  label=label + ("" if sizes == [args.at] else " (n = {})".format(", ".join(map(str, sizes)))))
+        right.plot(ts, [100.0 * g / peak_at(peaks, t, most)[0] for t, g in zip(ts, gflops)], marker=marker,
+                   linewidth=2, color=colour, label=label + ": % of the peak at t")
         if 1 in points:
-            scaling = [100.0 * g / (t * points[1][0]) for t, g in zip(ts, gflops)]
-            right.plot(ts, scaling, marker="^", linewidth=1.5, linestyle="--", color=colour,
-                       label=drawing.literal(name) + ": GFLOPS(t) / (t \u00d7 GFLOPS(1))")
+            right.plot(ts, [100.0 * g / (t * points[1][0]) for t, g in zip(ts, gflops)], marker="^", linewidth=1.5,
+                       linestyle="--", color=colour, label=label + ": GFLOPS(t) / (t \u00d7 GFLOPS(1))")
     for ax in (left, right):
         ax.set_xticks(ticks)
         ax.set_xlabel("threads")
@@ -98,9 +84,4 @@ def parse(argv):
     return drawing.parse(parser, argv, at=True, machine="peak.csv", title=False)
 
 
-def main(argv):
-    return drawing.figure_main("plot_scaling.py", parse, render, argv)
-
-
-if __name__ == "__main__":
-    cli.main_of(main, "plot_scaling.py")
+main = drawing.script(__name__, "plot_scaling.py", parse, render)

@@ -1,35 +1,17 @@
 #!/usr/bin/env python3
-"""The staircase: one bar per step at one size, labelled with its GFLOPS and its speed-up
-over the step before (the median over rounds of the ratio of the two samples taken side by
-side, where samples/ beside the CSVs has them; else the ratio of the bests) and over step 01,
-the libraries and the peaks as horizontal lines.
+"""The staircase: a bar per step CSV at the size nearest --at, its GFLOPS and speed-ups (paired samples where
+samples/ has them), the libraries (ref_*) and the peaks as lines, on a log axis.
 
-    plot_staircase.py CSV [CSV ...] [--peak PEAK_CSV] [--at N] [--machine FILE] [--title TEXT]
-                      -o OUT.png
-
-Step CSVs (step column NN_slug) become bars, at the size nearest to --at (1000; the bar
-says @n when another size was nearest); a parallel step's bar is hatched and says its
-thread count. Reference CSVs (ref_openblas, ref_blis) become horizontal lines, one per
-library and thread count that a bar also ran on: an all-core bar is read against the
-libraries on all cores, not on one. With --peak: a short black mark above each bar at the peak of the ISA that step
-ran, and the machine's best one-thread peak (and all-core peak, when a bar is parallel) as
-lines. The GFLOPS axis is logarithmic: a factor of 100 between step 01 and step 08 is the
-point. Bad input: exit 2 with one line naming the file.
+    plot_staircase.py CSV [CSV ...] [--peak PEAK_CSV] [--at N] [--machine FILE] [--title TEXT] -o OUT.png
 """
-import cli
 import drawing
 import samples
 from harness_csv import InputError, best_peak, isa_peak, machine_name, nearest_row
 
 
 def bars_and_lines(runs, at, inputs):
-    """(bars, refs, first): a bar per step CSV, in step order, with its GFLOPS at the size
-    nearest `at` (on the threads that ran it) and its speed-ups; a line per one-thread
-    reference at a thread count some bar ran on; the bar of step 01 (or the first) the
-    speed-ups are over. A bar's speed-up
-    "over the previous" is over the last bar before it on one thread when it ran on one, on
-    several when it ran on several (step 10 on one thread over step 08, on all cores over step
-    09), else over the bar just before it (step 09 over step 08)."""
+    """(bars in step order with their speed-ups, references at a thread count a bar ran on, step 01's bar).
+    "Over the previous": over the last bar before it on as many threads (one, or several), else the one before."""
     bars, refs = [], []
     for run in runs:
         row = nearest_row(run, at)
@@ -37,10 +19,7 @@ def bars_and_lines(runs, at, inputs):
                 "kernel": run["kernel"], "isa": run["isa"], "n": row["m"], "gflops": row["best"],
                 "samples": [r for r in inputs.samples(run["path"])
                             if int(r["m"]) == row["m"] and int(r["threads"]) == row["threads"]]}
-        if run["number"] is not None:
-            bars.append(item)
-        else:
-            refs.append(item)
+        (bars if run["number"] is not None else refs).append(item)
     bars.sort(key=lambda b: (b["number"], b["threads"]))
     counts = set(b["threads"] for b in bars)
     refs = sorted((r for r in refs if r["threads"] in counts), key=lambda r: (r["threads"], r["step"]))
@@ -50,13 +29,21 @@ def bars_and_lines(runs, at, inputs):
         previous = alike[-1] if alike else bars[i - 1] if i > 0 else None
         b["previous"] = previous
         b["over_previous"] = b["gflops"] / previous["gflops"] if previous and previous["gflops"] > 0 else None
-        # From the samples the two took side by side, when they were (tools/interleave.py):
-        # the median of the rounds' ratios, which a noisy spell moves less than a ratio of bests.
+        # The median of paired samples' ratios moves less in a spell than the ratio of the bests.
         pairs = samples.paired_ratios(b["samples"], previous["samples"], same_threads=False) if previous else {}
         if (b["n"], b["threads"]) in pairs and previous["n"] == b["n"]:
             b["over_previous"] = pairs[(b["n"], b["threads"])][0]
         b["over_first"] = b["gflops"] / first["gflops"] if first is not b and first["gflops"] > 0 else None
     return bars, refs, first
+
+
+def bar_text(b, first, at):
+    text = "{:.1f}".format(b["gflops"]) + ("" if b["n"] == at else " @{}".format(b["n"]))
+    if b["over_previous"] is not None and b["previous"] is not first:   # else the line below says it
+        text += "\n\u00d7{:.1f} vs {:02d}".format(b["over_previous"], b["previous"]["number"])
+    if b["over_first"] is not None:
+        text += "\n\u00d7{:.{}f} vs {}".format(b["over_first"], 0 if b["over_first"] >= 10 else 1, first["step"][:2])
+    return text
 
 
 def render(args, inputs=None):
@@ -68,14 +55,12 @@ def render(args, inputs=None):
     peaks = inputs.peak(args.peak)
     machine = inputs.machine(args.machine, args.csv[0])
 
-    plt = drawing.pyplot()
-    fig, ax = plt.subplots(figsize=(max(9, 1.15 * len(bars) + 2), 6.5), dpi=130)
-    xs = list(range(len(bars)))
+    fig, ax = drawing.pyplot().subplots(figsize=(max(9, 1.15 * len(bars) + 2), 6.5), dpi=130)
     values = [b["gflops"] for b in bars]
     top = max(values)
     low = min(v for v in values if v > 0) if any(v > 0 for v in values) else 0.1
     estimated = ""
-    for x, b in zip(xs, bars):
+    for x, b in enumerate(bars):
         ax.bar(x, b["gflops"], width=0.7, color=drawing.series_colour(b["step"]), edgecolor="black",
                hatch="//" if b["threads"] > 1 else None, zorder=2)
         label_at = b["gflops"]
@@ -85,24 +70,17 @@ def render(args, inputs=None):
                 ax.plot([x - 0.35, x + 0.35], [own, own], color="black", linewidth=2.5, zorder=3)
                 top, label_at = max(top, own), max(label_at, own)
                 estimated = estimated or (note and "{}: {}".format(b["isa"], note.split(":")[0]))
-        text = "{:.1f}".format(b["gflops"]) + ("" if b["n"] == args.at else " @{}".format(b["n"]))
-        if b["over_previous"] is not None and b["previous"] is not first:   # else the line below says it
-            text += "\n\u00d7{:.1f} vs {:02d}".format(b["over_previous"], b["previous"]["number"])
-        if b["over_first"] is not None:
-            text += "\n\u00d7{:.{}f} vs {}".format(b["over_first"], 0 if b["over_first"] >= 10 else 1,
-                                                   first["step"][:2])
-        ax.annotate(text, (x, label_at), textcoords="offset points", xytext=(0, 4), ha="center",
-                    va="bottom", fontsize=8.5, zorder=4,
+        ax.annotate(bar_text(b, first, args.at), (x, label_at), textcoords="offset points", xytext=(0, 4),
+                    ha="center", va="bottom", fontsize=8.5, zorder=4,
                     bbox={"facecolor": "white", "alpha": 0.75, "edgecolor": "none", "pad": 1})
     if any(b["isa"] for b in bars) and peaks:
         ax.plot([], [], color="black", linewidth=2.5,
                 label="peak of the ISA each step ran" + (" ({})".format(estimated) if estimated else ""))
-    # A colour per library (the palette's), a style per thread count (one thread dash-dot, all cores dotted).
-    for r in refs:
+    for r in refs:   # the palette's colour per library; one thread dash-dot, all cores dotted
+        label = "{}, {}: {:.1f}".format(drawing.literal(r["step"]), drawing.threads_text([r["threads"]]), r["gflops"])
         ax.axhline(r["gflops"], color=drawing.series_colour(r["step"]),
                    linestyle="-." if r["threads"] == 1 else (0, (1, 1)), linewidth=1.5, zorder=1,
-                   label="{}, {}: {:.1f}".format(drawing.literal(r["step"]), drawing.threads_text([r["threads"]]), r["gflops"]) +
-                         ("" if r["n"] == args.at else " @{}".format(r["n"])))
+                   label=label + ("" if r["n"] == args.at else " @{}".format(r["n"])))
     for threads in sorted(set(b["threads"] for b in bars)):
         best = best_peak(peaks, threads) if peaks else None
         if best:
@@ -112,10 +90,10 @@ def render(args, inputs=None):
     ax.set_yscale("log")
     drawing.plain_numbers(ax.yaxis)
     ax.set_ylim(low / 2, top * 4)
-    ax.set_xticks(xs)
-    ax.set_xticklabels([drawing.literal("{:02d} {}\n{}{}".format(b["number"], b["step"].split("_", 1)[-1], b["kernel"] or "-",
-                                                ", {} thr".format(b["threads"]) if b["threads"] > 1 else ""))
-                        for b in bars], fontsize=8.5)
+    ax.set_xticks(range(len(bars)))
+    ax.set_xticklabels([drawing.literal("{:02d} {}\n{}{}".format(
+        b["number"], b["step"].split("_", 1)[-1], b["kernel"] or "-",
+        ", {} thr".format(b["threads"]) if b["threads"] > 1 else "")) for b in bars], fontsize=8.5)
     ax.set_ylabel("GFLOPS at n = {} (best of the repetitions, log scale)".format(args.at))
     ax.grid(True, axis="y", which="major", alpha=0.3)
     if ax.get_legend_handles_labels()[1]:
@@ -132,9 +110,4 @@ def parse(argv):
     return drawing.parse(parser, argv, at=True, machine="the first CSV")
 
 
-def main(argv):
-    return drawing.figure_main("plot_staircase.py", parse, render, argv)
-
-
-if __name__ == "__main__":
-    cli.main_of(main, "plot_staircase.py")
+main = drawing.script(__name__, "plot_staircase.py", parse, render)

@@ -1,30 +1,10 @@
 #!/usr/bin/env python3
-"""The tuner's search: the points tools/tune.py tried for step 10, coloured by their ratio to
-the rules, with the rules' point and the winner marked.
+"""The tuner's search (tools/tune.py's STEM.search.csv, docs/contracts.md "The tuner"): per thread setting,
+the points tried for step 10 coloured by their ratio to the rules, the rules' point, the winner and the path.
 
     plot_tuning.py SEARCH.csv [--title TEXT] -o OUT.png
 
-SEARCH.csv: the search record tools/tune.py writes beside its wisdom file (STEM.search.csv;
-docs/contracts.md, "The tuner", gives its columns). One column of panels per thread setting
-(1, all):
-
-- the plane of the two block sizes the search moved most (kc x mc on most CPUs), both axes
-  logarithmic like the search's ladder: every block candidate that moved in that plane (its
-  other block sizes those of the incumbent it was compared with), coloured by its ratio to
-  the rules, chained through the incumbents (a diverging map, white at 1.0, the widest
-  interval the search closed hatched on the colour bar); the arrows are the search's path
-  from the rules through each adopted point; the rules' point is a black square, the winner
-  a star, both labelled with their values; the dashed curve is kc x mc x 4 bytes = L2, the
-  A block filling L2.
-- a strip per other block size that moved (nc, one-slice): its value against the ratio to the
-  rules, each candidate joined to the incumbent it moved from.
-- the switches tried: bars from 1.0, each over the band of its ratio's interval (which had to
-  clear the incumbent's by the margin); and the final rounds' tuned / rules, side by side.
-- what the rules' and the winner's blocks take of L2 (the A block, kc x mc floats) and L3
-  (the B panel, kc x nc floats).
-
-Bad input: exit 2 with one line naming the file; no matplotlib, or an output that cannot be
-written: exit 3 (plots/drawing.py, as every figure script).
+Bad input: exit 2 with one line naming the file; no matplotlib, or an output that cannot be written: exit 3.
 """
 import argparse
 import math
@@ -48,13 +28,18 @@ MAX_BLOCK = 65536        # the largest --NAME N step 10 takes
 MAX_RATIO = 1000.0       # a ratio beyond this is a garbled file, not a measurement
 MAX_BATCH = 1000000
 COLOURMAP = "RdBu"       # red slower than the rules, blue faster, white level
+SAME = ("threads", "rules", "winner", "kernel", "cpu", "uarch", "caches", "complete")   # one per setting
+
+
+def text(row, column):
+    return (row.get(column) or "").strip()
 
 
 def flag(path, line, row, column):
-    text = (row[column] or "").strip()
-    if text not in ("0", "1"):
-        raise InputError("{}: line {}: column {} is '{}', not 0 or 1".format(path, line, column, shown(text)))
-    return text == "1"
+    value = (row[column] or "").strip()
+    if value not in ("0", "1"):
+        raise InputError("{}: line {}: column {} is '{}', not 0 or 1".format(path, line, column, shown(value)))
+    return value == "1"
 
 
 def block(path, line, row, column):
@@ -62,61 +47,62 @@ def block(path, line, row, column):
 
 
 def optional(path, line, row, column, **limits):
-    """A number of the row's column, or None where it is empty (a row without an interval)."""
-    if not (row.get(column) or "").strip():
-        return None
-    return number(path, line, row, column, maximum=MAX_RATIO, **limits)
+    return number(path, line, row, column, maximum=MAX_RATIO, **limits) if text(row, column) else None
+
+
+def candidate(path, line, row, has_one_slice):
+    """A row's candidate, checked: its phase, blocks, switches and ratios."""
+    phase = row["phase"].strip()
+    if phase not in PHASES:
+        raise InputError("{}: line {}: column phase is '{}', not one of {}".format(
+            path, line, shown(phase), ", ".join(PHASES)))
+    switches = row["switches"].split()
+    for word in switches:
+        if not re.match(r"^[a-z][a-z0-9-]{0,31}$", word):
+            raise InputError("{}: line {}: column switches holds '{}', not a switch such as no-copy-b".format(
+                path, line, shown(word)))
+    failed = flag(path, line, row, "failed")
+    judged = not failed or (row["ratio"] or "").strip()
+
+    def ratio(column, present=True):
+        return number(path, line, row, column, positive=True, maximum=MAX_RATIO) if present else None
+    return {"line": line, "phase": phase, "switches": switches, "failed": failed,
+            "adopted": flag(path, line, row, "adopted"), "options": row["options"].strip(), "vs": row["vs"].strip(),
+            "pooled": ratio("pooled", judged and text(row, "pooled")),
+            "batch": number(path, line, row, "batch", int, minimum=1, maximum=MAX_BATCH),
+            "mc": block(path, line, row, "mc"), "kc": block(path, line, row, "kc"), "nc": block(path, line, row, "nc"),
+            "one_slice": block(path, line, row, "one_slice") if has_one_slice else None,
+            "vs_to_rules": ratio("vs_to_rules"), "ratio": ratio("ratio", judged),
+            "ratio_to_rules": ratio("ratio_to_rules", judged),
+            "noise": optional(path, line, row, "noise", minimum=0),
+            "low": optional(path, line, row, "low", positive=True),
+            "high": optional(path, line, row, "high", positive=True),
+            "decision": text(row, "decision")}
 
 
 def load(path):
-    """The rows of a search record, checked: {setting: {"rows": [...], the search's columns}}."""
+    """The record's searches, checked, in SETTINGS order: each {"rows": [...], the search's columns}."""
     raw = read_rows(path, REQUIRED)
     # one-slice is a block size where the rules take some k in one slice (every row has it).
-    has_one_slice = all((r.get("one_slice") or "").strip() and (r.get("rules_one_slice") or "").strip() for r in raw)
+    has_one_slice = all(text(r, "one_slice") and text(r, "rules_one_slice") for r in raw)
     searches = {}
     for line, row in enumerate(raw, start=2):
         setting = row["threads"].strip()
         if setting not in SETTINGS:
             raise InputError("{}: line {}: column threads is '{}', not 1 or all".format(path, line, shown(setting)))
-        phase = row["phase"].strip()
-        if phase not in PHASES:
-            raise InputError("{}: line {}: column phase is '{}', not one of {}".format(path, line, shown(phase),
-                                                                                      ", ".join(PHASES)))
-        switches = row["switches"].split()
-        for word in switches:
-            if not re.match(r"^[a-z][a-z0-9-]{0,31}$", word):
-                raise InputError("{}: line {}: column switches holds '{}', not a switch such as no-copy-b".format(
-                    path, line, shown(word)))
-        failed = flag(path, line, row, "failed")
-        judged = not failed or (row["ratio"] or "").strip()
-        r = {"line": line, "phase": phase, "switches": switches, "failed": failed,
-             "adopted": flag(path, line, row, "adopted"), "options": row["options"].strip(), "vs": row["vs"].strip(),
-             "pooled": number(path, line, row, "pooled", positive=True, maximum=MAX_RATIO)
-             if judged and (row.get("pooled") or "").strip() else None,
-             "batch": number(path, line, row, "batch", int, minimum=1, maximum=MAX_BATCH),
-             "mc": block(path, line, row, "mc"), "kc": block(path, line, row, "kc"), "nc": block(path, line, row, "nc"),
-             "one_slice": block(path, line, row, "one_slice") if has_one_slice else None,
-             "vs_to_rules": number(path, line, row, "vs_to_rules", positive=True, maximum=MAX_RATIO),
-             "ratio": number(path, line, row, "ratio", positive=True, maximum=MAX_RATIO) if judged else None,
-             "ratio_to_rules": number(path, line, row, "ratio_to_rules", positive=True, maximum=MAX_RATIO)
-             if judged else None,
-             "noise": optional(path, line, row, "noise", minimum=0),
-             "low": optional(path, line, row, "low", positive=True),
-             "high": optional(path, line, row, "high", positive=True),
-             "decision": (row.get("decision") or "").strip()}
+        r = candidate(path, line, row, has_one_slice)
         search = {"setting": setting,
                   "threads": number(path, line, row, "thread_count", int, minimum=1, maximum=MAX_THREADS),
                   "rules": {"mc": block(path, line, row, "rules_mc"), "kc": block(path, line, row, "rules_kc"),
                             "nc": block(path, line, row, "rules_nc"),
                             "one_slice": block(path, line, row, "rules_one_slice") if has_one_slice else None},
-                  "winner": row["winner"].strip(), "kernel": (row.get("kernel") or "").strip(),
+                  "winner": row["winner"].strip(), "kernel": text(row, "kernel"),
                   "complete": (row.get("complete") or "1").strip() != "0",
-                  "cpu": (row.get("cpu") or "").strip(), "uarch": (row.get("uarch") or "").strip(),
+                  "cpu": text(row, "cpu"), "uarch": text(row, "uarch"),
                   "caches": {name: number(path, line, row, column, int, minimum=1, maximum=MAX_BYTES)
-                             for name, column in (("L1d", "l1d"), ("L2", "l2"), ("L3", "l3"))
-                             if (row.get(column) or "").strip()}}
+                             for name, column in (("L1d", "l1d"), ("L2", "l2"), ("L3", "l3")) if text(row, column)}}
         known = searches.setdefault(setting, dict(search, rows=[]))
-        for key in ("threads", "rules", "winner", "kernel", "cpu", "uarch", "caches", "complete"):
+        for key in SAME:
             if known[key] != search[key]:
                 raise InputError("{}: line {}: threads {} has another {} than the rows before it".format(
                     path, line, setting, key.replace("rules", "rules' blocks")))
@@ -136,7 +122,7 @@ def load(path):
     return [searches[k] for k in SETTINGS if k in searches]
 
 
-def size_text(value):
+def size_text(value):   # 2 MiB
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if value >= scale:
             return "{:.3g} {}".format(value / scale, unit)
@@ -153,18 +139,16 @@ def fit_text(values, caches):
     for what, other, level in (("A block kc\u00b7mc\u00b74 B", "mc", "L2"),
                                ("B panel kc\u00b7nc\u00b74 B", "nc", "L3")):
         size = 4 * values["kc"] * values[other]
-        text = "{} {}".format(what, size_text(size))
+        part = "{} {}".format(what, size_text(size))
         if caches.get(level):
-            text += " = {:.0f} % of {}".format(100.0 * size / caches[level], level)
-        parts.append(text)
+            part += " = {:.0f} % of {}".format(100.0 * size / caches[level], level)
+        parts.append(part)
     return ", ".join(parts)
 
 
 def pick_axes(search):
-    """The two block sizes the search moved most (most distinct values among its block
-    candidates; kc, mc, nc, one-slice on a tie), x the first of them in that order; then the
-    others that moved, the one that moved most first. one-slice is a block size of its own
-    only where the rules take some k deeper than kc in one slice (else it follows kc)."""
+    """(x, y, others): the two block sizes the search moved most (COORDS' order on a tie), then the others
+    that moved; one-slice counts only where the rules take some k deeper than kc in one slice."""
     rows = block_rows(search)
     rules = search["rules"]
     coords = [c for c in COORDS if c != "one_slice" or (rules[c] is not None and rules[c] > rules["kc"])]
@@ -181,8 +165,7 @@ def block_rows(search):
 
 
 def incumbent_of(search, row):
-    """What a row was compared with: the adopted row whose options are its `vs` (the last one
-    before its batch), else the rules (with their ratio to themselves, 1)."""
+    """What a row was compared with: the last adopted row before it with its `vs` options, else the rules."""
     found = dict(search["rules"], ratio_to_rules=1.0)
     if row["vs"]:
         for r in search["rows"]:
@@ -191,15 +174,14 @@ def incumbent_of(search, row):
     return found
 
 
-def place_label(ax, at, text, taken, to_unit, bold=False):
-    """Labels the point `at` where the label's box covers the fewest other points (`taken`, in
-    axes units, to which the label's box is added) and stays inside the axes."""
+def place_label(ax, at, label, taken, to_unit, bold=False):
+    """Labels `at` where the box covers the fewest `taken` points (axes units; the box is added) inside the axes."""
     u, v = to_unit(at)
     box = ax.get_position()
     width, height = ax.figure.get_size_inches()
-    lines = text.split("\n")
+    lines = label.split("\n")
     # The label's half size in axes units (8 pt text: a character ~4.6 pt wide, a line ~11 pt).
-    half_w = (4.6 * max(len(l) for l in lines) + 8) / (72.0 * width * box.width) / 2
+    half_w = (4.6 * max(len(line) for line in lines) + 8) / (72.0 * width * box.width) / 2
     half_h = (11.0 * len(lines) + 8) / (72.0 * height * box.height) / 2
     best = None
     for radius in (0.13, 0.22, 0.32):
@@ -213,14 +195,14 @@ def place_label(ax, at, text, taken, to_unit, bold=False):
                 best = (score, x, y)
     _, x, y = best
     taken += [(x + dx * half_w, y + dy * half_h) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
-    ax.annotate(text, at, xytext=(x, y), textcoords="axes fraction", ha="center", va="center", fontsize=8,
+    ax.annotate(label, at, xytext=(x, y), textcoords="axes fraction", ha="center", va="center", fontsize=8,
                 fontweight="bold" if bold else "normal", zorder=7,
                 bbox={"facecolor": "white", "alpha": 0.9, "edgecolor": "0.6", "pad": 2},
                 arrowprops={"arrowstyle": "-", "color": "0.3", "lw": 0.8, "shrinkB": 10})
 
 
 def log_axis(axis, values):
-    """A logarithmic axis (base 2, as the ladder) ticked at the values tried when they are few."""
+    """A log axis ticked at the values tried when they are few."""
     values = sorted(set(values))
     if len(values) <= 10:
         axis.set_ticks(values)
@@ -228,8 +210,7 @@ def log_axis(axis, values):
 
 
 def point(ax, x, y, r, norm, cmap, size=70):
-    """A candidate: coloured by its ratio to the rules, a thick edge when it was adopted; a red
-    cross when its runs failed."""
+    """A candidate coloured by its ratio to the rules, thick-edged when adopted; a red cross when it failed."""
     if r["ratio_to_rules"] is None:
         ax.scatter([x], [y if y is not None else 1.0], marker="x", s=50, color="red", linewidths=2, zorder=4)
     else:
@@ -238,8 +219,7 @@ def point(ax, x, y, r, norm, cmap, size=70):
 
 
 def l2_curves(ax, l2, xname, xlim, ylim):
-    """The A block (kc x mc floats) against L2: the curves kc x mc x 4 B = L2 and = L2 / 4, the
-    rules' own aim (steps/10_tuned/blocks.cpp), each named where it crosses the plane."""
+    """The curves kc x mc x 4 B = L2 and = L2 / 4 (the rules' aim), each named where it crosses the plane."""
     import numpy
     grid = numpy.geomspace(xlim[0], xlim[1], 200)
     for part, style, label, name in (
@@ -252,6 +232,10 @@ def l2_curves(ax, l2, xname, xlim, ylim):
         if inside:
             ax.annotate(name, inside[len(inside) // 2], xytext=(4, 4), textcoords="offset points", fontsize=8,
                         color="0.3")
+
+
+def hollow(ax, x, y, marker, s, linewidths, **options):
+    ax.scatter(x, y, marker=marker, s=s, facecolors="none", edgecolors="black", linewidths=linewidths, **options)
 
 
 def draw_plane(ax, search, norm, cmap, xname, yname, others):
@@ -267,8 +251,7 @@ def draw_plane(ax, search, norm, cmap, xname, yname, others):
 
     def to_unit(p):
         return math.log2(p[0] / xlim[0]) / spans[0], math.log2(p[1] / ylim[0]) / spans[1]
-    # Two candidates at one (x, y) (each moved from another incumbent) are set a little apart.
-    seen = {}
+    seen = {}   # two candidates at one (x, y) (each moved from another incumbent) are set a little apart
     for r in sorted(rows, key=lambda r: r["batch"]):
         key = (r[xname], r[yname])
         k = seen.get(key, 0)
@@ -276,8 +259,8 @@ def draw_plane(ax, search, norm, cmap, xname, yname, others):
         point(ax, r[xname] * 2 ** (0.06 * spans[0] * (k % 2 * 2 - 1) * ((k + 1) // 2)) if k else r[xname],
               r[yname], r, norm, cmap)
     # The path: the rules, then each point the search adopted, in order.
-    path = [(rules[xname], rules[yname])] + [(r[xname], r[yname]) for r in
-                                               sorted(block_rows(search), key=lambda r: r["batch"]) if r["adopted"]]
+    adopted = [r for r in sorted(block_rows(search), key=lambda r: r["batch"]) if r["adopted"]]
+    path = [(rules[xname], rules[yname])] + [(r[xname], r[yname]) for r in adopted]
     for a, b in zip(path, path[1:]):
         if a != b:
             ax.annotate("", xy=b, xytext=a, arrowprops={"arrowstyle": "-|>", "color": "0.3", "lw": 1.3,
@@ -295,17 +278,14 @@ def draw_plane(ax, search, norm, cmap, xname, yname, others):
     # The rules' point and the winner, labelled with their values.
     named = [c for c in COORDS if c != "one_slice" or c in (xname, yname) or c in others]
     taken = [to_unit((r[xname], r[yname])) for r in rows]
-    ax.scatter([rules[xname]], [rules[yname]], marker="s", s=380, facecolors="none", edgecolors="black",
-               linewidths=2.2, zorder=5)
-    ax.scatter([], [], marker="s", s=80, facecolors="none", edgecolors="black", linewidths=1.8, label="the rules")
+    hollow(ax, [rules[xname]], [rules[yname]], "s", 380, 2.2, zorder=5)
+    hollow(ax, [], [], "s", 80, 1.8, label="the rules")
     if w is not None:
-        ax.scatter([w[xname]], [w[yname]], marker="*", s=650, facecolors="none", edgecolors="black", linewidths=1.6,
-                   zorder=6)
-        ax.scatter([], [], marker="*", s=140, facecolors="none", edgecolors="black", linewidths=1.4,
-                   label="the winner")
-        text = "winner: " + blocks_text(w, named) + "".join("\n+ " + s for s in w["switches"]) + \
+        hollow(ax, [w[xname]], [w[yname]], "*", 650, 1.6, zorder=6)
+        hollow(ax, [], [], "*", 140, 1.4, label="the winner")
+        label = "winner: " + blocks_text(w, named) + "".join("\n+ " + s for s in w["switches"]) + \
             "\n\u00d7{:.3f} the rules".format(w["ratio_to_rules"])
-        place_label(ax, (w[xname], w[yname]), drawing.literal(text), taken, to_unit, bold=True)
+        place_label(ax, (w[xname], w[yname]), drawing.literal(label), taken, to_unit, bold=True)
     place_label(ax, (rules[xname], rules[yname]), "rules: " + blocks_text(rules, named) +
                 ("" if w is not None else "\n(the winner: no candidate beat them)"), taken, to_unit)
     ax.scatter([], [], marker="o", s=50, color="white", edgecolors="black", linewidths=1.8,
@@ -319,8 +299,7 @@ def draw_plane(ax, search, norm, cmap, xname, yname, others):
 
 
 def draw_strip(ax, search, norm, cmap, name):
-    """The candidates that moved `name`: its value against their ratio to the rules, each
-    joined to the incumbent it moved from."""
+    """The candidates that moved `name`: its value against their ratio, each joined to its incumbent."""
     rules = search["rules"]
     rows = [r for r in block_rows(search) if r[name] != incumbent_of(search, r)[name]]
     values = [rules[name]] + [r[name] for r in rows]
@@ -340,12 +319,10 @@ def draw_strip(ax, search, norm, cmap, name):
                 textcoords="offset points", xycoords=ax.get_xaxis_transform(), fontsize=7.5, va="bottom")
     w = search["winner_row"]
     if w is not None:
-        ax.scatter([w[name]], [w["ratio_to_rules"]], marker="*", s=300, facecolors="none", edgecolors="black",
-                   linewidths=1.4, zorder=5)
+        hollow(ax, [w[name]], [w["ratio_to_rules"]], "*", 300, 1.4, zorder=5)
         label = "winner's {} {}{}".format(SHORT[name], w[name], "".join(" + " + s for s in w["switches"]))
-        ax.annotate(drawing.literal(label),
-                    (w[name], w["ratio_to_rules"]), xytext=(9, 0), textcoords="offset points", fontsize=7.5,
-                    va="center", fontweight="bold")
+        ax.annotate(drawing.literal(label), (w[name], w["ratio_to_rules"]), xytext=(9, 0), textcoords="offset points",
+                    fontsize=7.5, va="center", fontweight="bold")
         ratios.append(w["ratio_to_rules"])
     ax.set_xscale("log", base=2)
     drawing.plain_numbers(ax.xaxis)
@@ -362,8 +339,7 @@ def draw_strip(ax, search, norm, cmap, name):
 
 
 def draw_switches(ax, search, norm, cmap):
-    """Bars from 1.0: each switch candidate's ratio to the rules (chained), over the band of its
-    interval (chained the same way); and the final rounds' tuned / rules, measured directly."""
+    """Bars from 1.0: each switch's ratio to the rules over the band of its interval, and the final rounds'."""
     bars = [(" + ".join(r["switches"]) or "(none)", r) for r in search["rows"] if r["phase"] == "switch"]
     if search["final"] is not None:
         bars.append(("final rounds:\nwinner / rules", search["final"]))
@@ -385,21 +361,18 @@ def draw_switches(ax, search, norm, cmap):
                     edgecolor="black", linewidth=1.8 if r["adopted"] else 0.6, zorder=2)
             values.append(r["ratio_to_rules"])
     lo, hi = min(values), max(values)
-    # The bars take the left 60 %; each one's numbers stand in a column at the right.
-    ax.set_xlim(lo - 0.05 * (hi - lo) - 0.005, lo + (hi - lo + 0.01) / 0.6)
-    right = ax.get_yaxis_transform()
-    for i, (label, r) in enumerate(bars):
-        y = len(bars) - 1 - i
+    ax.set_xlim(lo - 0.05 * (hi - lo) - 0.005, lo + (hi - lo + 0.01) / 0.6)   # the bars in the left 60 %
+    for i, (label, r) in enumerate(bars):   # each one's numbers in a column at the right
         if r["ratio_to_rules"] is None:
-            text = "failed"
+            said = "failed"
         elif r["phase"] == "final":
-            text = "\u00d7{:.3f}{}".format(r["ratio_to_rules"], "" if r["adopted"] else ": not above 1, the rules kept")
+            said = "\u00d7{:.3f}{}".format(r["ratio_to_rules"], "" if r["adopted"] else ": not above 1, the rules kept")
         elif r["adopted"]:
-            text = "\u00d7{:.3f}, adopted".format(r["ratio_to_rules"])
+            said = "\u00d7{:.3f}, adopted".format(r["ratio_to_rules"])
         else:
-            text = "\u00d7{:.3f}{}".format(r["ratio_to_rules"], ", " + r["decision"] if r["decision"] else "")
-        ax.text(0.99, y, text, transform=right, ha="right", va="center", fontsize=7.5,
-                color="red" if r["ratio_to_rules"] is None else "black")
+            said = "\u00d7{:.3f}{}".format(r["ratio_to_rules"], ", " + r["decision"] if r["decision"] else "")
+        ax.text(0.99, len(bars) - 1 - i, said, transform=ax.get_yaxis_transform(), ha="right", va="center",
+                fontsize=7.5, color="red" if r["ratio_to_rules"] is None else "black")
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_yticks(range(len(bars)))
     ax.set_yticklabels([drawing.literal(label) for label, _ in reversed(bars)], fontsize=8)
@@ -409,10 +382,61 @@ def draw_switches(ax, search, norm, cmap):
     ax.tick_params(axis="x", labelsize=8)
 
 
+def draw_column(fig, grid, column, search, layout, strips, cmap):
+    plt = drawing.pyplot()
+    from matplotlib.colors import Normalize
+    xname, yname, others = layout
+    noise = search["noise"]
+    w = search["winner_row"]
+    ratios = [r["ratio_to_rules"] for r in search["rows"] if r["ratio_to_rules"] is not None]
+    # Centred on 1.0, as wide as the slowest point and the winner (a point above the winner, which a spell at
+    # one size can give, is drawn at the end of the scale).
+    half = max([1.0 - min(ratios + [1.0]), 2 * noise, 0.02] + ([w["ratio_to_rules"] - 1.0] if w else []) +
+               [v - 1.0 for v in ratios if w is None])
+    norm = Normalize(vmin=1.0 - half, vmax=1.0 + half)
+    ax = fig.add_subplot(grid[0, 2 * column])
+    draw_plane(ax, search, norm, cmap, xname, yname, others)
+    for i in range(strips):
+        strip = fig.add_subplot(grid[1 + i, 2 * column])
+        if i < len(others):
+            draw_strip(strip, search, norm, cmap, others[i])
+        else:
+            strip.axis("off")
+    draw_switches(fig.add_subplot(grid[1 + strips, 2 * column]), search, norm, cmap)
+    notes = fig.add_subplot(grid[2 + strips, 2 * column:2 * column + 2])
+    notes.axis("off")
+    bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap),
+                       cax=fig.add_subplot(grid[0:2 + strips, 2 * column + 1]),
+                       extend="max" if max(ratios + [1.0]) > 1.0 + half else "neither")
+    bar.set_label("ratio to the rules, chained through the incumbents\n"
+                  "(1 = the rules, > 1 faster; hatched: 1 \u00b1 what the search resolved)", fontsize=9)
+    bar.ax.axhspan(1 - noise, 1 + noise, facecolor="none", edgecolor="black", hatch="////", linewidth=0.8)
+    tried = [r for r in search["rows"] if r["phase"] != "final"]
+    ax.set_title("{}: {} candidates in {} batches; decides \u00b1{:.1f} %{}".format(
+        drawing.threads_text([search["threads"]]), len(tried), len(set(r["batch"] for r in tried)), 100 * noise,
+        "" if search["complete"] else "\nthe search did not finish: its best so far"), fontsize=11)
+    # What the rules' and the winner's blocks take of the caches, and the ratios.
+    final = search["final"]
+    lines = ["rules:  " + fit_text(search["rules"], search["caches"])]
+    if w is not None:
+        lines.append("winner: " + fit_text(w, search["caches"]))
+        lines.append("winner / rules: \u00d7{:.3f} chained through the incumbents{}".format(
+            w["ratio_to_rules"], "" if final is None or final["ratio"] is None else
+            ",\n                \u00d7{:.3f} measured beside the rules in the final rounds".format(final["ratio"])))
+    elif final is not None and final["ratio"] is not None:
+        lines.append("winner: the rules (the final rounds measured {} at \u00d7{:.3f})".format(
+            final["options"] or "the tuned point", final["ratio"]))
+    else:
+        lines.append("winner: the rules (no candidate beat them by the margin)")
+    notes.text(0.0, 1.0, drawing.literal("\n".join(lines)), transform=notes.transAxes, va="top", ha="left",
+               fontsize=8, family="monospace")
+    handles, labels = ax.get_legend_handles_labels()
+    notes.legend(handles, labels, loc="lower left", ncol=2, fontsize=8, frameon=False, bbox_to_anchor=(0.0, -0.1))
+
+
 def render(args):
     searches = load(args.csv)
     plt = drawing.pyplot()
-    from matplotlib.colors import Normalize
     cmap = plt.get_cmap(COLOURMAP)
     layouts = [pick_axes(s) for s in searches]
     strips = max(len(others) for _, _, others in layouts)
@@ -420,55 +444,8 @@ def render(args):
     fig = plt.figure(figsize=(8.2 * len(searches), 1.9 + 1.75 * sum(heights)), dpi=110, constrained_layout=True)
     grid = fig.add_gridspec(len(heights), 2 * len(searches), height_ratios=heights,
                             width_ratios=[1.0, 0.035] * len(searches))
-    for column, (search, (xname, yname, others)) in enumerate(zip(searches, layouts)):
-        noise = search["noise"]
-        w = search["winner_row"]
-        ratios = [r["ratio_to_rules"] for r in search["rows"] if r["ratio_to_rules"] is not None]
-        # Centred on 1.0, wide enough for the slowest point and the winner (a point above the
-        # winner, which a spell at one size can give, is drawn at the end of the scale).
-        half = max([1.0 - min(ratios + [1.0]), 2 * noise, 0.02] + ([w["ratio_to_rules"] - 1.0] if w else []) +
-                   [v - 1.0 for v in ratios if w is None])
-        norm = Normalize(vmin=1.0 - half, vmax=1.0 + half)
-        ax = fig.add_subplot(grid[0, 2 * column])
-        draw_plane(ax, search, norm, cmap, xname, yname, others)
-        for i in range(strips):
-            strip = fig.add_subplot(grid[1 + i, 2 * column])
-            if i < len(others):
-                draw_strip(strip, search, norm, cmap, others[i])
-            else:
-                strip.axis("off")
-        small = fig.add_subplot(grid[1 + strips, 2 * column])
-        draw_switches(small, search, norm, cmap)
-        notes = fig.add_subplot(grid[2 + strips, 2 * column:2 * column + 2])
-        notes.axis("off")
-        bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap),
-                           cax=fig.add_subplot(grid[0:2 + strips, 2 * column + 1]),
-                           extend="max" if max(ratios + [1.0]) > 1.0 + half else "neither")
-        bar.set_label("ratio to the rules, chained through the incumbents\n"
-                      "(1 = the rules, > 1 faster; hatched: 1 \u00b1 what the search resolved)", fontsize=9)
-        bar.ax.axhspan(1 - noise, 1 + noise, facecolor="none", edgecolor="black", hatch="////", linewidth=0.8)
-        blocks = sum(1 for r in search["rows"] if r["phase"] != "final")
-        batches = len(set(r["batch"] for r in search["rows"] if r["phase"] != "final"))
-        ax.set_title("{}: {} candidates in {} batches; decides \u00b1{:.1f} %{}".format(
-            drawing.threads_text([search["threads"]]), blocks, batches, 100 * noise,
-            "" if search["complete"] else "\nthe search did not finish: its best so far"), fontsize=11)
-        # What the rules' and the winner's blocks take of the caches, and the ratios.
-        lines = ["rules:  " + fit_text(search["rules"], search["caches"])]
-        final = search["final"]
-        if w is not None:
-            lines.append("winner: " + fit_text(w, search["caches"]))
-            lines.append("winner / rules: \u00d7{:.3f} chained through the incumbents{}".format(
-                w["ratio_to_rules"], "" if final is None or final["ratio"] is None else
-                ",\n                \u00d7{:.3f} measured beside the rules in the final rounds".format(final["ratio"])))
-        elif final is not None and final["ratio"] is not None:
-            lines.append("winner: the rules (the final rounds measured {} at \u00d7{:.3f})".format(
-                final["options"] or "the tuned point", final["ratio"]))
-        else:
-            lines.append("winner: the rules (no candidate beat them by the margin)")
-        notes.text(0.0, 1.0, drawing.literal("\n".join(lines)), transform=notes.transAxes, va="top", ha="left",
-                   fontsize=8, family="monospace")
-        handles, labels = ax.get_legend_handles_labels()
-        notes.legend(handles, labels, loc="lower left", ncol=2, fontsize=8, frameon=False, bbox_to_anchor=(0.0, -0.1))
+    for column, (search, layout) in enumerate(zip(searches, layouts)):
+        draw_column(fig, grid, column, search, layout, strips, cmap)
     first = searches[0]
     caches = ", ".join("{} {}".format(k, size_text(v)) for k, v in first["caches"].items())
     what = args.title or "Step 10's tuner{}: the points tried, by their ratio to the rules".format(
