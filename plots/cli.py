@@ -37,7 +37,6 @@ def on_sigterm():
 
 
 def end_by(signum, scratch=()):
-    """Remove the folders in `scratch`, then end by `signum` as its default action would."""
     for path in scratch:
         shutil.rmtree(path, ignore_errors=True)
     sys.stdout.flush()

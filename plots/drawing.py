@@ -23,7 +23,6 @@ class NoMatplotlib(Exception):
 
 
 def pyplot():
-    """matplotlib.pyplot on Agg, in the tutorial's style."""
     try:
         import matplotlib
     except ImportError:
@@ -92,7 +91,6 @@ def check_output(path):
 
 
 def save(fig, path):
-    """The figure drawn in memory, then written whole (a failed save leaves the old image)."""
     image = io.BytesIO()
     fig.savefig(image, format=image_format(path))
     output_file.write(path, image.getvalue())
@@ -215,7 +213,6 @@ def matrix_size(text):
 
 
 def parser(description, csv_help, many=False):
-    """A figure script's parser with its input CSV(s); the script adds its own options, then parse()."""
     p = cli.Parser(description=description)
     p.add_argument("csv", nargs="+" if many else None, help=csv_help)
     return p
@@ -259,7 +256,6 @@ class Inputs:
 
 
 def draw(render, args, inputs=None):
-    """The output checked, the figure rendered (from `inputs`, when given), saved and closed."""
     check_output(args.output)
     fig = render(args) if inputs is None else render(args, inputs)
     try:

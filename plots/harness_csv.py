@@ -69,7 +69,6 @@ def printable(text):
 
 
 def shown(text, limit=40):
-    """A field as a message shows it: printable(), at most `limit` characters."""
     text = printable(text)
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -154,7 +153,6 @@ def load_run(path):
 
 
 def split_by_threads(run):
-    """A copy of the run per thread count in it, with only its rows."""
     return [dict(run, rows=[r for r in run["rows"] if r["threads"] == t], threads=t) for t in run["thread_counts"]]
 
 
@@ -177,7 +175,6 @@ def split_as_run(run):
 
 
 def best_by_size(run):
-    """{size: (best GFLOPS, median GFLOPS)} of the best row at each size."""
     out = {}
     for r in run["rows"]:
         if r["m"] not in out or r["best"] > out[r["m"]][0]:
@@ -279,5 +276,4 @@ def load_bandwidth(path):
 
 
 def level_bandwidth(rows, threads, kind="read"):
-    """{level: GB/s} at `threads` from the rows that are a level's point."""
     return {r["level"]: r["gbps"] for r in rows if r["level"] and r["threads"] == threads and r["kind"] == kind}

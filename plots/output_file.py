@@ -91,7 +91,6 @@ def _reason(error):
 
 
 def _descriptor(target):
-    """N of /proc/self/fd/N or /dev/fd/N, else None."""
     for prefix in ("/proc/self/fd/", "/dev/fd/"):
         if target.startswith(prefix) and target[len(prefix):].isdigit():
             return int(target[len(prefix):])

@@ -33,7 +33,6 @@ def parse(argv):
 
 
 def draw_panel(ax, title, configs, sizes, top):
-    """One study: a bar per configuration and size, its GFLOPS written beside it."""
     height = 0.8 / len(sizes)
     for k, n in enumerate(sizes):
         ys = [i + (k - (len(sizes) - 1) / 2) * height for i in range(len(configs))]

@@ -20,7 +20,6 @@ COMPUTE_COLOUR = "black"   # a point bound by its ISA's peak, as the compute roo
 
 
 def read_machine(path):
-    """(caches, Machine) of a saved cpuinfo --json."""
     m = machine_json.load(path)
     if not (m.caches["L1"] > 0 and m.caches["L2"] > 0):
         raise InputError("{}: no cache sizes (caches.l1d and caches.l2 are 0)".format(path))

@@ -3,8 +3,6 @@
 the points tried for step 10 coloured by their ratio to the rules, the rules' point, the winner and the path.
 
     plot_tuning.py SEARCH.csv [--title TEXT] -o OUT.png
-
-Bad input: exit 2 with one line naming the file; no matplotlib, or an output that cannot be written: exit 3.
 """
 import argparse
 import math
@@ -51,7 +49,6 @@ def optional(path, line, row, column, **limits):
 
 
 def candidate(path, line, row, has_one_slice):
-    """A row's candidate, checked: its phase, blocks, switches and ratios."""
     phase = row["phase"].strip()
     if phase not in PHASES:
         raise InputError("{}: line {}: column phase is '{}', not one of {}".format(
@@ -202,7 +199,6 @@ def place_label(ax, at, label, taken, to_unit, bold=False):
 
 
 def log_axis(axis, values):
-    """A log axis ticked at the values tried when they are few."""
     values = sorted(set(values))
     if len(values) <= 10:
         axis.set_ticks(values)

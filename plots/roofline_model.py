@@ -85,7 +85,6 @@ def bytes_per_fma(number, tile, n, caches, blocks=None):
 
 
 def intensity(traffic):
-    """{level: flops per byte}: two flops per multiply-add."""
     return {level: 2.0 / b for level, b in traffic.items() if b > 0}
 
 

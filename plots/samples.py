@@ -78,7 +78,6 @@ def gap(values):
 
 
 def spread(values):
-    """(best - worst) / best of the samples, 0 with fewer than two."""
     values = [v for v in values if v == v]
     if len(values) < 2 or max(values) <= 0:
         return 0.0
@@ -86,7 +85,6 @@ def spread(values):
 
 
 def group_by_size(rows):
-    """{(m, n, k, threads): [rows]} in the order the sizes first appear."""
     groups = {}
     for row in rows:
         groups.setdefault((int(row["m"]), int(row["n"]), int(row["k"]), int(row["threads"])), []).append(row)
@@ -135,7 +133,6 @@ def aggregate(header, rows, tolerance=TOLERANCE):
 
 
 def read_samples(path):
-    """(header, rows) of a samples file (SAMPLES/<job>.csv); rows as dicts of strings."""
     with open(path, newline="") as f:
         return rows_of(f.read())
 
@@ -147,7 +144,6 @@ def rows_of(text):
 
 
 def _by_round(rows, same_threads):
-    """({(run, round, m, threads or 0): (best GFLOPS, threads)}, {(m, threads or 0): best}) of samples."""
     out, best = {}, {}
     for r in rows:
         if not r.get("run") or not r.get("round"):
