@@ -13,69 +13,50 @@ namespace gemm {
 using Kernel = void (*)(int m, int n, int k, const float* A, int lda,
                         const float* B, int ldb, float* C, int ldc);
 
-// One implementation of a step's idea for one instruction set. A step lists its
-// variants best first; the step's kernel runs the first one this CPU supports.
-// A variant of another architecture may be listed with no kernel (nullptr), so that
-// --kernel neon on x86-64 says which build has it (exit 77) instead of "no such kernel".
+// One implementation of a step's idea for one instruction set, listed best first. A variant of
+// another architecture may have no kernel, so that --kernel neon on x86-64 is exit 77, not unknown.
 struct Variant {
     std::string_view name;              // "scalar", "sse", "neon", "avx2", "avx512"
     Kernel kernel;
     bool (*supported)() = nullptr;      // nullptr: runs on every CPU
     std::string_view requirement = {};  // what the exit-77 line names: "AVX-512F"
-    // The register tile: the mr x nr block of C its inner loop computes at a time (1 x 4 for
-    // step 02, 14 x 32 for step 08's AVX-512 kernel). 0 x 0: none stated (a library). It is
-    // what bin/cpuinfo --json reports and plots/roofline_model.py models.
-    int mr = 0, nr = 0;
+    int mr = 0, nr = 0;                 // the register tile of C (14 x 32); 0 x 0: none stated
 
     bool is_supported() const { return kernel != nullptr && (supported == nullptr || supported()); }
 };
 
-// An integer a step lets you tune from the command line (--name N), e.g. a block size.
-// get() returns the value in effect (the automatic choice unless set); set(0) restores it.
+// An integer tunable (--name N): get() is the value in effect, set(0) restores the automatic one.
 struct Param {
     std::string_view name;
     std::string_view help;
     int (*get)();
     void (*set)(int);
-    // Whether it changes anything on this CPU (a switch of the AVX-512 kernel does not on a
-    // CPU without AVX-512); nullptr: wherever the step runs. cpuinfo lists only those that do.
-    bool (*applies)() = nullptr;
+    bool (*applies)() = nullptr;   // whether it changes anything on this CPU; nullptr: always
     bool in_effect() const { return applies == nullptr || applies(); }
 };
 
-// What a step that keeps values tuned on this machine in a file (step 10's wisdom: the file,
-// its checks and the threads it applies to are the step's own) tells the harness.
+// What StepDef::tuned_params tells the harness.
 struct TunedParams {
-    std::string source;   // where the params' values come from, as one word (no space, comma,
-                          // quote or control character): "rules", "wisdom:/abs/path"
-    std::string note;     // "" or one line (a file refused, or measured elsewhere), no newline
+    std::string source;   // one word (no space, comma, quote or control): "rules", "wisdom:/abs/path"
+    std::string note;     // "" or one line (a file refused, or measured elsewhere)
 };
 
-// What a step's source file declares with GEMM_STEP (see <gemm/step.hpp>).
+// What a step's source file declares with GEMM_STEP (<gemm/step.hpp>); when the harness calls
+// each hook: docs/contracts.md, "The registry".
 struct StepDef {
     std::span<const Variant> variants;
     std::span<const Param> params = {};
     bool parallel = false;  // OpenMP step: OMP_NUM_THREADS or all cores, unless --threads says otherwise
-    // How many threads the last call ran on, for steps that choose (fewer threads for small
-    // products). nullptr: 1 for a serial step, the OpenMP team size for a parallel one.
+    // Threads the last call ran on; nullptr: 1 for a serial step, the OpenMP team for a parallel one.
     int (*threads_used)() = nullptr;
-    // Bytes a library maps on its own for `threads` threads, beyond what the harness
-    // allocates (e.g. OpenBLAS's buffers); the memory pre-check budgets them.
+    // Bytes a library maps on its own for `threads` threads, which the memory pre-check budgets.
     unsigned long long (*library_bytes)(int threads) = nullptr;
-    // Called with the variant about to run (the best one, or --kernel's), before its params
-    // are set or shown, for steps whose params depend on it (block sizes per register tile).
-    // nullptr: the params are the same for every variant.
+    // Called with the variant about to run, before its params are set or shown.
     void (*use_variant)(std::string_view name) = nullptr;
-    // Values tuned on this machine (docs/contracts.md, "Wisdom (step 10)"); nullptr: the params
-    // are the rules' unless the command line sets them. The harness calls it once per run, with
-    // the variant about to run and the run's thread count (its header's), after use_variant and
-    // before the command line's --NAME values are set (so those win): the step sets its params
-    // from its file, or leaves them. The progress line and every CSV row's params then end with
-    // source=SOURCE, and a note goes to standard error after the program's name, once, just
-    // before the header. With threads = 0 (bin/cpuinfo's report) the step sets nothing and the
-    // note describes what a run would take.
+    // Sets the params from values tuned on this machine (step 10's wisdom), after use_variant and
+    // before the command line's; with threads = 0 (bin/cpuinfo) it sets nothing and only reports.
     TunedParams (*tuned_params)(std::string_view variant, int threads) = nullptr;
-    // What the step would run for an m x n x k product on `threads` threads with variant `variant`: "key=value ..." pairs (the CSV params column's form). nullptr: nothing beyond the params.
+    // What the step would run for an m x n x k product: "key=value ..." (the CSV params' form).
     std::string (*plan)(std::string_view variant, int m, int n, int k, int threads) = nullptr;
 };
 

@@ -1,12 +1,8 @@
-// What a step's source file includes to declare itself. A step lists its variants
-// (best first) and, optionally, its tunable parameters, then says
-//
+// What a step's source file includes to declare itself, once, in one of its files:
 //     GEMM_STEP({.variants = variants, .params = params})
-//
-// once, in one of its files. The build (gemm_add_step) defines GEMM_STEP_ENTRY, a symbol
-// name unique to the step, through which the generated registry and the step's executable
-// find it. A file compiled with ISA flags (-mavx512f ...) should hold kernel code only:
-// an inline function from a shared header emitted there could carry those instructions
+// gemm_add_step defines GEMM_STEP_ENTRY, a name unique to the step, through which the generated
+// registry and the step's executable find it. A file compiled with ISA flags should hold kernel
+// code only: an inline function of a shared header emitted there could carry those instructions
 // into code that runs on every CPU.
 #pragma once
 
