@@ -1,5 +1,4 @@
 #include <gemm/affinity.hpp>
-
 #include <gemm/cpu.hpp>
 
 #include <algorithm>
@@ -7,7 +6,6 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,9 +31,8 @@ bool pin_current_thread(int cpu) {
 }
 const char* pinning_note() { return ""; }
 #elif defined(__APPLE__)
-// macOS has no call that pins a thread to a core. What it offers is a quality-of-service
-// class: user-interactive work goes to the performance cores first. The program's first
-// thread asks for it as the program starts; every thread that asks to be pinned, too.
+// macOS cannot pin a thread; user-interactive QoS sends it to the performance cores first.
+// The program's first thread asks for it as the program starts, and every thread pinned.
 namespace {
 const bool main_thread_qos = pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0) == 0;
 }  // namespace
@@ -86,14 +83,10 @@ double stolen_seconds() {
     double total = 0;
     for (std::string line; std::getline(stat, line);) {
         int cpu = -1;
-        if (std::sscanf(line.c_str(), "cpu%d", &cpu) != 1) continue;
-        if (std::find(mine.begin(), mine.end(), cpu) == mine.end()) continue;
-        std::istringstream fields(line);
-        std::string name;
-        unsigned long long v[8] = {};   // user nice system idle iowait irq softirq steal
-        fields >> name;
-        for (auto& x : v) fields >> x;
-        total += tick * static_cast<double>(v[7]);
+        unsigned long long steal = 0;   // after user nice system idle iowait irq softirq
+        if (std::sscanf(line.c_str(), "cpu%d %*s %*s %*s %*s %*s %*s %*s %llu", &cpu, &steal) < 1)
+            continue;
+        if (std::find(mine.begin(), mine.end(), cpu) != mine.end()) total += tick * static_cast<double>(steal);
     }
     return total;
 }

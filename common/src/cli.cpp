@@ -9,18 +9,9 @@
 namespace gemm {
 namespace {
 
-// A UsageError (<gemm/numbers.hpp>) thrown inside the parser becomes a ParseResult with exit code 2.
+// A UsageError thrown inside the parser becomes a ParseResult with exit code 2.
 [[noreturn]] void bad(std::string_view option, std::string_view value, std::string_view problem) {
     throw UsageError((value.empty() ? shown(option) : quoted(option, value)) + ": " + std::string(problem));
-}
-
-// Numbers go through the one parser (<gemm/numbers.hpp>), with its messages.
-int parse_int(std::string_view option, std::string_view value, long long lo, long long hi, std::string_view why = "") {
-    return static_cast<int>(whole_option(option, value, lo, hi, why));
-}
-
-int parse_size(std::string_view option, std::string_view value) {
-    return parse_int(option, value, 1, kMaxSize);
 }
 
 // --time-limit: seconds above 0; a million (eleven days) is more than any sweep.
@@ -74,7 +65,8 @@ namespace {
 std::vector<int> size_list(std::string_view option, std::string_view list) {
     if (list.empty()) bad(option, list, "the list is empty");   // "--sizes: ...", as for any empty value
     std::vector<int> sizes;
-    for (const std::string& item : list_option(option, list, false)) sizes.push_back(parse_size(option, item));
+    for (const std::string& item : list_option(option, list, false))
+        sizes.push_back(count_option(option, item, kMaxSize));
     return sizes;
 }
 
@@ -85,8 +77,7 @@ std::string_view kernel_name(std::string_view option, std::string_view name, con
     bad(option, name, "no such kernel in this step (it has: " + known + ")");
 }
 
-// The sizes of --first/--last/--inc. An error blames the option the user gave: the other end
-// may be a default.
+// The sizes of --first/--last/--inc. An error blames the option given: the other end may be a default.
 struct Sweep {
     int first = 100, last = 1500, inc = 100;
     bool given = false, have_first = false, have_last = false;
@@ -104,8 +95,7 @@ struct Sweep {
     }
 };
 
-// One option of the command line: argv[i] and, when it takes one, its value (inline after
-// '=', else the next word, which i then moves on to).
+// Option argv[i] and, when it takes one, its value (after '=', else the next word: i moves on).
 void parse_one(int argc, const char* const* argv, int& i, const Step& step, Options& o, Sweep& sweep,
                bool& have_sizes) {
     std::string_view arg = argv[i];
@@ -118,9 +108,8 @@ void parse_one(int argc, const char* const* argv, int& i, const Step& step, Opti
     }
     auto next = [&]() -> std::string_view {
         if (has_inline_value) return value;
-        // "--csv --no-verify": the value was forgotten, not a file named --no-verify.
-        if (i + 1 >= argc || std::string_view(argv[i + 1]).rfind("--", 0) == 0) bad(arg, "", "needs a value");
-        return argv[++i];
+        option_value(argc, argv, i);   // "--csv --no-verify": the value was forgotten
+        return argv[i];
     };
     auto no_value = [&] {
         if (has_inline_value) bad(arg, value, "takes no value");
@@ -129,7 +118,8 @@ void parse_one(int argc, const char* const* argv, int& i, const Step& step, Opti
     if (arg == "--help" || arg == "-h") {
         no_value();   // plain --help was handled before
     } else if (arg == "--first" || arg == "--last" || arg == "--inc") {
-        (arg == "--first" ? sweep.first : arg == "--last" ? sweep.last : sweep.inc) = parse_size(arg, next());
+        const int size = count_option(arg, next(), kMaxSize);
+        (arg == "--first" ? sweep.first : arg == "--last" ? sweep.last : sweep.inc) = size;
         sweep.given = true;
         sweep.have_first = sweep.have_first || arg == "--first";
         sweep.have_last = sweep.have_last || arg == "--last";
@@ -137,9 +127,9 @@ void parse_one(int argc, const char* const* argv, int& i, const Step& step, Opti
         o.sizes = size_list(arg, next());
         have_sizes = true;
     } else if (arg == "--reps") {
-        o.reps = parse_int(arg, next(), 1, 1000000);
+        o.reps = count_option(arg, next(), 1000000);
     } else if (arg == "--warmup") {
-        o.warmup = parse_int(arg, next(), 0, 1000000);
+        o.warmup = static_cast<int>(whole_option(arg, next(), 0, 1000000));
     } else if (arg == "--threads") {
         o.threads = threads_option(arg, next(), kThreadsPerCpu);
     } else if (arg == "--csv") {
@@ -167,8 +157,7 @@ void parse_one(int argc, const char* const* argv, int& i, const Step& step, Opti
 ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
     ParseResult r;
     const std::string program = argc > 0 ? argv[0] : "gemm";
-    // --help anywhere prints the usage and nothing else, whatever else the line holds (the
-    // rule of every program here).
+    // --help anywhere prints the usage and nothing else, whatever else the line holds.
     if (wants_help(argc, argv)) {
         r.exit_code = kExitOk;
         r.message = usage(step, program);

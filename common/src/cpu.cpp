@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -27,8 +27,7 @@
 #include <sys/sysctl.h>
 #endif
 
-// The OpenMP runtime's places, when the program links one (weak: gemm_common itself does
-// not need OpenMP, and these stay null without it).
+// The OpenMP runtime's places, when the program links one (weak: null without it).
 extern "C" {
 int omp_get_num_places() __attribute__((weak));
 int omp_get_place_num_procs(int place) __attribute__((weak));
@@ -39,8 +38,7 @@ namespace gemm::cpu {
 namespace {
 
 #if defined(GEMM_X86)
-// XCR0: which register states the OS saves on a context switch. A CPU may have AVX-512
-// while the OS does not enable it; using it then faults, so both must agree.
+// XCR0: the register states the OS saves. A CPU's AVX-512 faults unless the OS enables it too.
 unsigned long long xgetbv0() {
     unsigned eax = 0, edx = 0;
     __asm__ volatile("xgetbv" : "=a"(eax), "=d"(edx) : "c"(0));
@@ -66,14 +64,10 @@ Features detect_features() {
     f.avx = cpu_avx && os_ymm;
     f.fma = cpu_fma && os_ymm;
     if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+        const auto zmm = [&](int bit) { return ((b >> bit) & 1) && os_zmm; };
         f.avx2 = ((b >> 5) & 1) && os_ymm;
-        f.avx512f = ((b >> 16) & 1) && os_zmm;
-        f.avx512dq = ((b >> 17) & 1) && os_zmm;
-        f.avx512pf = ((b >> 26) & 1) && os_zmm;
-        f.avx512er = ((b >> 27) & 1) && os_zmm;
-        f.avx512cd = ((b >> 28) & 1) && os_zmm;
-        f.avx512bw = ((b >> 30) & 1) && os_zmm;
-        f.avx512vl = ((b >> 31) & 1) && os_zmm;
+        f.avx512f = zmm(16), f.avx512dq = zmm(17), f.avx512pf = zmm(26), f.avx512er = zmm(27);
+        f.avx512cd = zmm(28), f.avx512bw = zmm(30), f.avx512vl = zmm(31);
     }
     if (__get_cpuid(0x80000001, &a, &b, &c, &d)) {
         f.fma4 = ((c >> 16) & 1) && os_ymm;
@@ -93,16 +87,28 @@ Features detect_features() {
 }
 
 // The first word of a file, "" when it is missing.
-std::string read_word(const std::string& path) {
+[[maybe_unused]] std::string read_word(const std::string& path) {
     std::ifstream in(path);
     std::string text;
     in >> text;
     return text;
 }
 
+// A count as sysfs and sysctl write it ("2", "32K"); 0 for anything else.
+long to_long(const std::string& text) {
+    long long value = 0;
+    return parse_bytes("", text, 0, 1LL << 40, value).empty() ? static_cast<long>(value) : 0;
+}
+
+// Caches whose two inner levels are known, found by `source`.
+[[maybe_unused]] bool found(Caches& k, const char* source) {
+    if (k.l1d <= 0 || k.l2 <= 0) return false;
+    k.source = source;
+    return true;
+}
+
 #if defined(__APPLE__)
-// A sysctl value as text: numbers (4 or 8 bytes) in decimal, strings as they are; "" when the
-// key is missing.
+// A sysctl value as text: numbers (4 or 8 bytes) in decimal, strings as they are; "" when missing.
 std::string sysctl_text(const char* key) {
     char buf[256] = {};
     size_t len = sizeof buf - 1;
@@ -111,15 +117,10 @@ std::string sysctl_text(const char* key) {
         bool text = buf[len - 1] == '\0';
         for (size_t i = 0; text && i + 1 < len; ++i) text = buf[i] >= 0x20 && buf[i] < 0x7f;
         if (!text) {
-            long long v = 0;
-            if (len == 4) {
-                int i32 = 0;
-                std::memcpy(&i32, buf, 4);
-                v = i32;
-            } else {
-                std::memcpy(&v, buf, 8);
-            }
-            return std::to_string(v);
+            int v32 = 0;
+            long long v64 = 0;
+            std::memcpy(len == 4 ? static_cast<void*>(&v32) : &v64, buf, len);
+            return std::to_string(len == 4 ? v32 : v64);
         }
     }
     return std::string(buf, strnlen(buf, len));
@@ -127,108 +128,69 @@ std::string sysctl_text(const char* key) {
 long sysctl_long(const char* key) { return std::strtol(sysctl_text(key).c_str(), nullptr, 10); }
 #endif
 
-// A number from a sysfs file ("2", "32K"); 0 when the file is missing or holds something else.
-[[maybe_unused]] long read_long(const std::string& path) {
-    long long value = 0;
-    return parse_bytes("", read_word(path), 0, 1LL << 40, value).empty() ? static_cast<long>(value) : 0;
-}
-
-
 Caches detect_caches() {
     Caches k;
 #if defined(__linux__)
     for (int index = 0; index < 8; ++index) {
         const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
-        const long level = read_long(dir + "level");
+        const long level = to_long(read_word(dir + "level"));
         if (level == 0) break;
-        const std::string type = read_word(dir + "type");
-        if (type == "Instruction") continue;
-        const long size = read_long(dir + "size");
+        if (read_word(dir + "type") == "Instruction") continue;
+        const long size = to_long(read_word(dir + "size"));
         if (level == 1) k.l1d = size;
         if (level == 2) k.l2 = size;
         if (level == 3) k.l3 = size;
     }
-    if (k.l1d > 0 && k.l2 > 0) {
-        k.source = "sysfs";
-        return k;
-    }
+    if (found(k, "sysfs")) return k;
 #if defined(_SC_LEVEL1_DCACHE_SIZE)
-    k.l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-    k.l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    k.l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (k.l1d > 0 && k.l2 > 0) {
-        if (k.l3 < 0) k.l3 = 0;
-        k.source = "sysconf";
-        return k;
-    }
+    k = Caches{sysconf(_SC_LEVEL1_DCACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE),
+               std::max(0L, sysconf(_SC_LEVEL3_CACHE_SIZE)), ""};
+    if (found(k, "sysconf")) return k;
 #endif
 #elif defined(__APPLE__)
-    // Apple silicon: hw.l1dcachesize and hw.l2cachesize are the efficiency cores' (the smaller
-    // ones); the steps run on the performance cores, hw.perflevel0. No L3 is reported (the
-    // system level cache is not the cores'). Intel Macs: one kind of core, the plain keys.
+    // Apple silicon: the plain keys are the efficiency cores'; the steps run on the performance
+    // cores, hw.perflevel0. No L3 is reported (the system level cache is not the cores').
     const std::vector<CoreKind>& kinds = core_kinds();
-    const long l3 = sysctl_long("hw.l3cachesize");
-    if (!kinds.empty() && kinds[0].l1d > 0 && kinds[0].l2 > 0) {
-        k = Caches{kinds[0].l1d, kinds[0].l2, l3 > 0 ? l3 : 0, "sysctl hw.perflevel0 (" + kinds[0].name + " cores)"};
-        return k;
-    }
-    k.l1d = sysctl_long("hw.l1dcachesize");
-    k.l2 = sysctl_long("hw.l2cachesize");
-    k.l3 = l3 > 0 ? l3 : 0;
-    if (k.l1d > 0 && k.l2 > 0) {
-        k.source = "sysctl";
-        return k;
-    }
+    const long l3 = std::max(0L, sysctl_long("hw.l3cachesize"));
+    if (!kinds.empty() && kinds[0].l1d > 0 && kinds[0].l2 > 0)
+        return Caches{kinds[0].l1d, kinds[0].l2, l3, "sysctl hw.perflevel0 (" + kinds[0].name + " cores)"};
+    k = Caches{sysctl_long("hw.l1dcachesize"), sysctl_long("hw.l2cachesize"), l3, ""};
+    if (found(k, "sysctl")) return k;
 #endif
-    k = Caches{32 * 1024, 256 * 1024, 8 * 1024 * 1024,
-               "default (32 KiB L1d, 256 KiB L2, 8 MiB L3: detection failed)"};
-    return k;
+    return Caches{32 * 1024, 256 * 1024, 8 * 1024 * 1024,
+                  "default (32 KiB L1d, 256 KiB L2, 8 MiB L3: detection failed)"};
 }
 
-// GEMM_CACHES=L1D,L2,L3 (bytes, or with a K, M or G suffix: 32K,512K,32M) stands in for the
-// detected sizes, so that the block-size rules of another CPU can be seen and tested on this
-// one (docs/contracts.md, "Other cache sizes"). A value that is not three sizes is a usage
-// error that every program reports (environment_problem(), gemm/numbers.hpp) after its --help
-// and before it prints anything, rather than rules silently computed from something else;
-// until then the detected sizes stand (--help shows them).
+// GEMM_CACHES (docs/contracts.md, "Other cache sizes"): "" and `k` set, or the problem, which
+// every program reports after its --help and before it prints anything.
 std::string caches_from_environment(Caches& k) {
     const char* text = std::getenv("GEMM_CACHES");
     if (text == nullptr) return "";
     const std::string value = text;
     const std::string whole = "GEMM_CACHES " + quoted("", value.size() > 60 ? value.substr(0, 60) + "..." : value);
-    std::vector<std::string> fields;
-    for (std::size_t start = 0;;) {   // every comma starts a field: "a,b,c," has four
-        const std::size_t comma = value.find(',', start);
-        fields.push_back(value.substr(start, comma - start));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    if (fields.size() != 3) return whole + ": want three sizes L1D,L2,L3 such as 32K,512K,32M";
-    // L1D and L2 at least 1K; at most 1G, 16G and 1T, so that every rule of the caches stays
-    // within 64 bits however it multiplies.
+    if (std::count(value.begin(), value.end(), ',') != 2)   // "a,b,c," has four fields
+        return whole + ": want three sizes L1D,L2,L3 such as 32K,512K,32M";
+    const std::size_t c1 = value.find(','), c2 = value.find(',', c1 + 1);
+    const std::string fields[3] = {value.substr(0, c1), value.substr(c1 + 1, c2 - c1 - 1), value.substr(c2 + 1)};
+    // At most 1G, 16G and 1T: every rule of the caches stays within 64 bits however it multiplies.
     const char* names[3] = {"L1D", "L2", "L3"};
     const long long lowest[3] = {1LL << 10, 1LL << 10, 0}, highest[3] = {1LL << 30, 1LL << 34, 1LL << 40};
     long long sizes[3] = {};
     for (int i = 0; i < 3; ++i)
-        if (std::string problem = parse_bytes(names[i], fields[static_cast<std::size_t>(i)], lowest[i], highest[i], sizes[i]);
+        if (const std::string problem = parse_bytes(names[i], fields[i], lowest[i], highest[i], sizes[i]);
             !problem.empty())
             return whole + ": " + problem;
     k = Caches{static_cast<long>(sizes[0]), static_cast<long>(sizes[1]), static_cast<long>(sizes[2]), "GEMM_CACHES"};
     return "";
 }
 
-struct CachesAndProblem {
-    Caches caches;
-    std::string problem;
-};
-
-const CachesAndProblem& caches_and_problem() {
-    static const CachesAndProblem k = [] {
-        CachesAndProblem r;
+// The caches in effect and GEMM_CACHES's problem, if any (the detected sizes then stand).
+const std::pair<Caches, std::string>& caches_and_problem() {
+    static const std::pair<Caches, std::string> k = [] {
         Caches given;
-        r.problem = caches_from_environment(given);
-        r.caches = std::getenv("GEMM_CACHES") != nullptr && r.problem.empty() ? given : detect_caches();
-        return r;
+        std::string problem = caches_from_environment(given);
+        const bool use_given = std::getenv("GEMM_CACHES") != nullptr && problem.empty();
+        return std::pair<Caches, std::string>{use_given ? given : detect_caches(), problem};
     }();
     return k;
 }
@@ -249,14 +211,11 @@ std::string detect_name() {
 #endif
 #if defined(__linux__)
     std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        for (const char* key : {"model name", "Model", "Hardware"}) {
-            if (line.rfind(key, 0) == 0) {
-                const auto colon = line.find(':');
-                if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
-            }
-        }
+    for (std::string line; std::getline(in, line);) {
+        const auto colon = line.find(':');
+        if (colon == std::string::npos || colon + 2 > line.size()) continue;
+        for (const char* key : {"model name", "Model", "Hardware"})
+            if (line.rfind(key, 0) == 0) return line.substr(colon + 2);
     }
 #elif defined(__APPLE__)
     char buf[256] = {};
@@ -279,14 +238,12 @@ Identity detect_identity() {
     if (!__get_cpuid(1, &a, &b, &c, &d)) return id;
     const int base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
     id.stepping = a & 0xf;
-    // The display family and model (Intel SDM, AMD APM): the extended fields count only for
-    // family 15 (family) and families 6 and 15 (model).
+    // The display family and model: the extended fields count for family 15, and 6 (model).
     id.family = base_family == 0xf ? base_family + static_cast<int>((a >> 20) & 0xff) : base_family;
     id.model = (base_family == 0x6 || base_family == 0xf) ? (static_cast<int>((a >> 16) & 0xf) << 4) + base_model
                                                           : base_model;
 #elif defined(__aarch64__) && defined(__APPLE__)
-    // macOS does not show MIDR: the implementer is Apple's (0x61, as Linux would show it) and
-    // the model hw.cpufamily, a number per core design (CPUFAMILY_ARM_* in <mach/machine.h>).
+    // No MIDR on macOS: Apple's implementer (0x61) and hw.cpufamily, a number per core design.
     id.vendor = "apple";
     id.family = 0x61;
     id.model = static_cast<int>(static_cast<unsigned>(sysctl_long("hw.cpufamily")));
@@ -309,17 +266,11 @@ Identity detect_identity() {
     return id;
 }
 
-}  // namespace
+// The table, from the vendors' optimisation manuals and published port layouts: fp32 FLOPs per
+// core and cycle (a 128-bit vector holds 4 floats, an FMA counts 2).
 
-// The table. Sources: the vendors' optimisation manuals and published measurements of port
-// layouts (uops.info, Chips and Cheese, WikiChip). Loops: see cpu.hpp. Counted per core
-// and cycle in fp32; a 128-bit vector holds 4 floats, an FMA counts 2 FLOPs.
-namespace {
-
-// Intel family 6. Before Golden Cove (two pipes): ports 0 and 1 each multiply, add or FMA, and
-// loads go to ports 2 and 3. Golden Cove and later big cores (three): FMA/multiply on ports 0
-// and 1 and fast adders on ports 1 and 5, so a mix of multiplies and adds issues three a
-// cycle, with three load ports.
+// Intel family 6: two pipes (ports 0 and 1) before Golden Cove; from it three (FMA on ports 0
+// and 1, adders on 1 and 5), with as many load ports.
 struct IntelCore {
     int models[6];   // 0: none
     const char* name;
@@ -331,15 +282,14 @@ constexpr const char* kTwo256 = "two 256-bit FMA pipes (ports 0 and 1)";
 constexpr const char* kOne512 = "one 512-bit FMA unit (ports 0+1 fused)";
 constexpr const char* kTwo512 = "two 512-bit FMA units (ports 0+1 fused, and port 5)";
 constexpr const char* kTwo512Adders = "two 512-bit FMA units (ports 0+1 fused, and port 5); adders on ports 1 and 5";
-// Hybrid: the figures are the performance cores'; the efficient cores have half.
+// Hybrid: the performance cores' figures; the efficient cores have half.
 constexpr const char* kHybrid =
     "performance cores: two 256-bit FMA pipes, adders on ports 1 and 5 (efficient cores: half)";
 constexpr IntelCore kIntel[] = {
     {{0x3c, 0x3f, 0x45, 0x46}, "Haswell", 2, 0, kTwo256},
     {{0x3d, 0x47, 0x4f, 0x56}, "Broadwell", 2, 0, kTwo256},
     {{0x4e, 0x5e, 0x8e, 0x9e, 0xa5, 0xa6}, "Skylake (client)", 2, 0, kTwo256},
-    // Named by stepping in classify(). Xeon Gold 6xxx and Platinum have a second 512-bit FMA
-    // unit on port 5; Silver, Bronze and some Gold 5xxx do not, and CPUID does not say which.
+    // Named by stepping in classify(); a second 512-bit FMA unit by SKU, which CPUID does not say.
     {{0x55}, "Skylake-SP", 2, 64, "two 512-bit FMA units (ports 0+1 fused, and port 5) on most parts, one on some"},
     {{0x6a, 0x6c}, "Ice Lake-SP", 2, 64, kTwo512},
     {{0x7d, 0x7e}, "Ice Lake (client)", 2, 32, kOne512},
@@ -354,11 +304,9 @@ constexpr IntelCore kIntel[] = {
     {{0x85}, "Knights Mill", 2, 64, "two 512-bit FMA units"},
 };
 
-// AMD Zen (and Hygon): two FMA/multiply pipes and two add pipes, so four multiplies or adds a
-// cycle. Loads a cycle that feed the vector unit: two on Zen and Zen 2, three on Zen 3 and Zen 4;
-// Zen 5 has four load pipes, but its FMAs with a broadcast operand from memory run at two loads
-// a cycle (step 10 folded against one vbroadcastss per row: docs/tuning-log.md), so two. The
-// first row of the core's family whose models (nullptr: all) hold it is it.
+// AMD Zen (and Hygon): two FMA/multiply and two add pipes. Loads that feed the vector unit: two
+// a cycle on Zen, Zen 2 and (for FMAs with a broadcast memory operand) Zen 5, three on Zen 3 and 4.
+// The first row of the family whose models (nullptr: all) hold the core's is it.
 struct ZenCore {
     int family;
     bool (*models)(int model);
@@ -384,11 +332,7 @@ constexpr ZenCore kZen[] = {
 };
 
 // Arm cores by MIDR part: two or four 128-bit FMA pipes.
-struct ArmCore {
-    int part;
-    const char* name;
-    int fma_pipes;
-};
+struct ArmCore { int part; const char* name; int fma_pipes; };
 constexpr ArmCore kArm[] = {
     {0xd0b, "Cortex-A76", 2}, {0xd0c, "Neoverse N1", 2}, {0xd41, "Cortex-A78", 2}, {0xd49, "Neoverse N2", 2},
     {0xd40, "Neoverse V1", 4}, {0xd4f, "Neoverse V2", 4}, {0xd44, "Cortex-X1", 4},
@@ -419,10 +363,8 @@ Microarch classify(const Identity& id) {
                 return {c.name, 2.0 * c.fma_pipes, 0, 0, 0, 0, 8.0 * c.fma_pipes, false,
                         c.fma_pipes == 2 ? "two 128-bit FMA pipes" : "four 128-bit FMA pipes"};
     } else if (id.vendor == "apple") {
-        // The M-series performance cores: four 128-bit FMA pipes (the efficiency cores have
-        // fewer; the steps and the peak formula count the performance cores'). The model is
-        // macOS's hw.cpufamily (CPUFAMILY_ARM_* in the macOS 13 SDK's <mach/machine.h>) or,
-        // under Linux, MIDR's part; a design not named here is still an M-series core.
+        // The M-series performance cores. The model is hw.cpufamily (CPUFAMILY_ARM_*) or, under
+        // Linux, MIDR's part; a design not named here is still an M-series core.
         const unsigned family = static_cast<unsigned>(m);
         const char* name = family == 0x1b588bb3u ? "Apple M1 (Firestorm)"
                          : family == 0xda33d83du ? "Apple M2 (Avalanche)" : "Apple M-series";
@@ -463,24 +405,21 @@ std::string microarch_label() {
 
 MachineLines machine_lines() {
     const Identity& id = identity();
-    // The vendor as one word: spaces (an implementer without a name, a padded CPUID string)
-    // and control characters would move the family and model along the line.
+    // The vendor as one word: a space or control character would move the fields along the line.
     std::string vendor;
     for (const char c : id.vendor)
         if (static_cast<unsigned char>(c) > 0x20 && c != 0x7f) vendor += c;
         else if (c == ' ' && !vendor.empty()) vendor += '_';
     while (!vendor.empty() && vendor.back() == '_') vendor.pop_back();
-    std::string uarch;
-    for (const char c : microarch_label()) uarch += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+    const std::string uarch = shown(microarch_label());
     const Caches& c = caches();
     return {"cpu " + (vendor.empty() ? std::string("unknown") : vendor) + ' ' + std::to_string(id.family) + ' ' +
                 std::to_string(id.model) + ' ' + (uarch.empty() ? std::string("unknown") : uarch),
             "caches " + std::to_string(c.l1d) + ' ' + std::to_string(c.l2) + ' ' + std::to_string(c.l3)};
 }
 
-const Caches& caches() { return caches_and_problem().caches; }
-
-const std::string& caches_problem() { return caches_and_problem().problem; }
+const Caches& caches() { return caches_and_problem().first; }
+const std::string& caches_problem() { return caches_and_problem().second; }
 
 std::string name() {
     static const std::string n = detect_name();
@@ -489,10 +428,7 @@ std::string name() {
 
 std::vector<CoreKind> core_kinds_from(std::string (*sysctl)(const char* key)) {
     std::vector<CoreKind> kinds;
-    auto number = [&](const std::string& key) {
-        long long v = 0;
-        return parse_bytes("", sysctl(key.c_str()), 0, 1LL << 40, v).empty() ? static_cast<long>(v) : 0L;
-    };
+    auto number = [&](const std::string& key) { return to_long(sysctl(key.c_str())); };
     const long levels = number("hw.nperflevels");
     for (long level = 0; level < std::min(levels, 8L); ++level) {
         const std::string key = "hw.perflevel" + std::to_string(level) + ".";
@@ -519,10 +455,9 @@ std::string core_kinds_line(const std::vector<CoreKind>& kinds) {
         return b % (1 << 20) == 0 ? std::to_string(b >> 20) + " MiB" : std::to_string(b >> 10) + " KiB";
     };
     std::string line;
-    for (const CoreKind& k : kinds) {
+    for (const CoreKind& k : kinds)
         line += (line.empty() ? "" : ", ") + std::to_string(k.cores) + ' ' + k.name + " (L1d " + size(k.l1d) + ", L2 " +
                 size(k.l2) + (k.cores_per_l2 > 1 ? " per " + std::to_string(k.cores_per_l2) + " cores" : "") + ")";
-    }
     return line;
 }
 
@@ -532,9 +467,8 @@ std::vector<int> allowed_cpus() {
     cpu_set_t set;
     CPU_ZERO(&set);
     if (sched_getaffinity(0, sizeof set, &set) != 0) CPU_ZERO(&set);
-    // With OMP_PROC_BIND or OMP_PLACES set, the OpenMP runtime pins the main thread to its
-    // first place when the program starts, so the mask above may hold one CPU. The places
-    // were made from the mask the process started with: their CPUs are the usable ones.
+    // With OMP_PROC_BIND or OMP_PLACES the runtime pins the main thread to its first place as
+    // the program starts; the places, made from the starting mask, hold the usable CPUs.
     if (omp_get_num_places != nullptr && omp_get_place_num_procs != nullptr && omp_get_place_proc_ids != nullptr) {
         for (int place = 0; place < omp_get_num_places(); ++place) {
             std::vector<int> ids(static_cast<std::size_t>(std::max(0, omp_get_place_num_procs(place))));

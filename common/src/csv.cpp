@@ -22,13 +22,9 @@ std::string number(const char* format, double v) {
     return buf;
 }
 
-// The CSV's columns, in order, each with how a row writes it: the header and every line come
-// from this one list (docs/contracts.md, "The CSV"; plots/harness_csv.py's COLUMNS must agree,
-// which tests/test_csv_schema.py checks through `cpuinfo --json`).
-struct Column {
-    std::string_view name;
-    std::string (*field)(const CsvRow& r);
-};
+// The CSV's columns, in order, each with how a row writes it: the header and every line come from
+// this one list (docs/contracts.md, "The CSV"; tests/test_csv_schema.py checks plots/ agrees).
+struct Column { std::string_view name; std::string (*field)(const CsvRow& r); };
 constexpr Column kColumns[] = {
     {"step", [](const CsvRow& r) { return plain(r.step); }},
     {"m", [](const CsvRow& r) { return std::to_string(r.m); }},

@@ -28,17 +28,21 @@
 namespace gemm {
 namespace {
 
-// libgomp's spins before a waiting thread sleeps, instead of its default of 300000 rounds of
-// pause instructions (step 09's README, "A busy core", says why).
+// libgomp's spins before a waiting thread sleeps, instead of 300000 (step 09's README, "A busy core").
 constexpr const char* kSpinCount = "1000";
-
-// How many times a size's timed runs are repeated when other programs held the cores (run_size).
+// How many times a size's timed runs are repeated when other programs held the cores.
 constexpr int kBusyRetries = 2;
 
 struct SizeResult {
     CsvRow row;
     std::string problem;     // the first wrong element, when verification failed
 };
+
+// One line on standard error after the program's name; returns `status`.
+int say(const std::string& name, const std::string& text, int status = kExitOk) {
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), text.c_str());
+    return status;
+}
 
 double seconds_of(Kernel kernel, int m, int n, int k, const float* A, const float* B, float* C) {
     const auto start = std::chrono::steady_clock::now();
@@ -49,17 +53,15 @@ double seconds_of(Kernel kernel, int m, int n, int k, const float* A, const floa
 
 // The OpenMP team a parallel region gets now (OMP_THREAD_LIMIT, OMP_DYNAMIC included).
 int openmp_team() {
-#if defined(_OPENMP)
     int team = 1;
+#if defined(_OPENMP)
 #pragma omp parallel
     {
 #pragma omp single
         team = omp_get_num_threads();
     }
-    return team;
-#else
-    return 1;
 #endif
+    return team;
 }
 
 // The threads the step's last call ran on.
@@ -69,8 +71,18 @@ int threads_ran(const Step& step, const ThreadControl* library_threads) {
     return step.def->parallel ? openmp_team() : 1;
 }
 
-// The row of a size before it runs. `source`: where the params' values came from
-// (StepDef::tuned_params), "" for a step without.
+// The params in effect (not a switch of another variant) and the source of their values
+// (StepDef::tuned_params's, or ""), as "name=value" items joined by `separator`.
+std::string params_text(const Step& step, const std::string& source, const char* separator) {
+    std::string text;
+    const auto add = [&](const std::string& item) { text.append(text.empty() ? "" : separator).append(item); };
+    for (const Param& p : step.def->params)
+        if (p.in_effect()) add(std::string(p.name) + "=" + std::to_string(p.get()));
+    if (!source.empty()) add("source=" + source);
+    return text;
+}
+
+// The row of a size before it runs.
 CsvRow row_of(const Step& step, const Variant& variant, int size, const std::string& source) {
     CsvRow row;
     row.step = std::string(step.slug);
@@ -78,14 +90,8 @@ CsvRow row_of(const Step& step, const Variant& variant, int size, const std::str
     row.kernel = std::string(variant.name);
     row.cpu = cpu::name();
     row.uarch = cpu::microarch_label();
-    for (const Param& p : step.def->params) {
-        if (!p.in_effect()) continue;   // a switch of another variant
-        if (!row.params.empty()) row.params += ' ';
-        row.params.append(p.name).append("=").append(std::to_string(p.get()));
-    }
-    if (!source.empty()) row.params.append(row.params.empty() ? "" : " ").append("source=").append(source);
+    row.params = params_text(step, source, " ");
     // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
-    row.verified = false;
     row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
     return row;
 }
@@ -101,18 +107,16 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     fill_random(B.get(), sb, 1000003ULL * size + 2);
     fill_random(C0.get(), sc, 1000003ULL * size + 3);   // C starts random: the kernel accumulates
     std::memcpy(C.get(), C0.get(), sc * sizeof(float));
-
+    const auto call = [&] { return seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get()); };
     SizeResult r{row_of(step, variant, size, source), ""};
 
-    // The first run is on a fresh copy of C and is the one verified. It doubles as a warm-up;
-    // with --warmup 0 it is the first timed repetition instead, as cold as the first one of a
-    // run with --no-verify, so a sample that verifies costs no extra call (tools/interleave.py
-    // verifies the first sample of each size).
+    // The first run, on a fresh copy of C, is the one verified: a warm-up, or with --warmup 0 the
+    // first timed repetition (so a sample that verifies costs no extra call).
     int untimed = o.warmup;
     std::vector<double> verified_time;   // that repetition, with --warmup 0
     const cpu::CpuWait wait_verified = cpu::cpu_wait_now();
     if (o.verify) {
-        const double seconds = seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
+        const double seconds = call();
         const CheckResult check = check_result(m, n, k, A.get(), k, B.get(), n, C0.get(), C.get(), n);
         r.row.max_rel_err = check.max_rel_err;
         r.row.verified = check.ok;
@@ -120,15 +124,14 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
         if (o.warmup == 0) verified_time.push_back(seconds);
         untimed = std::max(0, untimed - 1);
     }
-    for (int w = 0; w < untimed; ++w) seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get());
-    // The threads of the last call; with --warmup 0 --no-verify none has run yet: after the first timed one.
+    for (int w = 0; w < untimed; ++w) call();
+    // The threads of the last call; with --warmup 0 --no-verify, of the first timed one.
     const bool called = o.verify || untimed > 0;
     if (called) r.row.threads = threads_ran(step, library_threads);
 
-    // C keeps accumulating across repetitions; values stay small (|C| grows by ~sqrt(k) a run).
-    // When other programs held the cores for much of the timed runs, they are timed again (at
-    // most kBusyRetries times, within --time-limit) and the least disturbed set is kept: one
-    // busy spell then costs a size nothing, and a lasting one shows in the cpu_wait column.
+    // C keeps accumulating across repetitions (|C| grows by ~sqrt(k) a run). Timed runs that
+    // other programs held the cores for are timed again, within --time-limit, and the least
+    // disturbed set is kept: a busy spell costs nothing, a lasting one shows in cpu_wait.
     std::vector<double> times;
     double spent = 0;
     for (int attempt = 0; attempt <= kBusyRetries; ++attempt) {
@@ -138,7 +141,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
         if (first) spent += verified_time.front();
         for (int rep = static_cast<int>(attempt_times.size());
              rep < o.reps && !(o.time_limit > 0 && spent >= o.time_limit); ++rep) {
-            attempt_times.push_back(seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get()));
+            attempt_times.push_back(call());
             if (!called && attempt == 0 && rep == 0) r.row.threads = threads_ran(step, library_threads);
             spent += attempt_times.back();
         }
@@ -156,9 +159,8 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     return r;
 }
 
-// Why the largest size cannot run here, or "". Two budgets: the matrices against the memory
-// the OS has free, and everything the process will map against a limit on its address space
-// (ulimit -v, ulimit -d), which counts reserved memory whether it is touched or not.
+// Why the largest size cannot run here, or "": the matrices against the memory the OS has free,
+// and all the process will map against a limit on address space (ulimit -v, -d).
 std::string memory_problem(const Step& step, const Options& o, int threads) {
     constexpr double MiB = 1 << 20;
     const int largest = *std::max_element(o.sizes.begin(), o.sizes.end());
@@ -185,9 +187,8 @@ std::string memory_problem(const Step& step, const Options& o, int threads) {
     return text;
 }
 
-// A library that gives up calls exit() from inside the kernel (libgomp does when it cannot
-// start a thread), which would leave exit status 1, "wrong result". While a kernel runs,
-// such an exit becomes status 3 with a line saying so.
+// A library that gives up calls exit() from inside the kernel (libgomp, out of threads), which
+// would be status 1, "wrong result": while a kernel runs, such an exit is status 3 and a line.
 const char* running_program = nullptr;
 
 void exit_inside_kernel() {
@@ -206,20 +207,11 @@ std::string busy_note(double cpu_wait) {
     return text;
 }
 
-std::string missing_features(const Step& step) {
-    std::string text;
-    for (const Variant& v : step.def->variants)
-        text += (text.empty() ? "" : ", ") + std::string(v.requirement.empty() ? v.name : v.requirement);
-    return text;
-}
+// The re-run's libgomp would repeat the first run's warnings about the environment: the re-run
+// starts with standard error on /dev/null and takes the real one back from the descriptor this names.
+constexpr const char* kSavedStderr = "GEMM_SAVED_STDERR";
 
 }  // namespace
-
-// The re-run's libgomp reads the same variables as the first run's and would repeat its
-// warnings ("Invalid value for environment variable OMP_NUM_THREADS"): the re-run starts with
-// standard error on /dev/null and the real one kept on the descriptor this names, which it
-// takes back at once, so each warning appears once and libgomp still takes its default.
-constexpr const char* kSavedStderr = "GEMM_SAVED_STDERR";
 
 void short_openmp_spins(char** argv) {
 #if defined(__linux__)
@@ -230,15 +222,13 @@ void short_openmp_spins(char** argv) {
     }
     for (const char* chosen : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "GEMM_SPIN_SET"})
         if (std::getenv(chosen) != nullptr) return;
-    // Valgrind, whose preload library names it, cannot run /proc/self/exe: it would end the
-    // program with status 1 and its message on the silenced standard error.
+    // Valgrind (its preload library names it) cannot run /proc/self/exe.
     if (const char* preload = std::getenv("LD_PRELOAD"); preload != nullptr && std::strstr(preload, "vgpreload"))
         return;
     setenv("GEMM_SPIN_SET", "1", 1);            // the re-run does not run again
     setenv("GOMP_SPINCOUNT", kSpinCount, 1);    // libgomp (GCC): spins of a pause each
     setenv("KMP_BLOCKTIME", "0", 1);            // libomp (clang): milliseconds
-    // With OMP_PROC_BIND the runtime has pinned this thread to one CPU, and the new program
-    // would inherit that mask: give it back every CPU the process started with.
+    // OMP_PROC_BIND may have pinned this thread to one CPU: the re-run gets back every one.
     cpu_set_t set;
     CPU_ZERO(&set);
     for (int c : cpu::allowed_cpus())
@@ -261,11 +251,7 @@ void short_openmp_spins(char** argv) {
 
 namespace {
 
-// Threads (SPEC): --threads, else a parallel step takes OpenMP's default, which honours
-// OMP_NUM_THREADS and OMP_THREAD_LIMIT and counts the CPUs before OMP_PROC_BIND pins the main
-// thread; a serial step runs on one whatever it is given; a library gets --threads or 1 (its
-// own variables, OPENBLAS_NUM_THREADS ..., are overridden). Sets `threads` to the plan (the
-// header's; each progress line and CSV row say what ran) and returns -1, or the exit code
+// Sets `threads` to the plan (docs/contracts.md, "Threads") and returns -1, or the exit code
 // after the line that refuses it.
 int plan_threads(const Step& step, const Options& o, const ThreadControl* library_threads, const std::string& name,
                  int& threads) {
@@ -279,23 +265,19 @@ int plan_threads(const Step& step, const Options& o, const ThreadControl* librar
         threads = std::min(omp_get_max_threads(), omp_get_thread_limit());
 #else
         // Built without OpenMP (step 10 then runs on one thread): more is refused, not ignored.
-        if (o.threads > 1) {
-            std::fprintf(stderr, "%s: --threads %d: built without OpenMP, this step runs on one thread only; "
-                                 "install an OpenMP runtime (macOS: brew install libomp) and configure again\n",
-                         name.c_str(), o.threads);
-            return kExitUsage;
-        }
+        if (o.threads > 1)
+            return say(name,
+                       "--threads " + std::to_string(o.threads) + ": built without OpenMP, this step runs on one "
+                       "thread only; install an OpenMP runtime (macOS: brew install libomp) and configure again",
+                       kExitUsage);
 #endif
     }
-    // One cap, however the count arrived: the parser holds --threads to it, and this the count
-    // OpenMP would run (OMP_NUM_THREADS, or its default), before anything is measured.
+    // The parser holds --threads to the cap; this holds what OpenMP would run without it.
     if (o.threads == 0 && threads > max_threads(kThreadsPerCpu)) {
         const char* asked = std::getenv("OMP_NUM_THREADS");
-        std::fprintf(stderr, "%s: %s; --threads N overrides it\n", name.c_str(),
-                     thread_count_problem(asked != nullptr ? "OMP_NUM_THREADS" : "OpenMP's default",
-                                          asked != nullptr ? asked : std::to_string(threads), threads, kThreadsPerCpu)
-                         .c_str());
-        return kExitUsage;
+        return say(name, thread_count_problem(asked != nullptr ? "OMP_NUM_THREADS" : "OpenMP's default",
+                                              asked != nullptr ? asked : std::to_string(threads), threads,
+                                              kThreadsPerCpu) + "; --threads N overrides it", kExitUsage);
     }
     return -1;
 }
@@ -304,11 +286,13 @@ int plan_threads(const Step& step, const Options& o, const ThreadControl* librar
 const Variant* choose_variant(const Step& step, const Options& o, const std::string& name) {
     const Variant* variant = o.kernel.empty() ? step.best_variant() : step.find_variant(o.kernel);
     if (variant == nullptr) {
-        std::fprintf(stderr, "%s: skipped: this CPU lacks %s\n", name.c_str(), missing_features(step).c_str());
+        std::string lacks;
+        for (const Variant& v : step.def->variants)
+            lacks += (lacks.empty() ? "" : ", ") + std::string(v.requirement.empty() ? v.name : v.requirement);
+        say(name, "skipped: this CPU lacks " + lacks);
     } else if (!variant->is_supported()) {
-        std::fprintf(stderr, "%s: skipped: kernel %.*s needs %.*s, which this CPU lacks\n", name.c_str(),
-                     static_cast<int>(variant->name.size()), variant->name.data(),
-                     static_cast<int>(variant->requirement.size()), variant->requirement.data());
+        say(name, "skipped: kernel " + std::string(variant->name) + " needs " +
+                      std::string(variant->requirement) + ", which this CPU lacks");
         variant = nullptr;
     }
     return variant;
@@ -320,10 +304,8 @@ void print_header(const Step& step, const Variant& variant, const Options& o, co
     std::printf("%s: kernel %.*s, %s%d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant.name.size()),
                 variant.name.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",
                 cpu::name().c_str(), cpu::microarch_label().c_str());
-    for (const Param& p : step.def->params)
-        if (p.in_effect())
-            std::printf(", %.*s=%d", static_cast<int>(p.name.size()), p.name.data(), p.get());
-    if (!source.empty()) std::printf(", source=%s", source.c_str());
+    if (const std::string params = params_text(step, source, ", "); !params.empty())
+        std::printf(", %s", params.c_str());
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
                                      "and sums above (see --help)"
                                    : "verification off (--no-verify)");
@@ -335,9 +317,8 @@ int sweep(const Step& step, const Variant& variant, const Options& o, const Thre
           const std::string& source, const std::string& name, OutputFile& csv) {
     std::string csv_so_far = csv_header() + '\n';
     const auto save_csv = [&](bool last) {
-        if (o.csv.empty()) return true;
-        const std::string error = csv.write_growing(csv_so_far, last);
-        if (!error.empty()) std::fprintf(stderr, "%s: --csv: %s\n", name.c_str(), error.c_str());
+        const std::string error = o.csv.empty() ? "" : csv.write_growing(csv_so_far, last);
+        if (!error.empty()) say(name, "--csv: " + error);
         return error.empty();
     };
     bool all_ok = true;
@@ -351,7 +332,7 @@ int sweep(const Step& step, const Variant& variant, const Options& o, const Thre
             running_program = nullptr;
         } catch (const std::bad_alloc&) {
             running_program = nullptr;
-            std::fprintf(stderr, "%s: out of memory at size %d\n", name.c_str(), size);
+            say(name, "out of memory at size " + std::to_string(size));
             save_csv(true);
             return kExitResource;
         }
@@ -389,10 +370,8 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
         return finish_stdout(name.c_str(), kExitOk);
     }
     // Once --help had its chance, and before anything is printed: a malformed GEMM_CACHES.
-    if (const std::string problem = environment_problem(); !problem.empty()) {
-        std::fprintf(stderr, "%s: %s\n", name.c_str(), problem.c_str());
-        return kExitUsage;
-    }
+    if (const std::string problem = environment_problem(); !problem.empty())
+        return say(name, problem, kExitUsage);
     if (parsed.exit_code != -1) {
         std::fprintf(stderr, "%s\n", parsed.message.c_str());
         return parsed.exit_code;
@@ -403,28 +382,21 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
     const Variant* variant = choose_variant(step, o, name);
     if (variant == nullptr) return kExitUnsupported;
     if (step.def->use_variant != nullptr) step.def->use_variant(variant->name);
-    // Values tuned on this machine (step 10's wisdom), for this variant and thread count; the
-    // command line's, set next, win. The note waits for the checks below: a run refused for
-    // its memory or its CSV path prints one line, its own.
+    // Values tuned on this machine, then the command line's, which win. The note waits for the
+    // checks below: a run refused for its memory or its CSV path prints one line, its own.
     TunedParams tuned;
     if (step.def->tuned_params != nullptr) tuned = step.def->tuned_params(variant->name, threads);
     for (const auto& [param, value] : o.params) param->set(value);
 
-    // Refuse a size that cannot fit before allocating: the OOM killer gives no message, and
-    // under a limit on address space OpenBLAS spins in its allocator and BLIS aborts.
-    if (const std::string problem = memory_problem(step, o, threads); !problem.empty()) {
-        std::fprintf(stderr, "%s: out of memory: %s\n", name.c_str(), problem.c_str());
-        return kExitResource;
-    }
+    // Before allocating: the OOM killer gives no message, and under a limit on address space
+    // OpenBLAS spins in its allocator and BLIS aborts.
+    if (const std::string problem = memory_problem(step, o, threads); !problem.empty())
+        return say(name, "out of memory: " + problem, kExitResource);
     // The CSV's path is checked before any work, so a typo costs nothing.
     OutputFile csv;
-    if (!o.csv.empty()) {
-        if (const std::string error = csv.open(o.csv); !error.empty()) {
-            std::fprintf(stderr, "%s: --csv: %s\n", name.c_str(), error.c_str());
-            return kExitResource;
-        }
-    }
-    if (!tuned.note.empty()) std::fprintf(stderr, "%s: %s\n", name.c_str(), tuned.note.c_str());
+    if (const std::string error = o.csv.empty() ? "" : csv.open(o.csv); !error.empty())
+        return say(name, "--csv: " + error, kExitResource);
+    if (!tuned.note.empty()) say(name, tuned.note);
     std::fputs(preface.c_str(), stdout);
     print_header(step, *variant, o, tuned.source, threads, name);
     if (!stdout_ok(name.c_str())) return kExitResource;

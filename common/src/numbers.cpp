@@ -1,6 +1,5 @@
-#include <gemm/numbers.hpp>
-
 #include <gemm/cpu.hpp>
+#include <gemm/numbers.hpp>
 
 #include <cerrno>
 #include <algorithm>
@@ -14,7 +13,6 @@
 #include <unistd.h>
 
 namespace gemm {
-
 namespace {
 
 // Digits, with an optional '-' first: what strtoll would take beyond that (spaces, a newline,
@@ -159,9 +157,7 @@ std::string shown(std::string_view text) {
     return out;
 }
 
-int max_threads(int per_cpu) {
-    return per_cpu * cpu::cores();
-}
+int max_threads(int per_cpu) { return per_cpu * cpu::cores(); }
 
 std::string thread_cap_reason(int per_cpu) {
     const std::string cpus = std::to_string(cpu::cores()) + " CPU" + (cpu::cores() == 1 ? "" : "s");
@@ -191,8 +187,6 @@ void guard_standard_descriptors() {
     }
 }
 
-std::string environment_problem() {
-    return cpu::caches_problem();
-}
+std::string environment_problem() { return cpu::caches_problem(); }
 
 }  // namespace gemm

@@ -1,6 +1,5 @@
-#include <gemm/output_file.hpp>
-
 #include <gemm/numbers.hpp>
+#include <gemm/output_file.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -49,9 +48,8 @@ std::string follow_links(const std::string& path, int& error, bool& fd_link) {
     return p.string();
 }
 
-// A new, empty file beside `target` that nobody else can have: "<folder>/.<name>.XXXXXX".
-// A name within 8 bytes of the folder's limit on one name (255) would make the temporary's
-// name too long for a legal target: it is cut short there (mkstemp still makes it unique).
+// A new, empty file beside `target` that nobody else can have: "<folder>/.<name>.XXXXXX", the
+// name cut short where it would pass the folder's limit on one name (mkstemp keeps it unique).
 int make_temporary(const std::string& target, std::string& name) {
     const std::filesystem::path parent = std::filesystem::path(target).parent_path();
     const std::string folder = parent.empty() ? "." : parent.string();
@@ -84,14 +82,6 @@ bool write_all(int fd, const char* data, std::size_t size) {
     return true;
 }
 
-}  // namespace
-
-OutputFile::~OutputFile() {
-    if (stream_fd_ >= 0) ::close(stream_fd_);
-}
-
-namespace {
-
 // What a writer of `path` deals with, after its symbolic links.
 enum class Kind { file, stream, descriptor };   // regular or none yet; device or FIFO; /dev/stdout
 struct Target {
@@ -109,19 +99,16 @@ std::string resolve(const std::string& path, Target& target) {
     if (error != 0) return problem(path, std::strerror(error));
     if (fd_link) {
         target.kind = Kind::stream;
-        for (const char* prefix : {"/proc/self/fd/", "/dev/fd/"}) {
-            const std::string p = prefix;
-            if (target.name.rfind(p, 0) != 0) continue;
-            const std::string number = target.name.substr(p.size());
-            if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) break;
-            target.kind = Kind::descriptor;
-            target.fd = std::atoi(number.c_str());
-            const int flags = ::fcntl(target.fd, F_GETFL);
-            if (flags < 0) return problem(path, std::strerror(errno));
-            if ((flags & O_ACCMODE) == O_RDONLY) return problem(path, "it is open for reading only");
+        const std::size_t slash = target.name.rfind('/') + 1;
+        const std::string folder = target.name.substr(0, slash), number = target.name.substr(slash);
+        if ((folder != "/proc/self/fd/" && folder != "/dev/fd/") || number.empty() ||
+            number.find_first_not_of("0123456789") != std::string::npos)
             return "";
-        }
-        return "";
+        target.kind = Kind::descriptor;
+        target.fd = std::atoi(number.c_str());
+        const int flags = ::fcntl(target.fd, F_GETFL);
+        if (flags < 0) return problem(path, std::strerror(errno));
+        return (flags & O_ACCMODE) == O_RDONLY ? problem(path, "it is open for reading only") : "";
     }
     struct stat st{};
     if (::stat(target.name.c_str(), &st) == 0) {
@@ -145,15 +132,16 @@ std::string folder_takes_files(const std::string& path, const std::string& targe
 
 }  // namespace
 
+OutputFile::~OutputFile() {
+    if (stream_fd_ >= 0) ::close(stream_fd_);
+}
+
 std::string OutputFile::check(const std::string& path) {
     Target target;
     if (std::string error = resolve(path, target); !error.empty()) return error;
-    switch (target.kind) {
-    case Kind::descriptor: return "";
-    // Not opened: a FIFO would wait for its reader, then end what the reader gets.
-    case Kind::stream: return ::access(target.name.c_str(), W_OK) == 0 ? "" : problem(path, std::strerror(errno));
-    case Kind::file: break;
-    }
+    if (target.kind == Kind::descriptor) return "";
+    if (target.kind == Kind::stream)   // not opened: a FIFO would wait for its reader
+        return ::access(target.name.c_str(), W_OK) == 0 ? "" : problem(path, std::strerror(errno));
     return folder_takes_files(path, target.name);
 }
 
@@ -162,21 +150,13 @@ std::string OutputFile::open(const std::string& path) {
     Target target;
     if (std::string error = resolve(path, target); !error.empty()) return error;
     target_ = target.name;
-    switch (target.kind) {
-    case Kind::descriptor:
-        // One of our own descriptors (/dev/stdout): a duplicate shares its file offset, so
-        // the CSV lands after the lines printed to it, even when it is redirected to a file.
-        stream_fd_ = ::fcntl(target.fd, F_DUPFD_CLOEXEC, 0);
-        return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
-    case Kind::stream:
-        // A device or a FIFO: written through, never replaced (a FIFO waits for its reader).
-        // Opened for appending: /dev/stdout redirected to a file then gets the CSV after what
-        // the program printed, instead of over it.
-        stream_fd_ = ::open(target_.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
-        return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
-    case Kind::file: break;
-    }
-    return folder_takes_files(path, target_);
+    if (target.kind == Kind::file) return folder_takes_files(path, target_);
+    // Our own descriptor (/dev/stdout) is duplicated, sharing its offset; a device or FIFO is opened
+    // for appending: either way the CSV lands after what the program printed, not over it.
+    stream_fd_ = target.kind == Kind::descriptor
+                     ? ::fcntl(target.fd, F_DUPFD_CLOEXEC, 0)
+                     : ::open(target_.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+    return stream_fd_ < 0 ? problem(path, std::strerror(errno)) : "";
 }
 
 std::string OutputFile::write(const std::string& contents) {
@@ -197,19 +177,14 @@ std::string OutputFile::write(const std::string& contents) {
     const mode_t mode = ::stat(target_.c_str(), &st) == 0 ? (st.st_mode & 07777) : creation_mode();
     bool ok = ::fchmod(fd, mode) == 0 && write_all(fd, contents.data(), contents.size());
     int error = ok ? 0 : errno;
-    if (::close(fd) != 0 && ok) {
+    if (::close(fd) != 0 && ok) {   // a full disk may show only here
         ok = false;
         error = errno;
     }
-    if (ok && ::rename(temporary.c_str(), target_.c_str()) != 0) {
-        ok = false;
-        error = errno;
-    }
-    if (!ok) {
-        ::unlink(temporary.c_str());
-        return problem(path_, std::strerror(error));
-    }
-    return "";
+    if (ok && ::rename(temporary.c_str(), target_.c_str()) == 0) return "";
+    if (ok) error = errno;   // the rename's
+    ::unlink(temporary.c_str());
+    return problem(path_, std::strerror(error));
 }
 
 std::string OutputFile::write_growing(const std::string& contents, bool last) {

@@ -15,8 +15,7 @@ const Variant* detail::best_variant(const StepDef& def) {
 void detail::run_best_variant(const StepDef& def, int m, int n, int k, const float* A, int lda,
                               const float* B, int ldb, float* C, int ldc) {
     const Variant* v = best_variant(def);
-    if (v == nullptr) {
-        // Callers check Step::supported first; reaching here is a programming error.
+    if (v == nullptr) {   // callers check Step::supported first: a programming error
         std::fputs("gemm: no variant of this step runs on this CPU\n", stderr);
         std::abort();
     }

@@ -1,9 +1,7 @@
-// Verification: C == C0 + A*B within a rounding bound, computed in double precision.
-//
-// The bound: a float dot product of length k, accumulated in any order (blocked, with or
-// without FMA), differs from the exact value by at most about k * u * sum|a||b|, u = 2^-24.
-// We allow (k + 2) * 2^-23 relative to |A||B| + |C0|, twice that, which no correct kernel
-// exceeds and a wrong element (a term dropped, a stale value, a padding value read) does.
+// Verification: C == C0 + A*B within a rounding bound, computed in double precision. A float dot
+// product of length k, summed in any order, is within about k * 2^-24 * sum|a||b| of the exact
+// value; (k + 2) * 2^-23 relative to |A||B| + |C0|, twice that, no correct kernel exceeds and a
+// wrong element (a term dropped, a stale value, a padding value read) does.
 #include <gemm/harness.hpp>
 
 #include <algorithm>
