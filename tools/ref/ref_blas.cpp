@@ -211,6 +211,19 @@ void print_help_tail() {
                 kEnvVar, kEnvVar, kLibrary == gemm::ref::Library::blis ? " (a name, or BLIS 0.9's number)" : "");
 }
 
+// OpenBLAS maps its pool (library_bytes) as it starts. Under a limit on address space with no
+// room for it, a worker spins for its buffer for ever, and a fork (the kernel probe) or the
+// library's exit handler would wait for that worker: such a run neither probes nor exits
+// through them, and the harness refuses it (exit 3, one line).
+bool pool_refused() {
+#if defined(GEMM_REF_OPENBLAS) && defined(__linux__)
+    const gemm::AddressLimit limit = gemm::address_limit();
+    return !limit.name.empty() && limit.bytes_left < library_bytes(1);
+#else
+    return false;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -227,14 +240,15 @@ int main(int argc, char** argv) {
     // The kernel set the user forces, as given (for the messages and the label).
     const char* user_env = child_detected == nullptr ? std::getenv(kEnvVar) : nullptr;
     const std::string user = user_env != nullptr ? gemm::shown(user_env) : "";
-    if (user_env != nullptr && !cmd.help)
+    const bool refused = !cmd.help && pool_refused();
+    if (user_env != nullptr && !cmd.help && !refused)
         if (const int rc = take_forced(user_env, user); rc >= 0) return rc;
 
     const std::string running = kernel_set();
     const std::string detected = child_detected != nullptr ? child_detected : running;
     std::string reason;
     bool forced_narrower = false;
-    if (child_detected == nullptr && !cmd.help)
+    if (child_detected == nullptr && !cmd.help && !refused)
         reason = settle_kernels(running, user_env != nullptr ? user.c_str() : nullptr, cmd.as_detected,
                                 forced_narrower, argv);
     else if (child_detected != nullptr && std::getenv(kChildReason) != nullptr)
@@ -273,5 +287,12 @@ int main(int argc, char** argv) {
     }
     // Once, after a run that worked (a failed one keeps its one line): a narrower set than the best.
     if (forced_narrower && rc == 0) std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, reason.c_str());
-    return gemm::finish_stdout(GEMM_REF_NAME, rc);
+    const int status = gemm::finish_stdout(GEMM_REF_NAME, rc);
+#if defined(__linux__)
+    if (refused) {
+        std::fflush(stderr);
+        _exit(status);
+    }
+#endif
+    return status;
 }
