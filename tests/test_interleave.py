@@ -477,7 +477,7 @@ count = int(open(state).read()) if os.path.exists(state) else 0
 open(state, "w").write(str(count + 1))
 open(os.environ["FAKE_STATE"] + ".starts", "a").write("%.3f\n" % time.time())   # when each sample began
 after = int(os.environ.get("FAKE_SETTLE_AFTER", "-1"))
-time.sleep(0.01)
+time.sleep(float(os.environ.get("FAKE_SLEEP", "0.01")))
 g = 50 * 1.06 ** (count if after < 0 or count < after else after - 1)
 open(csv_path, "w").write("step,m,n,k,threads,gflops_best,gflops_median,seconds_best,max_rel_err,verified,"
                           "kernel,reps,cpu,uarch,params,cpu_wait\n"
@@ -488,13 +488,15 @@ with open(settle_fake, "w") as f:
     f.write(SETTLE_FAKE)
 
 
-def settle_run(name, settle, after=None, rounds="2", sizes="100,200"):
+def settle_run(name, settle, after=None, rounds="2", sizes="100,200", sleep=None):
     """interleave.py --settle on the fake (FAKE_SETTLE_AFTER=after); (result, seconds, folder, counts)."""
     state = os.path.join(work, name + ".state")
     os.makedirs(state)
     env = {"FAKE_STATE": state}
     if after is not None:
         env["FAKE_SETTLE_AFTER"] = str(after)
+    if sleep is not None:
+        env["FAKE_SLEEP"] = str(sleep)
     start = time.monotonic()
     r = run(os.path.join(work, name), "--sizes", sizes, "--rounds", rounds, "--settle", str(settle),
             "--job", "{}={} {}".format(name, sys.executable, settle_fake), env=env)
@@ -523,14 +525,16 @@ check(r.returncode == 0 and "every size settled after" in r.stdout and took < 30
       "--settle 30: samples that agree after 4 each settle with 7 (5 after the 2 rounds), and the run stops early, "
       "in {:.1f} s ({})".format(took, [(x["m"], x["samples"], x["settled"]) for x in agg]))
 # 8 s: room for more than MAX_SAMPLES samples even when a loaded machine slows each one.
-r, took, out, state = settle_run("never", 8, sizes="100")
+# Samples of 0.05 s at least: fewer than --settle's cap of SETTLE_MAX_SAMPLES in 8 s on any machine.
+r, took, out, state = settle_run("never", 8, sizes="100", sleep=0.05)
 agg = rows_of(os.path.join(out, "never.csv"))
 progress = [l for l in r.stdout.splitlines() if "settling:" in l]
 last = sampled_for(state)
-check(r.returncode == 0 and took >= 7.8 and 6.0 <= last <= 8.0 and all(x["settled"] == "0" and int(x["samples"]) > interleave.MAX_SAMPLES
-                                                        for x in agg),
-      "--settle 8: samples that never agree are taken until the deadline, none begun after it, past the default run's cap of {}: "
-      "{:.1f} s, the last sample begun {:.2f} s after the first, {} samples, settled 0".format(
+check(r.returncode == 0 and took >= 7.8 and 6.0 <= last <= 8.0
+      and all(x["settled"] == "0" and interleave.MAX_SAMPLES < int(x["samples"]) < interleave.SETTLE_MAX_SAMPLES
+              for x in agg),
+      "--settle 8: samples that never agree are taken until the deadline, none begun after it, past the default "
+      "run's cap of {}: {:.1f} s, the last sample begun {:.2f} s after the first, {} samples, settled 0".format(
           interleave.MAX_SAMPLES, took, last, [x["samples"] for x in agg]))
 check("still unsettled after" in r.stdout and "never: n = 100" in r.stdout and len(progress) == 1
       and re.search(r"settling: 0 of 1 sizes settled, 0:0[0-8] left$", progress[0]),
