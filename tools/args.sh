@@ -49,8 +49,7 @@ refuse_repeats() {   # ARGS...: an option (a word from --, up to any =) given tw
   return 0
 }
 
-# lab_number NN: prints the number of a lab step, 11 to 9999 (the build pads numbers to four
-# digits, and a longer one would overflow the shell's arithmetic); a usage error otherwise.
+# lab_number NN: prints the number of a lab step, 11 to 9999; a usage error otherwise.
 lab_number() {
   [[ $1 =~ ^[0-9]{2,4}$ ]] && (( 10#$1 >= 11 )) ||
     usage_error "step number '$1': lab steps are numbered 11 to 9999 (1-10 are the tutorial's)"
