@@ -6,6 +6,7 @@ when its reader stops early, and with exit 3 and one line when standard output c
 import atexit
 import errno
 import fcntl
+import hashlib
 import os
 import shutil
 import signal
@@ -133,14 +134,18 @@ def _kind(path):
     return ("file" if stat.S_ISREG(mode) else "stream"), target
 
 
+def _name_max(folder):
+    try:
+        return os.pathconf(folder or ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
 def _temporary(target):
     """(fd, name) of a new file .NAME.XXXXXXXX beside `target`, NAME cut to fit NAME_MAX."""
     folder, name = os.path.split(target)
     folder = folder or "."
-    try:
-        limit = os.pathconf(folder, "PC_NAME_MAX")
-    except (OSError, ValueError):
-        limit = 255
+    limit = _name_max(folder)
     keep = max(1, limit - len(".." + "X" * 8)) if limit and limit > 0 else len(name)
     prefix = "." + os.fsdecode(os.fsencode(name)[:keep]) + "."   # the limit counts bytes
     return tempfile.mkstemp(prefix=prefix, dir=folder)
@@ -231,3 +236,79 @@ def write(path, data):
         if isinstance(e, OSError):
             raise _problem(path, _reason(e))
         raise
+
+
+class signals_held:
+    """SIGINT and SIGTERM held while a file is written: no temporary left, no file half replaced."""
+    def __enter__(self):
+        self.held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+    def __exit__(self, *_):
+        signal.pthread_sigmask(signal.SIG_SETMASK, self.held)
+
+
+def write_whole(path, data):
+    """write() with Ctrl-C and SIGTERM held until it is done."""
+    with signals_held():
+        write(path, data)
+
+
+def side_path(path, suffix):
+    """PATH + suffix; a name longer than the folder takes (NAME_MAX) is cut and ended by a hash of
+    the whole, so every legal PATH has its side files, always the same."""
+    folder, name = os.path.split(path)
+    limit, whole = _name_max(folder), os.fsencode(name + suffix)
+    if len(whole) <= limit:
+        return path + suffix
+    tag = "~" + hashlib.sha256(whole).hexdigest()[:12] + suffix
+    return os.path.join(folder, os.fsdecode(os.fsencode(name)[:max(1, limit - len(os.fsencode(tag)))]) + tag)
+
+
+def check_regular(path, what):
+    """check(), and that `path` is a regular file or nothing (a FIFO would hang): `what` names what it should be."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
+            "a socket" if stat.S_ISSOCK(mode) else "a device"
+        raise _problem(path, "it is {}, not {}; remove it or give -o".format(kind, what))
+    check(path)
+
+
+def make_folder(path):
+    """Makes the folder of PATH, or says why not (an ancestor that is a file, not 'File exists')."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        reason, above = e.strerror, folder
+        while not os.path.lexists(above) and os.path.dirname(above) != above:
+            above = os.path.dirname(above)
+        if os.path.exists(above) and not os.path.isdir(above):
+            reason = "{} is not a folder".format(above)
+        raise _problem(path, reason)
+
+
+def lock(path, target, holder):
+    """An flock(2) on .NAME.lock beside PATH's target (the kernel lets go however the program ends): its fd;
+    OutputError when another `holder` has it."""
+    name = side_path(os.path.join(os.path.dirname(target), "." + os.path.basename(target)), ".lock")
+    try:
+        fd = os.open(name, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    except OSError as e:
+        raise _problem(path, "its lock {}: {}".format(name, e.strerror))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _problem(path, "its lock {} is no regular file; remove it".format(name))
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        os.close(fd)
+        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            raise OutputError("another {} is writing {} (it holds {}): wait for it to end".format(holder, path, name))
+        raise _problem(path, "its lock {}: {}".format(name, e.strerror))
+    except OutputError:
+        os.close(fd)
+        raise
+    return fd

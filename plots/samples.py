@@ -20,6 +20,9 @@ STEP_NAME_MAX = 93
 assert STEP_NAME_MAX == MAX_LABEL - len("step") - len("_mt")
 SAMPLE_COLUMNS = ["run", "round", "seq"]      # the scheduler's, after the harness's columns
 AGGREGATE_COLUMNS = ["samples", "settled"]    # an aggregated CSV's, after the harness's columns
+TRIM = 0.2           # of paired log-ratios, left out at either end (spoilt pairs)
+T_TAIL = 1.959964    # the normal quantile of a two-sided 95 % interval
+RESOLVED = 0.25      # a decision this much narrower than its margin is closed: either answer does
 
 
 def _float(text):
@@ -187,3 +190,49 @@ def samples_beside(csv_path):
     folder, name = os.path.split(csv_path)
     path = os.path.join(folder, "samples", name)
     return checked_samples(path) if os.path.lexists(path) else []
+
+
+def t_quantile(df):
+    """Student's t at the two-sided 95 % point (Cornish-Fisher: within 0.01 of the table from df = 3)."""
+    z, df = T_TAIL, max(1, df)
+    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2) + \
+        (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * df ** 3)
+
+
+def interval(ratios):
+    """(estimate, half-width, pairs) of the log-ratios of paired ratios {size: [ratio a round]}: the trimmed
+    mean and its 95 % interval from the winsorized spread (Tukey and McLaughlin); infinite under 3 pairs."""
+    logs = sorted(math.log(v) for values in ratios.values() for v in values if v > 0)
+    n = len(logs)
+    if n < 3:
+        return (sum(logs) / n if n else 0.0), float("inf"), n
+    cut = int(TRIM * n)
+    kept = logs[cut:n - cut]
+    wins = [logs[cut]] * cut + kept + [logs[n - cut - 1]] * cut
+    middle = sum(wins) / n
+    deviation = math.sqrt(sum((x - middle) ** 2 for x in wins) / (n - 1))
+    return sum(kept) / len(kept), t_quantile(len(kept) - 1) * deviation / (len(kept) / n * math.sqrt(n)), n
+
+
+def verdict(estimate, half, margin):
+    """"won" when the interval clears 1 + margin, "lost" below it or when narrow enough, else "open"."""
+    edge = math.log1p(margin)
+    if estimate - half > edge:
+        return "won"
+    return "lost" if estimate + half < edge or half <= RESOLVED * margin else "open"
+
+
+def round_ratios(ours, theirs, rounds):
+    """{size: [ours / theirs in each round of `rounds`]} of two jobs' sample rows, matched by round and size."""
+    def index(rows):
+        out = {}
+        for row in rows:
+            value = _float(row["gflops_best"])
+            if int(row["round"]) in rounds and value == value and value > 0:
+                out[(int(row["round"]), int(row["m"]))] = value
+        return out
+    mine, other = index(ours), index(theirs)
+    out = {}
+    for key in sorted(k for k in mine if k in other):
+        out.setdefault(key[1], []).append(mine[key] / other[key])
+    return out

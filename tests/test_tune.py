@@ -47,6 +47,26 @@ SWITCH_GAIN = 0.05
 # The grid the search stands in for: 17 rungs of every block size (x1/4 .. x4) and 2^4
 # switch settings, at 4 sizes x 3 rounds.
 GRID_POINTS = 17 ** 3 * 2 ** 4
+L2 = int(IDENTITY[1].split()[2])
+
+
+def bytes_per_flop(mc, kc):
+    return 2.0 / mc + 4.0 / kc   # steps/10_tuned/blocks.hpp's outer_bytes_per_flop
+
+
+def step_plan(rules, bound=0.025, direct=()):
+    """plan(options, n): the made-up step's --plan, as blocks.cpp would give it: the options over the rules,
+    kc the depth at k = n (one slice up to one-slice, which --kc alone sets to kc), the rules' point alone
+    unpacked where the product fits in half of L2, and every size in `direct` unpacked."""
+    def plan(options, n):
+        b = {c: options.get(c, rules[c]) for c in ("mc", "kc", "nc")}
+        depth = max(b["kc"], options.get("one-slice", b["kc"] if "kc" in options else rules.get("one-slice", 0)))
+        kc = n if n <= depth else b["kc"]
+        packed = n not in direct and (options or 4 * n * n > L2 // 2)
+        return {"path": "packed" if packed else "direct", "mc": b["mc"], "kc": kc, "nc": b["nc"], "one_slice": depth,
+                "outer_bytes_per_flop": "{:.4f}".format(bytes_per_flop(b["mc"], kc)),
+                "max_outer_bytes_per_flop": "{:.4f}".format(bound)}
+    return plan
 
 
 def machine(seed, flat=False, sigma=0.007, spell=0.05, calls=None, sample_seconds=0.2, on_call=None, optimum=OPTIMUM):
@@ -77,7 +97,8 @@ def machine(seed, flat=False, sigma=0.007, spell=0.05, calls=None, sample_second
             on_call(len(calls))
         return g
 
-    return tune.Synthetic(measure, RULES, identity=IDENTITY, sample_seconds=sample_seconds), calls
+    return tune.Synthetic(measure, RULES, identity=IDENTITY, sample_seconds=sample_seconds,
+                          plan=step_plan(RULES)), calls
 
 
 def run(argv, m, draw=False):
@@ -180,7 +201,8 @@ def fold_machine(seed, rules_fold, better):
             g *= 1.08
         g *= math.exp(rng.gauss(0, 0.007))
         return g * (2 / 3 if rng.random() < 0.05 else 1)
-    return tune.Synthetic(measure, dict(RULES, fold=rules_fold), identity=IDENTITY, sample_seconds=0.2)
+    return tune.Synthetic(measure, dict(RULES, fold=rules_fold), identity=IDENTITY, sample_seconds=0.2,
+                          plan=step_plan(RULES))
 
 
 for rules_fold, better, want in ((2, 1, 1), (1, 2, 2), (1, 1, None)):
@@ -193,10 +215,10 @@ for rules_fold, better, want in ((2, 1, 1), (1, 2, 2), (1, 1, None)):
 
 # ---- the traffic beyond L2: a bowl whose optimum reads too much is not followed past the bound --
 
-# mc 28 x kc 2112 reads 2/28 + 4/2112 = 0.073 bytes a FLOP beyond L2 (tools/tune.py,
-# outer_bytes_per_flop), three times the rules' bound of 0.025: what a quiet machine might
-# pick and a neighbour streaming memory would slow. No such point may be measured, and the
-# search still moves as far towards it as the bound lets it.
+# mc 28 x kc 2112 reads 2/28 + 4/2112 = 0.073 bytes a FLOP beyond L2 (the step's --plan gives
+# it), three times the rules' bound of 0.025: what a quiet machine might pick and a neighbour
+# streaming memory would slow. No such point may be measured, and the search still moves as
+# far towards it as the bound lets it.
 TOO_DEEP = {"mc": 28, "kc": 2112, "nc": 1024}
 m, calls = machine(0, optimum=TOO_DEEP)
 path = fresh(os.path.join(work, "deep.txt"))
@@ -204,7 +226,7 @@ status, out, err = run(["-o", path, "--seed", "0", "--budget", str(BUDGET)], m)
 got = wisdom(path) if status == 0 else None
 measured = {p for p, _, _ in calls if "library" not in dict(p)}
 over = sorted(p for p in measured
-              if tune.outer_bytes_per_flop(dict(p).get("mc", RULES["mc"]), dict(p).get("kc", RULES["kc"])) > 0.025)
+              if bytes_per_flop(dict(p).get("mc", RULES["mc"]), dict(p).get("kc", RULES["kc"])) > 0.025)
 moved = got is not None and any(got[t].get("kc", RULES["kc"]) > RULES["kc"] for t in got)
 check(status == 0 and not over and moved,
       "a bowl past the traffic bound (mc=28 kc=2112): none of {} points measured reads over 0.025 bytes a FLOP "
@@ -371,7 +393,7 @@ def spells(seed, gain=0.03, jitter=0.003, slow=0.15, spell=2.0):
             g *= 1 - slow
         return g * math.exp(rng.gauss(0, jitter))
 
-    box.append(tune.Synthetic(measure, RULES, identity=IDENTITY, sample_seconds=0.2))
+    box.append(tune.Synthetic(measure, RULES, identity=IDENTITY, sample_seconds=0.2, plan=step_plan(RULES)))
     return box[0]
 
 
@@ -438,26 +460,57 @@ def real_like_measure(params, size, round_):
     return 100.0 * (1 + 0.01 * math.sin(len(seen)))
 
 
+def search_on(rules, plan):
+    """A Search on one thread of a made-up machine whose step gives `plan`."""
+    tuner = tune.Tuner(tune.parse_args(["--threads", "1"]), tune.Synthetic(real_like_measure, rules,
+                                                                             identity=IDENTITY, plan=plan), None, None)
+    tuner.seed, tuner.state = 1, {"groups": {}}
+    return tune.Search(tuner, "1", 1, 0)
+
+
 path = fresh(os.path.join(work, "plateau.txt"))
 status, out, err = run(["-o", path, "--seed", "1", "--threads", "1"],
-                       tune.Synthetic(real_like_measure, real_like, identity=IDENTITY))
+                       tune.Synthetic(real_like_measure, real_like, identity=IDENTITY, plan=step_plan(real_like)))
 check(status == 0 and not any("nc" in p for p in seen),
       "nc = 37216 on 300 MiB of L3: every rung of nc is above the largest size, so none is measured")
-with_kc = [p for p in seen if "kc" in p]
-check(with_kc and all(p.get("one-slice") == 1984 for p in with_kc if p["kc"] < 1984),
+search = search_on(real_like, step_plan(real_like))
+check(not any("kc" in p and "one-slice" not in p for p in seen) and
+      all(search.options(tune.Point([r, 0, 0, 0])).get("one-slice") == 1984 for r in (-4, -1, 1, 2)),
       "a candidate that sets kc keeps the rules' one-slice depth (--kc alone would turn it off)")
+search.measurer.close()
 # A rung that changes nothing at the training sizes is passed over, not taken for a candidate
 # nor for the end of the ladder: mc = 2240 and 1883 (one rung down) are both the whole matrix
 # at n <= 1792, so one rung down from 2240 is 1582 (two rungs).
-tuner = tune.Tuner(tune.parse_args(["--threads", "1"]), tune.Synthetic(real_like_measure, dict(real_like, mc=2240),
-                                                                         identity=IDENTITY), None, None)
-tuner.seed, tuner.state = 1, {"groups": {}}
-search = tune.Search(tuner, "1", 1, 0)
+search = search_on(dict(real_like, mc=2240), step_plan(dict(real_like, mc=2240)))
 down = search.move(search.incumbent, search.coords.index("mc"), -1)
 check(down is not None and search.options(down).get("mc") == 1582 and
       search.move(search.incumbent, search.coords.index("mc"), 1) is None,
       "one rung down from mc = 2240 at n <= 1792 is mc = 1582, past 1883 which runs alike; up, nothing is new")
 search.measurer.close()
+# What runs alike is what the step's --plan says, not a rule of tune.py's: a plan that gives the
+# direct path at n = 640 for any options makes mc one rung up from the rules run differently only
+# at the other sizes; a step that plans the rules' blocks whatever the options leaves no block to move.
+up = {}
+for name, plan in (("rules", step_plan(RULES)), ("direct", step_plan(RULES, direct=(640,))),
+                   ("deaf", lambda options, n: step_plan(RULES)({}, n))):
+    search = search_on(RULES, plan)
+    point = search.incumbent.moved(search.coords.index("mc"), 1)
+    up[name] = (search.effect(point), search.effect(search.incumbent),
+                [search.move(search.incumbent, i, 1) for i in range(len(search.coords))])
+    search.measurer.close()
+check(up["rules"][0] != up["direct"][0] and up["rules"][0][0][1:] == up["direct"][0][0][1:] and
+      all(p is None for p in up["deaf"][2]) and up["rules"][2][1] is not None,
+      "the effect of a point is the step's plan: a plan with path=direct at n = 640 changes it, and a step whose "
+      "plan ignores the options gives no block candidate")
+# The traffic bound is the plan's max_outer_bytes_per_flop: a step that allows 0.1 lets the search
+# measure mc = 28 x kc = 2112's neighbours; at the bound of 0.025 none is (above).
+m, calls = machine(0, optimum=TOO_DEEP)
+m.plan = step_plan(RULES, bound=0.1)
+status, out, err = run(["-o", fresh(os.path.join(work, "deep.txt")), "--seed", "0", "--budget", str(BUDGET)], m)
+over = [p for p, _, _ in calls if "library" not in dict(p) and
+        bytes_per_flop(dict(p).get("mc", RULES["mc"]), min(1792, dict(p).get("kc", RULES["kc"]))) > 0.025]
+check(status == 0 and over, "a plan whose max_outer_bytes_per_flop is 0.1: points above 0.025 are measured "
+      "({} of them)".format(len(over)))
 
 # ---- resuming: after Ctrl-C, nothing measured again, the same result -----------------------------
 
@@ -629,7 +682,7 @@ def wild(params, size, round_):
 
 
 path = fresh(os.path.join(work, "wild.txt"))
-m = tune.Synthetic(wild, RULES, identity=IDENTITY)
+m = tune.Synthetic(wild, RULES, identity=IDENTITY, plan=step_plan(RULES))
 status, out, err = run(["-o", path, "--seed", "5", "--threads", "1", "--no-ref"], m)
 _, rows = record_of(path)
 check(status == 0 and wisdom(path) == {"1": {}} and not any(r["adopted"] == "1" for r in rows) and
@@ -732,10 +785,10 @@ def standin_cpuinfo(path):
 standin_cpuinfo(os.path.join(standin, "bin", "cpuinfo"))
 with open(os.path.join(standin, "bin", "step10_tuned"), "w") as f:
     f.write(r'''#!/bin/sh
-size= csv= threads=1 mc=112 kc=1056 nc=2048 least=
+size= csv= threads=1 mc=112 kc=1056 nc=2048 least= plan=
 while [ $# -gt 0 ]; do
   case $1 in
-    --no-verify) ;;
+    --no-verify) ;; --plan) plan=1 ;;
     --sizes) size=$2; shift ;; --csv) csv=$2; shift ;; --threads) threads=$2; shift ;;
     --min-kflops) least=$2; shift ;;
     --mc) mc=$2; shift ;; --kc) kc=$2; shift ;; --nc) nc=$2; shift ;;
@@ -745,6 +798,13 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$OMP_THREAD_LIMIT" ] && [ "$OMP_THREAD_LIMIT" -lt "$threads" ] && threads=$OMP_THREAD_LIMIT
 [ "$size" = 16 ] && [ "$least" != 1 ] && threads=1   # as step 10: a product this small runs on one
+if [ -n "$plan" ]; then
+  for n in $(echo "$size" | tr , ' '); do
+    echo "n=$n path=packed mc=$mc kc=$kc nc=$nc one_slice=$kc threads=$threads outer_bytes_per_flop=0.0200" \
+      "max_outer_bytes_per_flop=0.0250"
+  done
+  exit 0
+fi
 if [ "$size" != 16 ] && [ -n "$STANDIN_MARK" ]; then
   if [ -n "$STANDIN_HANG" ]; then
     sleep 60 & echo $$ $! > "$STANDIN_MARK.new" && mv "$STANDIN_MARK.new" "$STANDIN_MARK"; wait; exit 1
@@ -840,6 +900,9 @@ else:
 step = os.path.join(BIN, "step10_tuned")
 if not os.access(step, os.X_OK):
     print("skip  the real step 10: {} is not built".format(step))
+elif subprocess.run([step, "--sizes", "96", "--plan"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    env=dict(os.environ, GEMM_WISDOM="off")).returncode != 0:
+    print("skip  the real step 10: {} has no --plan (an older build; rebuild it)".format(step))
 else:
     build = os.path.join(work, "build")
     os.makedirs(os.path.join(build, "bin"))

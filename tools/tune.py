@@ -19,9 +19,6 @@ For tests, main(argv, machine=Synthetic(...)) runs the real search on a made-up 
 """
 import argparse
 import csv
-import errno
-import fcntl
-import hashlib
 import io
 import json
 import math
@@ -30,7 +27,6 @@ import random
 import re
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import time
@@ -41,7 +37,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
 import cli  # noqa: E402  (plots/cli.py: children in their own process group, SIGTERM raised)
 from harness_csv import InputError, open_regular  # noqa: E402  (a file read only when it is a regular one)
-import samples as stats  # noqa: E402  (plots/samples.py: medians, a sample's CSV)
+import samples as stats  # noqa: E402  (plots/samples.py: medians, a sample's CSV, paired ratios' intervals)
 import interleave  # noqa: E402  (tools/interleave.py: the scheduler that takes the samples)
 import machine as machine_record  # noqa: E402  (plots/machine.py: cpuinfo --json, the machine's one record)
 from block_map import Failure, tunables  # noqa: E402  (a reason to stop and its exit status; {name: value} of params)
@@ -65,13 +61,9 @@ SWITCHES = ("no-copy-b", "no-prefetch", "no-even-k", "no-vector-pack")
 CHOICES = {"fold": (1, 2)}
 SWITCH_ORDER = SWITCHES + tuple(CHOICES)
 MARGIN = 0.01                    # a candidate must beat the incumbent by this much (--margin, in %)
-RESOLVED = 0.25                  # a decision this much narrower than the margin is closed: either answer does
-TRIM = 0.2                       # of the pairs' log-ratios, left out at either end (spoilt pairs)
-T_TAIL = 1.959964                # the normal quantile of a two-sided 95 % interval
 MAX_BLOCK = 65536                # the largest --NAME N the step takes
-# Bytes from beyond L2 per FLOP (steps/10_tuned/blocks.hpp): quiet rounds do not see that
-# traffic's cost, a neighbour streaming memory does, so the search keeps within the rules' bound.
-MAX_OUTER_BYTES_PER_FLOP = 0.025
+# What step 10's --plan must give for every size (the effect of a point, its traffic beyond L2).
+PLAN_KEYS = ("path", "mc", "kc", "nc", "outer_bytes_per_flop", "max_outer_bytes_per_flop")
 DEFAULT_COST = 0.5               # seconds a sample is taken to cost before one was timed
 SAMPLE_TIME, MAX_REPS, SAMPLE_TIMEOUT = 0.1, 20, 120.0   # a sample, as interleave.py's defaults
 PROBE_SIZE = 16
@@ -84,42 +76,6 @@ SEARCH_COLUMNS = ("threads", "thread_count", "phase", "batch", "options", "mc", 
 # A sample's columns the state keeps (what the pairs, the verification and the report read).
 KEPT_COLUMNS = ("step", "m", "n", "k", "threads", "gflops_best", "gflops_median", "seconds_best", "max_rel_err",
                 "verified", "kernel", "reps", "cpu_wait")
-
-
-def outer_bytes_per_flop(mc, kc):
-    return 2.0 / mc + 4.0 / kc
-
-
-def t_quantile(df):
-    """Student's t at the two-sided 95 % point (Cornish-Fisher: within 0.01 of the table from df = 3)."""
-    z, df = T_TAIL, max(1, df)
-    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2) + \
-        (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * df ** 3)
-
-
-def interval(ratios):
-    """(estimate, half-width, pairs) of the log-ratios of paired ratios {size: [ratio a round]}: the trimmed
-    mean and its 95 % interval from the winsorized spread (Tukey and McLaughlin); infinite under 3 pairs."""
-    logs = sorted(math.log(v) for values in ratios.values() for v in values if v > 0)
-    n = len(logs)
-    if n < 3:
-        return (sum(logs) / n if n else 0.0), float("inf"), n
-    cut = int(TRIM * n)
-    kept = logs[cut:n - cut]
-    estimate = sum(kept) / len(kept)
-    wins = [logs[cut]] * cut + kept + [logs[n - cut - 1]] * cut
-    middle = sum(wins) / n
-    spread = math.sqrt(sum((x - middle) ** 2 for x in wins) / (n - 1))
-    return estimate, t_quantile(len(kept) - 1) * spread / (len(kept) / n * math.sqrt(n)), n
-
-
-def verdict(estimate, half, margin):
-    edge = math.log1p(margin)
-    if estimate - half > edge:
-        return "won"
-    if estimate + half < edge or half <= RESOLVED * margin:
-        return "lost"
-    return "open"
 
 
 def words(options):
@@ -221,15 +177,10 @@ class Real:
     def library(self, threads):
         return self.prefix(threads, True) + [self.ref_exe, "--threads", str(threads)]
 
-    def run_probe(self, command, what):
-        """One unverified run at a tiny size: its CSV row. Exit 2 and 77 stop the tuner."""
-        path, at = os.path.join(self.tmp, "probe.csv"), "{}: its run at n = {}".format(what, PROBE_SIZE)
-        if os.path.exists(path):
-            os.unlink(path)
+    def run(self, command, what, at, stdout=subprocess.DEVNULL):
+        """A run of `command` (`what` names the program, `at` the run): exit 2 and 77 stop the tuner."""
         try:
-            done = cli.run(command + ["--sizes", str(PROBE_SIZE), "--reps", "1", "--warmup", "0", "--no-verify",
-                                      "--csv", path], timeout=120, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE)
+            done = cli.run(command, timeout=120, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE)
         except subprocess.TimeoutExpired:
             raise Failure(1, "{} did not finish in 120 s".format(at))
         except OSError as e:
@@ -238,12 +189,30 @@ class Real:
         line = shown(said[-1]) if said else "exit {}".format(done.returncode)
         if done.returncode in (2, 77):
             raise Failure(done.returncode, line)   # the program's own line, which names it
-        if done.returncode != 0 or not os.path.isfile(path):
+        if done.returncode != 0:
+            raise Failure(1, "{} failed ({})".format(at, line))
+        return done, line
+
+    def run_probe(self, command, what):
+        """One unverified run at a tiny size: its CSV row."""
+        path, at = os.path.join(self.tmp, "probe.csv"), "{}: its run at n = {}".format(what, PROBE_SIZE)
+        if os.path.exists(path):
+            os.unlink(path)
+        _, line = self.run(command + ["--sizes", str(PROBE_SIZE), "--reps", "1", "--warmup", "0", "--no-verify",
+                                      "--csv", path], what, at)
+        if not os.path.isfile(path):
             raise Failure(1, "{} failed ({})".format(at, line))
         _, rows = stats.read_samples(path)
         if len(rows) != 1:
             raise Failure(1, "{} wrote {} rows, not one".format(at, len(rows)))
         return rows[0]
+
+    def plans(self, threads, options, sizes):
+        """[{key: value} of step 10's --plan at each size]: what a run with these options would do."""
+        at = "step10_tuned --plan with {}".format(words(options) or "the rules")
+        command = self.command(threads, options) + ["--sizes", ",".join(str(n) for n in sizes), "--plan"]
+        done, _ = self.run(command, "step10_tuned", at, stdout=subprocess.PIPE)
+        return parse_plans(done.stdout.decode("utf-8", "replace"), sizes, at)
 
     def probe(self, threads):
         """(kernel, {tunable: the rules' value}, {tunable: unit it is rounded to}, threads it ran on)."""
@@ -282,14 +251,31 @@ class Real:
         return out
 
 
+def parse_plans(text, sizes, what):
+    """[{key: value} at each size] of --plan's lines "n=SIZE key=value ..."; Failure when one is missing."""
+    plans = {}
+    for line in text.splitlines():
+        fields = dict(w.split("=", 1) for w in line.split() if "=" in w)
+        if fields.get("n", "").isdigit():
+            plans[int(fields.pop("n"))] = fields
+    for n in sizes:
+        if not all(re.match(r"^(direct|packed|[0-9]+(\.[0-9]+)?)$", plans.get(n, {}).get(k, "")) for k in PLAN_KEYS):
+            raise Failure(1, "{}: no plan 'n={} {}=...' in its output".format(what, n, "=... ".join(PLAN_KEYS)))
+    return [plans[n] for n in sizes]
+
+
 class Synthetic:
     """A made-up machine of 2 CPUs for tests: measure(params, size, round) -> GFLOPS, params the candidate's
-    options and "threads" (the library's: "library": True); a sample costs `sample_seconds` of the budget."""
+    options and "threads" (the library's: "library": True); a sample costs `sample_seconds` of the budget.
+    plan(options, size) -> {key: value} stands in for step 10's --plan; by default a step whose every option
+    is its block and which has no traffic bound."""
     synthetic, kernel, cpus = True, "avx512", [0, 1]
     units = {"mc": 14, "kc": 16, "nc": 32, "one-slice": 16}
 
-    def __init__(self, measure, rules, identity=None, sample_seconds=0.25):
+    def __init__(self, measure, rules, identity=None, sample_seconds=0.25, plan=None):
         self.measure, self.rules = measure, dict(rules)
+        self.plan = plan or (lambda options, size: dict(self.rules, path="packed", outer_bytes_per_flop=0,
+                                                        max_outer_bytes_per_flop=0, **options))
         self.ident = list(identity or ["cpu GenuineIntel 6 207 Emerald Rapids", "caches 49152 2097152 314572800"])
         self.sample_seconds = self.default_cost = sample_seconds
         self.clock = 0.0
@@ -321,6 +307,9 @@ class Synthetic:
 
     def probe_library(self, threads):
         return "synthetic library"
+
+    def plans(self, threads, options, sizes):
+        return [dict(self.plan(dict(options), n), threads=threads) for n in sizes]
 
     def fingerprint(self):
         return {"synthetic": True}
@@ -441,6 +430,7 @@ class Search:
         self.switches = [s for s in SWITCHES if self.rules.get(s, 1) == 0] + \
             [c for c in CHOICES if self.rules.get(c) in CHOICES[c]]
         self.measurer = Measurer(tuner, setting, self.threads, tuner.seed * 16 + index)
+        self.plan_cache = {}        # {options' words: their plans at the training sizes}
         self.jobs, self.library, self.library_kernel = {}, None, None
         self.rules_point = self.incumbent = Point([0] * len(self.coords))
         self.visited = {self.effect(self.incumbent)}
@@ -484,14 +474,19 @@ class Search:
             out["one-slice"] = max(depth, out["kc"])
         return out
 
+    def plans(self, point):
+        o = self.options(point)
+        if words(o) not in self.plan_cache:
+            self.plan_cache[words(o)] = self.tuner.machine.plans(self.threads, o, self.sizes)
+        return self.plan_cache[words(o)]
+
     def effect(self, point):
-        """What the point changes at the training sizes (points of one effect run alike): a block at or above
-        them is the whole matrix; the rules' point alone leaves small products unpacked (blocks.cpp)."""
-        blocks, top, l2 = self.effective(point), max(self.sizes), self.tuner.l2
-        depth = blocks.get("one-slice", blocks["kc"])
-        direct = tuple(not self.options(point) and l2 > 0 and 4 * n * n <= l2 // 2 for n in self.sizes)
-        return (min(blocks["mc"], top), min(blocks["kc"], top), min(blocks["nc"], top),
-                tuple(n <= depth for n in self.sizes), tuple(point.switches), direct)
+        """What the point runs at the training sizes: the step's plans (a block at or above n is the whole
+        matrix; one-slice acts through kc, the depth at k = n; the traffic follows from the blocks) and the
+        switches. Points of one effect run alike."""
+        return tuple(tuple(sorted((k, str(min(int(v), n)) if k in ("mc", "nc") else str(v)) for k, v in plan.items()
+                                  if k not in ("one_slice", "outer_bytes_per_flop", "max_outer_bytes_per_flop")))
+                     for n, plan in zip(self.sizes, self.plans(point))), point.switches
 
     def describe(self, point):
         return words(self.options(point)) or "the rules"
@@ -536,10 +531,12 @@ class Search:
         return None
 
     def too_much_traffic(self, point):
-        """Above the larger of the bound and what the rules' own blocks read (an L2 too small for it)."""
-        blocks = self.effective(point)
-        most = max(MAX_OUTER_BYTES_PER_FLOP, outer_bytes_per_flop(self.rules["mc"], self.rules["kc"]))
-        return outer_bytes_per_flop(blocks["mc"], blocks["kc"]) > most * (1 + 1e-9)
+        """Bytes from beyond L2 a FLOP at the largest size above the larger of the step's bound and the rules'
+        own (an L2 too small for them): quiet rounds do not see that traffic's cost, a neighbour streaming does."""
+        top = self.sizes.index(max(self.sizes))
+        mine, rules = self.plans(point)[top], self.plans(self.rules_point)[top]
+        most = max(float(mine["max_outer_bytes_per_flop"]), float(rules["outer_bytes_per_flop"]))
+        return float(mine["outer_bytes_per_flop"]) > most * (1 + 1e-9)
 
     def record(self, point, versus, versus_to_rules, ratios, adopted, verdict_):
         """A row of the search record, the point against `versus`: its chained ratio to the rules (None: failed)."""
@@ -553,7 +550,7 @@ class Search:
         self.records.append(row)
         if not ratios or verdict_ == "failed":
             return None
-        estimate, half, pairs = interval(ratios)
+        estimate, half, pairs = stats.interval(ratios)
         ratio = math.exp(estimate)
         row.update(ratio=four(ratio), pairs=pairs, pooled=four(stats.median(v for vs in ratios.values() for v in vs)),
                    per_size=" ".join("{}:{}".format(n, four(stats.median(ratios[n]))) for n in sorted(ratios)),
@@ -565,18 +562,7 @@ class Search:
 
     def compare(self, ours, theirs, rounds):
         """{size: [ours / theirs in a round of `rounds`]}: the two samples of one group, back to back."""
-        def index(job):
-            out = {}
-            for row in job.rows:
-                value = stats._float(row["gflops_best"])
-                if int(row["round"]) in rounds and value == value and value > 0:
-                    out[(int(row["round"]), int(row["m"]))] = value
-            return out
-        mine, other = index(ours), index(theirs)
-        out = {}
-        for key in sorted(k for k in mine if k in other):
-            out.setdefault(key[1], []).append(mine[key] / other[key])
-        return out
+        return stats.round_ratios(ours.rows, theirs.rows, rounds)
 
     def cost(self, jobs, size):
         """Seconds expected for these jobs at one size: each one's median, else the incumbent's, else a guess."""
@@ -624,8 +610,8 @@ class Search:
                                                                  d.job.failed or "a result FAILED verification"))
                 continue
             d.ratios = self.compare(d.job, incumbent, self.taken)
-            d.estimate, d.half, d.pairs = interval(d.ratios)
-            d.verdict = verdict(d.estimate, d.half, self.margin)
+            d.estimate, d.half, d.pairs = stats.interval(d.ratios)
+            d.verdict = stats.verdict(d.estimate, d.half, self.margin)
 
     def batch(self, candidates, deadline, what):
         """The incumbent and the candidates, --rounds rounds, then a round for the widest open decision while
@@ -783,7 +769,7 @@ class Tuner:
         self.args, self.machine, self.out, self.state_path = args, machine, out, state_path
         self.sizes, self.seed = args.sizes, args.seed
         self.stop_requested = self.progress_shown = False
-        self.replayed = self.measured = self.l2 = 0
+        self.replayed = self.measured = 0
         self.start = time.monotonic()
         self.use_library = not args.no_ref and machine.has_library()
         self.state = self.last_tried = None
@@ -800,11 +786,12 @@ class Tuner:
     def save_search(self):
         """The search record, rewritten whole: every row of every thread count so far."""
         if self.search_path:
-            write_whole(self.search_path, search_csv(self.searches, self.identity))
+            output_file.write_whole(self.search_path, search_csv(self.searches, self.identity))
 
     def save_state(self):
         if self.state_path:
-            write_whole(self.state_path, json.dumps(self.state, sort_keys=True, separators=(",", ":")) + "\n")
+            text = json.dumps(self.state, sort_keys=True, separators=(",", ":")) + "\n"
+            output_file.write_whole(self.state_path, text)
 
     def progress(self, search):
         """What is tried, its decisions, the best and the time left: in place on a terminal, else a line a change."""
@@ -861,7 +848,7 @@ def draw_search(tuner):
     try:
         if importlib.util.find_spec("matplotlib") is not None:
             import plot_tuning
-            with signals_held():   # its file whole
+            with output_file.signals_held():   # its file whole
                 status = plot_tuning.main(argv)
         else:
             python = "/usr/bin/python3"
@@ -887,7 +874,7 @@ def ratio_text(ratios):
     """'1.031 [1.018, 1.044] from 36 pairs': the estimated ratio and its 95 % interval."""
     if not ratios:
         return "-"
-    estimate, half, pairs = interval(ratios)
+    estimate, half, pairs = stats.interval(ratios)
     bounds = "[{:.3f}, {:.3f}]".format(math.exp(estimate - half), math.exp(estimate + half)) \
         if math.isfinite(half) else "[-]"
     return "{:.3f} {} from {} pairs".format(math.exp(estimate), bounds, pairs)
@@ -1023,91 +1010,6 @@ def parse_args(argv):
     return args
 
 
-class signals_held:
-    """SIGINT and SIGTERM held while a file is written: no temporary left, no file half replaced."""
-    def __enter__(self):
-        self.held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-
-    def __exit__(self, *_):
-        signal.pthread_sigmask(signal.SIG_SETMASK, self.held)
-
-
-def write_whole(path, text):
-    with signals_held():
-        output_file.write(path, text)
-
-
-def side_path(path, suffix):
-    """PATH + suffix; a name longer than the folder takes (NAME_MAX) is cut and ended by a hash of
-    the whole, so every legal PATH has its side files, always the same."""
-    folder, name = os.path.split(path)
-    try:
-        limit = os.pathconf(folder or ".", "PC_NAME_MAX")
-    except (OSError, ValueError):
-        limit = 255
-    whole = os.fsencode(name + suffix)
-    if len(whole) <= limit:
-        return path + suffix
-    tag = "~" + hashlib.sha256(whole).hexdigest()[:12] + suffix
-    return os.path.join(folder, os.fsdecode(os.fsencode(name)[:max(1, limit - len(os.fsencode(tag)))]) + tag)
-
-
-def writable(path, what):
-    """Checks that a side file can be written: a regular file or nothing (a FIFO would hang)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        mode = None
-    if mode is not None and not stat.S_ISREG(mode):
-        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
-            "a socket" if stat.S_ISSOCK(mode) else "a device"
-        raise Failure(3, "cannot write {}: it is {}, not {} of tune.py; remove it or give -o".format(path, kind, what))
-    checked(path)
-
-
-def checked(path):
-    try:
-        output_file.check(path)
-    except output_file.OutputError as e:
-        raise Failure(3, str(e))
-
-
-def make_folder(path):
-    """Makes the folder of PATH, or says why not (an ancestor that is a file, not 'File exists')."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except OSError as e:
-        reason, above = e.strerror, folder
-        while not os.path.lexists(above) and os.path.dirname(above) != above:
-            above = os.path.dirname(above)
-        if os.path.exists(above) and not os.path.isdir(above):
-            reason = "{} is not a folder".format(above)
-        raise Failure(3, "cannot write {}: {}".format(path, reason))
-
-
-def take_lock(path, target):
-    """An flock(2) on .NAME.lock beside PATH's target (the kernel lets go however the tuner ends): its fd."""
-    lock = side_path(os.path.join(os.path.dirname(target), "." + os.path.basename(target)), ".lock")
-    try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
-    except OSError as e:
-        raise Failure(3, "cannot write {}: its lock {}: {}".format(path, lock, e.strerror))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise Failure(3, "cannot write {}: its lock {} is no regular file; remove it".format(path, lock))
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as e:
-        os.close(fd)
-        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            raise Failure(3, "another tune.py is writing {} (it holds {}): wait for it to end".format(path, lock))
-        raise Failure(3, "cannot write {}: its lock {}: {}".format(path, lock, e.strerror))
-    except Failure:
-        os.close(fd)
-        raise
-    return fd
-
-
 def read_wisdom(path):
     """The lines of an existing wisdom file, or None when there is none or it is not one."""
     try:
@@ -1121,17 +1023,17 @@ def read_wisdom(path):
 def prepare_output(path, fresh, locks):
     """Checks PATH and takes its lock (into `locks`): (the state's path, the state or None); (None, None) for
     a device."""
-    make_folder(path)
-    checked(path)
+    output_file.make_folder(path)
+    output_file.check(path)
     target = os.path.realpath(path)
     if os.path.isfile(target) and read_wisdom(target) is None:
         raise Failure(3, "cannot write {}: it is not a wisdom file of tune.py (its first line is not '{}'); "
                          "remove it or give -o".format(path, HEADER[:40] + "..."))
     if os.path.exists(target) and not os.path.isfile(target):
         return None, None   # a device or FIFO: written through, no state beside it
-    locks.append(take_lock(path, target))
-    state_path = side_path(path, ".state")
-    writable(state_path, "a state file")
+    locks.append(output_file.lock(path, target, PROG))
+    state_path = output_file.side_path(path, ".state")
+    output_file.check_regular(state_path, "a state file of tune.py")
     if not os.path.exists(state_path):
         return state_path, None
     state, problem = read_state(state_path)
@@ -1146,9 +1048,9 @@ def prepare_output(path, fresh, locks):
 def search_paths(out):
     """(STEM.search.csv, STEM.tuning.png), STEM being PATH without .txt: checked, never over another file."""
     stem = out[:-4] if out.endswith(".txt") else out
-    paths = (side_path(stem, ".search.csv"), side_path(stem, ".tuning.png"))
+    paths = (output_file.side_path(stem, ".search.csv"), output_file.side_path(stem, ".tuning.png"))
     for path, what in zip(paths, ("the search record", "the figure")):
-        writable(path, what)
+        output_file.check_regular(path, what + " of tune.py")
     target, head = os.path.realpath(paths[0]), ",".join(SEARCH_COLUMNS[:5])
     if os.path.isfile(target):
         try:
@@ -1303,8 +1205,6 @@ def start(args, machine, held, searches):
     tuner = Tuner(args, machine, out, state_path)
     tuner.search_path, tuner.figure_path = search_paths(out) if state_path else (None, None)
     tuner.identity, tuner.searches = machine.identity(), searches
-    caches = tuner.identity[1].split()
-    tuner.l2 = int(caches[2]) if len(caches) >= 4 and caches[2].isdigit() else 0
     settings = [("1", 1), ("all", machine.ncpu())]
     if args.threads != "both":
         settings = [s for s in settings if s[0] == args.threads]
@@ -1394,7 +1294,7 @@ def wisdom_lines(tuner, searches, kernel):
 def finish(tuner, searches, kernel):
     """Writes the files, removes or keeps the state, reports and draws: the exit status."""
     try:
-        write_whole(tuner.out, "\n".join(wisdom_lines(tuner, searches, kernel)) + "\n")
+        output_file.write_whole(tuner.out, "\n".join(wisdom_lines(tuner, searches, kernel)) + "\n")
         tuner.save_search()   # the winner and whether each search is complete, as written
         if tuner.state_path and all(s.complete() for s in searches):
             if os.path.exists(tuner.state_path):
