@@ -189,7 +189,10 @@ select_steps() {
 
 # machine.json (cpuinfo --json) and machine.txt: its cpu and uarch lines, then the build's.
 describe_machine() {
-  "$bin/cpuinfo" --json | write_out "$results/machine.json"
+  local plan_threads=1
+  [ "$mt_threads" -gt 1 ] && plan_threads="1,$mt_threads"
+  # Each step's plan at the figures' size: what the roofline's model reads (step 10 may skip packing).
+  "$bin/cpuinfo" --json --sizes "$figure_size" --threads "$plan_threads" | write_out "$results/machine.json"
   cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
   local json_python=${python:-$(command -v python3 || true)}
   {

@@ -37,7 +37,9 @@ def points(runs, threads, at, caches, machine, bandwidth, peaks=None):
         n = row["m"]
         step = machine.step(run["step"]) or machine.step(run["number"])   # a lab's copy of a step: by number
         tile = step.tile_of(run["kernel"]) if step else None
-        traffic = model.bytes_per_fma(run["number"], tile, n, caches, row["params"] or (step.params if step else None))
+        plan = step.plans.get((n, row["threads"]), {}) if step else {}
+        traffic = model.bytes_per_fma(run["number"], tile, n, caches, row["params"] or (step.params if step else None),
+                                      plan.get("path") == "direct")
         if traffic is None:
             skipped.append(run["step"])
             continue

@@ -67,17 +67,13 @@ def blocked(n, nest, caches, blocks):
     return {"L1": reg, "L2": into_l1, "L3": into_l2, "DRAM": into_l3}
 
 
-def skips_packing(number, n, caches, blocks):
-    """Step 10 reads small matrices in place (A within half of L2) unless a block size was set."""
-    return number == 10 and not blocks.get("set") and fits(FLOAT * n * n, caches["L2"])
-
-
-def bytes_per_fma(number, tile, n, caches, blocks=None):
-    """{level: bytes per multiply-add} of step `number` with tile (mr, nr), or None for no model."""
+def bytes_per_fma(number, tile, n, caches, blocks=None, in_place=False):
+    """{level: bytes per multiply-add} of step `number` with tile (mr, nr), or None for no model; in_place: the
+    step's plan reads this product's A and B where they are (step 10's small products: cpuinfo --json's path)."""
     if number not in STEPS or not tile:   # a lab step, or a variant without a tile
         return None
     nest = dict(STEPS[number], mr=tile[0], nr=tile[1])
-    if nest["blocked"] and blocks and not skips_packing(number, n, caches, blocks):
+    if nest["blocked"] and blocks and not in_place:
         return blocked(n, nest, caches, blocks)
     if nest["blocked"] and not blocks and number in (6, 7):
         return None   # blocked steps need their block sizes

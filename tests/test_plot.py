@@ -372,6 +372,27 @@ def main():
                                       harness_csv.level_bandwidth(harness_csv.load_bandwidth(bandwidth), 1))
         expect(len(pts) == 1 and abs(pts[0]["intensities"]["L1"] - 896 / (184 + 448 * 8 / 125)) < 1e-6,
                "plot_roofline.py: step 08's blocks should come from its params column: {}".format(pts))
+        # Step 10's path at a size is its plan's (cpuinfo --json --sizes): in place (path=direct), the
+        # unblocked nest's traffic; packed, the blocked one's. The model does not guess the step's rule.
+        s10 = harness_csv.load_run(write("s10.csv", harness("10_tuned", "avx512", [(200, 90.0, 85.0)])))
+        at200 = {}
+        for path in ("direct", "packed"):
+            data = json.loads(machine_json(root))
+            for step in data["steps"]:
+                if step["number"] == 10:
+                    step["plans"] = [{"size": 200, "threads": 1, "plan": {"path": path}}]
+                    step["tile"] = {"mr": 14, "nr": 32}
+                    step["params"] = [{"name": k, "value": v, "help": ""} for k, v in (("mc", 112), ("kc", 200))]
+                    for v in step["variants"]:
+                        v["tile"] = {"mr": 14, "nr": 32}
+            pts, _ = plot_roofline.points([s10], 1, 200, caches, machine.parse(json.dumps(data), "machine.json"),
+                                          harness_csv.level_bandwidth(harness_csv.load_bandwidth(bandwidth), 1))
+            at200[path] = pts[0]["intensities"]["L1"] if len(pts) == 1 else None
+        nest10 = dict(roofline_model.STEPS[10], mr=14, nr=32)
+        in_place = roofline_model.intensity(roofline_model.unblocked(200, nest10, caches))["L1"]
+        expect(at200["direct"] is not None and abs(at200["direct"] - in_place) < 1e-9
+               and at200["packed"] is not None and abs(at200["packed"] - in_place) > 1e-3,
+               "plot_roofline.py: step 10's path should be its plan's: {} (in place: {})".format(at200, in_place))
 
         # ---- plot_scaling.py ------------------------------------------------------------------
         t1 = write("t1.csv", harness("09_openmp", "avx512", [(1000, 150.0, 140.0)], threads=1))
