@@ -4,7 +4,6 @@ the points tried for step 10 coloured by their ratio to the rules, the rules' po
 
     plot_tuning.py SEARCH.csv [--title TEXT] -o OUT.png
 """
-import argparse
 import math
 import re
 import sys
@@ -452,11 +451,8 @@ def render(args):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description="The tuner's search: the points tried, the rules and the winner.")
-    parser.add_argument("csv", help="the search record tools/tune.py writes (STEM.search.csv)")
-    parser.add_argument("--title", help="what the figure shows (thread count and CPU are added)")
-    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    return parser.parse_args(argv)
+    return drawing.parse(drawing.parser("The tuner's search: the points tried, the rules and the winner.",
+                                        "the search record tools/tune.py writes (STEM.search.csv)"), argv, machine=None)
 
 
 def main(argv):

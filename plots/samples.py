@@ -224,15 +224,9 @@ def verdict(estimate, half, margin):
 
 def round_ratios(ours, theirs, rounds):
     """{size: [ours / theirs in each round of `rounds`]} of two jobs' sample rows, matched by round and size."""
-    def index(rows):
-        out = {}
-        for row in rows:
-            value = _float(row["gflops_best"])
-            if int(row["round"]) in rounds and value == value and value > 0:
-                out[(int(row["round"]), int(row["m"]))] = value
-        return out
-    mine, other = index(ours), index(theirs)
+    (mine, _), (other, _) = _by_round(ours, False), _by_round(theirs, False)
     out = {}
-    for key in sorted(k for k in mine if k in other):
-        out.setdefault(key[1], []).append(mine[key] / other[key])
+    for key in sorted((k for k in mine if k in other and int(k[1]) in rounds and mine[k][0] > 0 < other[k][0]),
+                      key=lambda k: (int(k[1]), k[2])):
+        out.setdefault(key[2], []).append(mine[key][0] / other[key][0])
     return out

@@ -502,6 +502,19 @@ check(up["rules"][0] != up["direct"][0] and up["rules"][0][0][1:] == up["direct"
       all(p is None for p in up["deaf"][2]) and up["rules"][2][1] is not None,
       "the effect of a point is the step's plan: a plan with path=direct at n = 640 changes it, and a step whose "
       "plan ignores the options gives no block candidate")
+# --plan's lines as the step prints them; a size without one, or a field that is no value, is a failure.
+said = "n=96 path=direct mc=112 kc=96 nc=3968 one_slice=1056 threads=2 outer_bytes_per_flop=0.0393 " \
+    "max_outer_bytes_per_flop=0.0250\nn=1000 path=packed mc=112 kc=1000 nc=3968 one_slice=1056 threads=2 " \
+    "outer_bytes_per_flop=0.0219 max_outer_bytes_per_flop=0.0250\n"
+plans = tune.parse_plans(said, [1000, 96], "step10_tuned --plan")
+refused = []
+for text in (said.split("\n")[0], said.replace("kc=1000", "kc=")):
+    try:
+        tune.parse_plans(text, [1000, 96], "step10_tuned --plan")
+    except tune.Failure as e:
+        refused.append(e.status == 1 and str(e).startswith("step10_tuned --plan: no plan 'n="))
+check([p["path"] for p in plans] == ["packed", "direct"] and plans[0]["kc"] == "1000" and refused == [True, True],
+      "--plan's output is read per size in the order asked; a size without its line or a field without a value fails")
 # The traffic bound is the plan's max_outer_bytes_per_flop: a step that allows 0.1 lets the search
 # measure mc = 28 x kc = 2112's neighbours; at the bound of 0.025 none is (above).
 m, calls = machine(0, optimum=TOO_DEEP)
