@@ -277,3 +277,83 @@ def load_bandwidth(path):
 
 def level_bandwidth(rows, threads, kind="read"):
     return {r["level"]: r["gbps"] for r in rows if r["level"] and r["threads"] == threads and r["kind"] == kind}
+
+
+# ---- the shell tools' check: python3 plots/harness_csv.py check [--sizes LIST] [--verified] FILE... ----
+
+WHOLE, REAL = re.compile(r"[0-9]+$"), re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$")
+
+
+def is_real(text):   # a finite number from 0, as %g and %f write them
+    return bool(REAL.match(text)) and float(text) < 1e308
+
+
+def row_problem(row, verified):
+    """Why one row (a dict of its fields) is not the contract's, or None."""
+    for name in ("m", "n", "k", "threads") + (("reps",) if "reps" in row else ()):
+        if not WHOLE.match(row[name]) or int(row[name]) < 1:
+            return "column {} is '{}', not a whole number from 1".format(name, shown(row[name]))
+    for name in ("gflops_best", "gflops_median", "seconds_best"):
+        if not is_real(row[name]):
+            return "column {} is '{}', not a finite number from 0".format(name, shown(row[name]))
+    v, e = row["verified"], row["max_rel_err"]
+    if v not in ("0", "1"):
+        return "column verified is '{}', not 0 or 1".format(shown(v))
+    if not is_real(e) and not (v == "0" and e in ("nan", "inf")):   # nan: not checked; inf: a NaN or Inf
+        return "column max_rel_err is '{}', not a finite number from 0{}".format(
+            shown(e), ", nan or inf" if v == "0" else " (verified=1)")
+    if verified and v != "1":
+        return "not verified (verified={}, max_rel_err={})".format(v, shown(e))
+    if float(row["gflops_best"]) <= 0:
+        return "column gflops_best is '{}', not above 0".format(shown(row["gflops_best"]))
+    return None
+
+
+def file_problem(path, sizes, verified):
+    """'PATH:LINE: PROBLEM' (or 'PATH: PROBLEM') for the first way the file is not a harness CSV with a
+    verified (when asked) row of GFLOPS above 0 for each of `sizes`; None when it is one."""
+    with open_regular(path, newline="") as f:
+        lines = [line[:-1] if line.endswith("\n") else line for line in f]
+    if not lines:
+        return "{}: empty file, not a harness CSV".format(path)
+    header, have = lines[0].split(","), set()
+    for name in REQUIRED:
+        if name not in header:
+            return "{}:1: no {} column: not a harness CSV".format(path, name)
+    for number_, line in enumerate(lines[1:], start=2):
+        fields = line.split(",")
+        row = dict(zip(header, fields))
+        why = ("{} fields, the header has {}".format(len(fields), len(header)) if len(fields) != len(header) else
+               "empty step column" if row["step"] == "" else row_problem(row, verified))
+        if why:
+            return "{}:{}: {}".format(path, number_, why)
+        if row["m"] == row["n"] == row["k"]:
+            have.add(int(row["m"]))
+    missing = [s for s in sizes if s not in have]
+    return "{}: no row for size {} (m = n = k = {})".format(path, missing[0], missing[0]) if missing else None
+
+
+def check(argv):
+    """The command: the first problem of the files, one line on stdout and exit 2; else nothing, 0."""
+    sizes, verified = [], "--verified" in argv
+    argv = [a for a in argv if a != "--verified"]
+    if argv[:1] == ["--sizes"]:
+        sizes, argv = [int(s) for s in argv[1].split(",")], argv[2:]
+    for path in argv:
+        try:
+            problem = file_problem(path, sizes, verified)
+        except InputError as e:
+            problem = str(e)
+        except UnicodeDecodeError as e:
+            problem = "{}: not text ({})".format(path, e.reason)
+        if problem:
+            print(problem)
+            return 2
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1:2] != ["check"]:
+        sys.exit("usage: harness_csv.py check [--sizes LIST] [--verified] FILE...")
+    sys.exit(check(sys.argv[2:]))

@@ -6,7 +6,7 @@
 #   1. builds it and checks it on every awkward shape of the test suite (every variant this
 #      CPU supports, tiny block sizes, 1-3 threads for parallel steps);
 #   2. runs its sweep with verification (results/grade_stepNN_slug.csv) and checks the CSV as
-#      docs/contracts.md describes it (tools/harness_csv.awk): a verified row for every size,
+#      docs/contracts.md describes it (plots/harness_csv.py check): a verified row for every size,
 #      GFLOPS above 0;
 #   3. times it against the step it started from and the library reference, sampled side by
 #      side by tools/interleave.py, so that a noisy neighbour slows all three alike. A ratio
@@ -81,7 +81,7 @@ refexe="ref_$ref"
 
 results="$root/results"
 writable_folder "$results"   # before the build, not after the sweep
-mkdir -p -- "$build" && build=$(cd -- "$build" && pwd)   # absolute: its paths go to awk, where b=1/... would be an assignment
+mkdir -p -- "$build" && build=$(cd -- "$build" && pwd)
 targets=("$exe" gemm_tests cpuinfo write_file)
 [ -n "$prev" ] && targets+=("step$prev")
 stage="the build"
@@ -113,12 +113,17 @@ limited() {
     why="exited with $rc${last:+ ($last)}"
   fi
 }
-# csv_problem CSV SIZES [VERIFIED]: why the CSV a run wrote (exit 0) is not the contract's, or nothing.
+# csv_problem CSV: false, with $why, when the sweep's CSV (exit 0) is not the contract's (plots/harness_csv.py).
 csv_problem() {
-  [ -f "$1" ] || { echo "exited 0 but wrote no CSV"; return; }
-  local problem
-  problem=$(awk -F, -v sizes="$2" -v verified="${3-0}" -v positive=1 -f "$root/tools/harness_csv.awk" "$1") ||
-    echo "exited 0 but its CSV is not the contract's: ${problem#"$runs"/}"
+  why="exited 0 but wrote no CSV"
+  [ -f "$1" ] || return 1
+  local problem rc=0
+  problem=$("$python" "$root/plots/harness_csv.py" check --sizes "$sizes" --verified "$1" 2> "$runs/check.err") || rc=$?
+  stop_if_interrupted "$rc"
+  [[ $rc == 0 || ( $rc == 2 && -n $problem ) ]] ||
+    { echo "FAIL $exe: not graded: the CSV check failed: $(tail -n 1 "$runs/check.err")"; exit 2; }
+  why="exited 0 but its CSV is not the contract's: ${problem#"$runs"/}"
+  [ -z "$problem" ]
 }
 fail_run() {   # WHAT: the verdict on a run of the step that went wrong ($rc, $why), and its status
   case $rc in
@@ -151,65 +156,30 @@ thread_opts() { if [ "$1" = ref ] || [[ "$parallel" == *" $1 "* ]]; then echo "-
 # 2. The sweep, verified at every size; its CSV goes to results/ once it is checked.
 csv="$results/grade_$exe.csv"
 stage="the sweep"
+python=$(command -v python3) || { echo "FAIL $exe: not graded: the CSV check and the timing need python3" >&2; exit 2; }
 # shellcheck disable=SC2046
 limited "$build/grade.sweep.log" "$runs/$exe.err" "${pin[@]}" "$bin/$exe" --sizes "$sizes" --reps 3 $(thread_opts "$folder") --csv "$runs/sweep.csv"
 case $rc in
-  0) why=$(csv_problem "$runs/sweep.csv" "$sizes" 1)
-     [ -z "$why" ] || { echo "FAIL $exe: the sweep $why"; exit 1; } ;;
+  0) csv_problem "$runs/sweep.csv" || { echo "FAIL $exe: the sweep $why"; exit 1; } ;;
   1) echo "FAIL $exe: a sweep size failed verification ($(grep -m1 'first wrong' "$build/grade.sweep.log" | sed 's/^ *//'))"; exit 1 ;;
   *) fail_run "the sweep" ;;
 esac
 write_out "$csv" < "$runs/sweep.csv"
 
 # 3. Side by side with the previous step and the reference (tools/interleave.py).
-python=$(command -v python3) || { echo "FAIL $exe: not graded: the timing needs python3" >&2; exit 2; }
 jobs=(--job "$exe=$pin_words$(q "$bin/$exe") $(thread_opts "$folder")")
 [ -n "$prev" ] && jobs+=(--job "step$prev=$pin_words$(q "$bin/step$prev") $(thread_opts "$prev")")
 [ -n "$refexe" ] && jobs+=(--ref "$refexe=$pin_words$(q "$bin/$refexe") $(thread_opts ref)")
-timed="$runs/timed" stage="the timing" rc=0
-"$python" "$root/tools/interleave.py" --out "$timed" --sizes "$sizes" --rounds "$rounds" --no-verify \
+stage="the timing" rc=0
+"$python" "$root/tools/interleave.py" --out "$runs/timed" --sizes "$sizes" --rounds "$rounds" --no-verify \
   --timeout "$limit" "${jobs[@]}" > "$runs/interleave.log" 2> "$runs/interleave.err" || rc=$?
 stop_if_interrupted "$rc"
-# failure_of LABEL: what the scheduler said of LABEL's runs ("at n=64 crashed with SIGSEGV"), or nothing.
-failure_of() {
-  sed -n "s/^interleave.py: $1 \(at n=.*\)/\1/p; s/^interleave.py: $1: \(.*\)/\1/p" "$runs/interleave.err" | head -n 1
-}
-# A job's failure starts with its label, a bare word; anything else is the scheduler's own error.
-label='[A-Za-z0-9_][A-Za-z0-9_.-]*'
-if [ "$rc" != 0 ] && ! grep -q "^interleave.py: $label at n=\|^interleave.py: $label: " "$runs/interleave.err"; then
-  echo "FAIL $exe: not graded: the timing failed: $(tail -n 1 "$runs/interleave.err")"; exit 2
-fi
-if grep -q "skipped: this CPU cannot run $exe " "$runs/interleave.log"; then
-  echo "SKIP $exe: $(sed -n "s/.*skipped: this CPU cannot run $exe (\(.*\))$/\1/p" "$runs/interleave.log")"; exit 77
-fi
-problem=$(failure_of "$exe")
-if [[ $problem == *"FAILED verification"* ]]; then
-  echo "FAIL $exe: a timed run failed verification"; exit 1
-elif [[ $problem =~ ^at\ n=([0-9]+)\ (.*)$ ]]; then
-  why=${BASH_REMATCH[2]}
-  case $why in "exited with 2 "*|"exited with 2") rc=2 ;; "exited with 3 "*|"exited with 3") rc=3 ;; *) rc=1 ;; esac
-  fail_run "the timed run at n=${BASH_REMATCH[1]}"
-elif [ -n "$problem" ]; then   # its first run, at n = 8, refused the command line
-  why=$problem rc=2
-  fail_run "the timed run"
-fi
-# Nothing is graded that was not measured: the step's own samples must be there.
-if [ ! -f "$timed/samples/$exe.csv" ]; then
-  echo "FAIL $exe: not graded: the timing wrote no samples of it ($(tail -n 1 "$runs/interleave.err" 2> /dev/null))"; exit 2
-fi
-for program in "step$prev" "$refexe"; do
-  [ -n "${program#step}" ] || continue
-  problem=$(failure_of "$program")
-  if [ -n "$problem" ] || [ ! -f "$timed/samples/$program.csv" ]; then
-    echo "note: $program ${problem:-was not run (the CPU lacks what it needs)}: no ratio to it"
-    [ "$program" = "step$prev" ] && prev=""
-    [ "$program" = "$refexe" ] && refexe=""
-  fi
-done
-
-# The table (tools/tables.py grade): per size, the medians of the rounds' ratios; their means.
-summary=$("$python" "$root/tools/tables.py" grade "$timed/samples" "$sizes" "$rounds" "$exe" "${prev:+step$prev}" "$refexe" \
-  "$runs/ratios.csv" "$runs/table.txt") || { stop_if_interrupted $?; echo "FAIL $exe: not graded: its samples cannot be read"; exit 2; }
-write_out "$results/grade_$exe.ratios.csv" < "$runs/ratios.csv"
-cat "$runs/table.txt"
-echo "PASS $exe: right on every test shape and every sweep size${summary:+; $summary} (CSV: ${csv#"$root"/})"
+# The verdict on the timing, then per size the medians of the rounds' ratios and their means (tools/tables.py).
+timing=$rc rc=0
+"$python" "$root/tools/tables.py" grade "$runs" "$sizes" "$rounds" "$exe" "${prev:+step$prev}" "$refexe" "$timing" \
+  "${csv#"$root"/}" > "$runs/report.txt" || rc=$?
+stop_if_interrupted "$rc"
+[[ $rc != 0 || $(tail -n 1 "$runs/report.txt") == "PASS $exe:"* ]] || { echo "FAIL $exe: not graded: no verdict from tools/tables.py"; exit 2; }
+[ "$rc" != 0 ] || write_out "$results/grade_$exe.ratios.csv" < "$runs/ratios.csv"
+cat "$runs/report.txt"
+exit "$rc"

@@ -41,14 +41,5 @@ for ((c = 0; c < ncpu; ++c)); do
 done
 [[ $status == 0 ]] || exit "$status"
 [[ -n $csv ]] || exit 0   # no --csv: only whether the copies run
-awk -F, -v copies="$ncpu" '
-  FNR == 1 { if (NR == 1) header = $0; for (i = 1; i <= NF; ++i) col[$i] = i; next }
-  { key = $col["m"]; if (!(key in row)) { order[++n] = key; row[key] = $0 }
-    best[key] += $col["gflops_best"]; med[key] += $col["gflops_median"]
-    if ($col["seconds_best"] + 0 > slow[key]) slow[key] = $col["seconds_best"] + 0 }
-  END { print header
-        for (i = 1; i <= n; ++i) { k = order[i]; split(row[k], f, ",")
-          f[col["threads"]] = copies; f[col["gflops_best"]] = best[k]; f[col["gflops_median"]] = med[k]
-          f[col["seconds_best"]] = slow[k]; line = f[1]
-          for (j = 2; j <= length(f); ++j) line = line "," f[j]
-          print line } }' "$tmp"/copy*.csv | write_out "$csv"
+python3 "$root/tools/tables.py" side-by-side "$ncpu" "$tmp"/copy*.csv > "$tmp/sum.csv"
+write_out "$csv" < "$tmp/sum.csv"

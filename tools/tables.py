@@ -5,20 +5,25 @@ tools/grade.sh (docs/contracts.md): the scripts run the programs, this reads wha
     tables.py bench SAMPLES NCPU SIZES BLIS [--busy DIR] [PEAK.csv ...]
     tables.py ablation-csv FOLDER < RUNS
     tables.py ablation-report CSV
-    tables.py grade SAMPLES SIZES ROUNDS THIS PREV REF RATIOS TABLE
+    tables.py grade RUNS SIZES ROUNDS THIS PREV REF RC CSV
+    tables.py side-by-side NCPU COPY.csv...
 
 bench: from tools/interleave.py's SAMPLES/LABEL.csv, the peak CSVs' widest ISA and --busy's
 DIR/LABEL.SIZE.ROUND.csv. ablation-csv: ablation.csv (to standard output) from the runs (on
 standard input, `study|label|step and options` a line) and FOLDER/I.ROUND.csv (I: the run's line
 from 0). ablation-report: an ablation CSV's tables, checked whole first (plots/plot_ablation.py).
-grade: THIS over PREV and REF (either may be "") per size, the CSV to RATIOS, the table to TABLE,
-the summary to standard output. A file that is not what it should be: one line, exit 2.
+grade: the verdict on THIS from tools/interleave.py's RUNS/interleave.err and .log (its exit status RC), then
+THIS over PREV and REF (either may be "") per size from RUNS/timed/samples, the CSV to RUNS/ratios.csv, the
+notes, table and PASS line (CSV: the sweep's) to standard output; a FAIL or SKIP line and grade.sh's status
+when THIS was not timed. side-by-side: side_by_side.sh's CSV. A file that is not what it should be: one line,
+exit 2.
 """
 import collections
 import csv
 import glob
 import math
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -237,13 +242,106 @@ def ablation_report(path):
         print()
 
 
+# ---- side_by_side.sh ----------------------------------------------------------------------------
+
+def side_by_side(argv):
+    """The copies' CSVs as one: per size (in the first copy's order) its first row, with threads the copy count,
+    gflops_best and gflops_median summed, seconds_best the slowest copy's best."""
+    copies, paths, header, rows, sums = argv[0], argv[1:], None, {}, {}
+    for path in paths:
+        with open(path) as f:
+            lines = f.read().splitlines()
+        header, col = header or lines[0], {name: i for i, name in enumerate(lines[0].split(","))}
+        for line in lines[1:]:
+            fields = line.split(",")
+            size = fields[col["m"]]
+            rows.setdefault(size, fields)
+            best, median, slow = sums.get(size, (0.0, 0.0, 0.0))
+            sums[size] = (best + float(fields[col["gflops_best"]]), median + float(fields[col["gflops_median"]]),
+                          max(slow, float(fields[col["seconds_best"]])))
+    print(header)
+    for size, fields in rows.items():
+        values = (copies,) + tuple(str(int(x)) if x == int(x) else "%.6g" % x for x in sums[size])
+        for name, value in zip(("threads", "gflops_best", "gflops_median", "seconds_best"), values):
+            fields[col[name]] = value
+        print(",".join(fields))
+
+
 # ---- grade.sh ----------------------------------------------------------------------------------
 
+def timing_verdict(runs, this, programs):
+    """From tools/interleave.py's stderr and log in RUNS: (None, the programs to compare with, notes) when THIS
+    was timed, else (its FAIL or SKIP line, status). A job's failure starts with its label, a bare word."""
+    err = read_text(os.path.join(runs, "interleave.err"))
+    last = err.rstrip("\n").rpartition("\n")[2] if err.strip("\n") else ""
+    if int(programs.pop("rc")) and not re.search(r"^interleave\.py: [A-Za-z0-9_][A-Za-z0-9_.-]*( at n=|: )", err, re.M):
+        return "FAIL {}: not graded: the timing failed: {}".format(this, last), 2
+    skipped = re.search(r"skipped: this CPU cannot run {} \((.*)\)$".format(re.escape(this)),
+                        read_text(os.path.join(runs, "interleave.log")), re.M)
+    if skipped:
+        return "SKIP {}: {}".format(this, skipped.group(1)), 77
+
+    def failure_of(label):   # "at n=64 crashed with SIGSEGV", or what it said of its command line, or ""
+        said = re.search(r"^interleave\.py: {}(?: (at n=.*)|: (.*))$".format(re.escape(label)), err, re.M)
+        return (said.group(1) or said.group(2)) if said else ""
+    problem, at = failure_of(this), re.match(r"at n=([0-9]+) (.*)$", failure_of(this))
+    if "FAILED verification" in problem:
+        return "FAIL {}: a timed run failed verification".format(this), 1
+    if problem:
+        what, why, status = "the timed run", problem, 2   # its first run, at n = 8, refused the command line
+        if at:
+            what, why = "the timed run at n=" + at.group(1), at.group(2)
+            code = re.match(r"exited with ([23])( |$)", why)
+            status = int(code.group(1)) if code else 1
+        text = {1: "{} {}", 2: "{} refused its command line: {}", 3: "not graded, the machine could not run {}: {}"}
+        return "FAIL {}: {}".format(this, text[status].format(what, why)), status
+    samples_of = lambda label: os.path.isfile(os.path.join(runs, "timed", "samples", label + ".csv"))  # noqa: E731
+    if not samples_of(this):
+        return "FAIL {}: not graded: the timing wrote no samples of it ({})".format(this, last), 2
+    notes = []
+    for role, label in list(programs.items()):
+        if label and (failure_of(label) or not samples_of(label)):
+            notes.append("note: {} {}: no ratio to it".format(
+                label, failure_of(label) or "was not run (the CPU lacks what it needs)"))
+            programs[role] = ""
+    return None, programs, notes
+
+
+def read_text(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def grade(argv):
-    """Per size, the median over the rounds in which both ran of this / prev and this / ref
-    (each round's own pair), and their geometric means over the sizes."""
-    folder, sizes, base_rounds, this, prev, ref, ratios_path, table_path = argv
-    sizes = sizes.split(",")
+    """The timing's verdict, then per size the median over the rounds in which both ran of this / prev and
+    this / ref (each round's own pair), and their geometric means over the sizes: RUNS/ratios.csv, and the
+    notes, table and PASS line on standard output."""
+    runs, sizes, base_rounds, this, prev, ref, rc, csv_shown = argv
+    verdict = timing_verdict(runs, this, {"prev": prev, "ref": ref, "rc": rc})
+    if verdict[0]:
+        print(verdict[0])
+        return verdict[1]
+    prev, ref = verdict[1]["prev"], verdict[1]["ref"]
+    try:
+        summary, csv_lines, table = ratio_table(os.path.join(runs, "timed", "samples"), sizes.split(","),
+                                                base_rounds, this, prev, ref)
+    except (InputError, OSError, KeyError, ValueError, csv.Error) as e:
+        print("tables.py: grade: {}".format(e), file=sys.stderr)
+        print("FAIL {}: not graded: its samples cannot be read".format(this))
+        return 2
+    with open(os.path.join(runs, "ratios.csv"), "w") as f:
+        f.write("\n".join(csv_lines) + "\n")
+    print("\n".join(verdict[2] + table))
+    print("PASS {}: right on every test shape and every sweep size{} (CSV: {})".format(
+        this, "; " + summary if summary else "", csv_shown))
+    return 0
+
+
+def ratio_table(folder, sizes, base_rounds, this, prev, ref):
+    """(the summary, the ratios CSV's lines, the table's lines)."""
     g, cpu, refkernel = {}, "", ""
     for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
         program = os.path.basename(path)[:-4]
@@ -284,29 +382,26 @@ def grade(argv):
         if " " not in refkernel:   # an older runner names the library only, not the kernel set it ran
             table.append("  (the reference does not say which kernel set it ran: it may be weaker than this CPU "
                          "allows; see docs/labs/README.md, \"An honest reference\")")
-    for path, lines in ((ratios_path, csv_lines), (table_path, table)):
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
-    sys.stdout.write(gp + (", " if gp and gr else "") + gr)
+    return gp + (", " if gp and gr else "") + gr, csv_lines, table
 
 
 def main(argv):
     commands = {"bench": (bench, 4), "ablation-csv": (lambda a: ablation_csv(*a), 1),
-                "ablation-report": (lambda a: ablation_report(*a), 1), "grade": (grade, 8)}
+                "ablation-report": (lambda a: ablation_report(*a), 1), "grade": (grade, 8),
+                "side-by-side": (side_by_side, 1)}
     if not argv or argv[0] not in commands or len(argv) - 1 < commands[argv[0]][1]:
         print("tables.py: usage: tables.py bench|ablation-csv|ablation-report|grade ... (see the top of this file)",
               file=sys.stderr)
         return 2
     prog = os.environ.get("TABLES_PROG", "tables.py")
     try:
-        commands[argv[0]][0](argv[1:])
+        return commands[argv[0]][0](argv[1:]) or 0
     except InputError as e:
         print("{}: {}".format(prog, e), file=sys.stderr)
         return 2
     except (OSError, KeyError, ValueError, csv.Error) as e:
         print("{}: {}: {}".format(prog, argv[0], e), file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":
