@@ -313,20 +313,22 @@ def file_problem(path, sizes, verified):
     """'PATH:LINE: PROBLEM' (or 'PATH: PROBLEM') for the first way the file is not a harness CSV with a
     verified (when asked) row of GFLOPS above 0 for each of `sizes`; None when it is one."""
     with open_regular(path, newline="") as f:
-        lines = [line[:-1] if line.endswith("\n") else line for line in f]
+        lines = f.read().split("\n")   # as awk splits them: a lone \r is no line's end
+    if lines[-1] == "":
+        lines.pop()
     if not lines:
         return "{}: empty file, not a harness CSV".format(path)
     header, have = lines[0].split(","), set()
     for name in REQUIRED:
         if name not in header:
             return "{}:1: no {} column: not a harness CSV".format(path, name)
-    for number_, line in enumerate(lines[1:], start=2):
+    for line_no, line in enumerate(lines[1:], start=2):
         fields = line.split(",")
         row = dict(zip(header, fields))
         why = ("{} fields, the header has {}".format(len(fields), len(header)) if len(fields) != len(header) else
                "empty step column" if row["step"] == "" else row_problem(row, verified))
         if why:
-            return "{}:{}: {}".format(path, number_, why)
+            return "{}:{}: {}".format(path, line_no, why)
         if row["m"] == row["n"] == row["k"]:
             have.add(int(row["m"]))
     missing = [s for s in sizes if s not in have]
@@ -335,10 +337,9 @@ def file_problem(path, sizes, verified):
 
 def check(argv):
     """The command: the first problem of the files, one line on stdout and exit 2; else nothing, 0."""
-    sizes, verified = [], "--verified" in argv
+    verified = "--verified" in argv
     argv = [a for a in argv if a != "--verified"]
-    if argv[:1] == ["--sizes"]:
-        sizes, argv = [int(s) for s in argv[1].split(",")], argv[2:]
+    sizes, argv = ([int(s) for s in argv[1].split(",")], argv[2:]) if argv[:1] == ["--sizes"] else ([], argv)
     for path in argv:
         try:
             problem = file_problem(path, sizes, verified)
@@ -355,5 +356,6 @@ def check(argv):
 if __name__ == "__main__":
     import sys
     if sys.argv[1:2] != ["check"]:
-        sys.exit("usage: harness_csv.py check [--sizes LIST] [--verified] FILE...")
+        print("usage: harness_csv.py check [--sizes LIST] [--verified] FILE...", file=sys.stderr)
+        sys.exit(2)
     sys.exit(check(sys.argv[2:]))

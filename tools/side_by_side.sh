@@ -6,7 +6,8 @@
 #
 # With --csv FILE among ARGS, FILE gets one harness row per size: gflops_best and
 # gflops_median summed over the copies, threads the copy count, seconds_best the slowest
-# copy's best. Exit: 0; the first copy's failing status (with its own stderr); 2 usage error.
+# copy's best (tools/tables.py side-by-side). Exit: 0; the first copy's failing status (with its
+# own stderr); 2 usage error, or --csv without python3.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/args.sh"
 prog=side_by_side.sh build="$root/build"
@@ -21,6 +22,7 @@ ncpu=$1; shift
 args=("$@") csv=""
 for ((i = 0; i < ${#args[@]}; ++i)); do [[ ${args[i]} == --csv ]] && csv=${args[i + 1]-}; done
 find_writer "$build"
+[[ -z $csv ]] || python=$(command -v python3) || usage_error "--csv needs python3 (tools/tables.py sums the copies' CSVs)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pids=()
@@ -41,5 +43,5 @@ for ((c = 0; c < ncpu; ++c)); do
 done
 [[ $status == 0 ]] || exit "$status"
 [[ -n $csv ]] || exit 0   # no --csv: only whether the copies run
-python3 "$root/tools/tables.py" side-by-side "$ncpu" "$tmp"/copy*.csv > "$tmp/sum.csv"
+"$python" "$root/tools/tables.py" side-by-side "$ncpu" "$tmp"/copy*.csv > "$tmp/sum.csv"
 write_out "$csv" < "$tmp/sum.csv"

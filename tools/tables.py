@@ -390,7 +390,7 @@ def main(argv):
                 "ablation-report": (lambda a: ablation_report(*a), 1), "grade": (grade, 8),
                 "side-by-side": (side_by_side, 1)}
     if not argv or argv[0] not in commands or len(argv) - 1 < commands[argv[0]][1]:
-        print("tables.py: usage: tables.py bench|ablation-csv|ablation-report|grade ... (see the top of this file)",
+        print("tables.py: usage: tables.py bench|ablation-csv|ablation-report|grade|side-by-side ... (see its top)",
               file=sys.stderr)
         return 2
     prog = os.environ.get("TABLES_PROG", "tables.py")
