@@ -179,7 +179,9 @@ timing=$rc rc=0
 "$python" "$root/tools/tables.py" grade "$runs" "$sizes" "$rounds" "$exe" "${prev:+step$prev}" "$refexe" "$timing" \
   "${csv#"$root"/}" > "$runs/report.txt" || rc=$?
 stop_if_interrupted "$rc"
-[[ $rc != 0 || $(tail -n 1 "$runs/report.txt") == "PASS $exe:"* ]] || { echo "FAIL $exe: not graded: no verdict from tools/tables.py"; exit 2; }
+verdict=$(tail -n 1 "$runs/report.txt")   # what a failed or stand-in python3 cannot print by accident
+[[ $rc == 0 && $verdict == "PASS $exe:"* || $rc != 0 && ( $verdict == "FAIL $exe:"* || $verdict == "SKIP $exe:"* ) ]] ||
+  { echo "FAIL $exe: not graded: no verdict from tools/tables.py (exit $rc)"; exit 2; }
 [ "$rc" != 0 ] || write_out "$results/grade_$exe.ratios.csv" < "$runs/ratios.csv"
 cat "$runs/report.txt"
 exit "$rc"

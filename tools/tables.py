@@ -325,6 +325,7 @@ def grade(argv):
         print(verdict[0])
         return verdict[1]
     prev, ref = verdict[1]["prev"], verdict[1]["ref"]
+    print("".join(note + "\n" for note in verdict[2]), end="")
     try:
         summary, csv_lines, table = ratio_table(os.path.join(runs, "timed", "samples"), sizes.split(","),
                                                 base_rounds, this, prev, ref)
@@ -334,7 +335,7 @@ def grade(argv):
         return 2
     with open(os.path.join(runs, "ratios.csv"), "w") as f:
         f.write("\n".join(csv_lines) + "\n")
-    print("\n".join(verdict[2] + table))
+    print("\n".join(table))
     print("PASS {}: right on every test shape and every sweep size{} (CSV: {})".format(
         this, "; " + summary if summary else "", csv_shown))
     return 0
