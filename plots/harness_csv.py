@@ -50,7 +50,7 @@ def read_rows(path, required):
     return rows
 
 
-def open_regular(path, newline=None):
+def open_regular(path, newline=None, errors=None):
     """`path` open for reading, or an InputError for no regular file (a FIFO would wait for ever)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -60,7 +60,7 @@ def open_regular(path, newline=None):
         os.close(fd)
         raise InputError("{}: not a regular file (a FIFO, a folder or a device): not read".format(path))
     os.set_blocking(fd, True)
-    return os.fdopen(fd, newline=newline)
+    return os.fdopen(fd, newline=newline, errors=errors)
 
 
 def printable(text):
@@ -312,7 +312,7 @@ def row_problem(row, verified):
 def file_problem(path, sizes, verified):
     """'PATH:LINE: PROBLEM' (or 'PATH: PROBLEM') for the first way the file is not a harness CSV with a
     verified (when asked) row of GFLOPS above 0 for each of `sizes`; None when it is one."""
-    with open_regular(path, newline="") as f:
+    with open_regular(path, newline="", errors="replace") as f:   # bytes, as awk reads them
         lines = f.read().split("\n")   # as awk splits them: a lone \r is no line's end
     if lines[-1] == "":
         lines.pop()
@@ -323,7 +323,7 @@ def file_problem(path, sizes, verified):
         if name not in header:
             return "{}:1: no {} column: not a harness CSV".format(path, name)
     for line_no, line in enumerate(lines[1:], start=2):
-        fields = line.split(",")
+        fields = line.split(",") if line else []   # a blank line has no field, as awk counts them
         row = dict(zip(header, fields))
         why = ("{} fields, the header has {}".format(len(fields), len(header)) if len(fields) != len(header) else
                "empty step column" if row["step"] == "" else row_problem(row, verified))
@@ -345,8 +345,8 @@ def check(argv):
             problem = file_problem(path, sizes, verified)
         except InputError as e:
             problem = str(e)
-        except UnicodeDecodeError as e:
-            problem = "{}: not text ({})".format(path, e.reason)
+        except OSError as e:
+            problem = "{}: cannot read ({})".format(path, e.strerror)
         if problem:
             print(problem)
             return 2
@@ -358,4 +358,5 @@ if __name__ == "__main__":
     if sys.argv[1:2] != ["check"]:
         print("usage: harness_csv.py check [--sizes LIST] [--verified] FILE...", file=sys.stderr)
         sys.exit(2)
+    sys.stdout.reconfigure(errors="replace")
     sys.exit(check(sys.argv[2:]))
