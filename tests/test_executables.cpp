@@ -1159,3 +1159,93 @@ TEST_CASE("ref_*: the command line is checked before anything is printed", "[e2e
         }
     }
 }
+
+namespace {
+std::vector<std::string> planned;   // what plan_hook was asked, "size/threads" each
+std::string plan_hook(std::string_view variant, int m, int n, int k, int threads) {
+    planned.push_back(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "/" +
+                      std::to_string(threads) + " " + std::string(variant));
+    return "path=test";
+}
+}  // namespace
+
+// --plan: the command line checked as for a run, then the step's plan per size instead of
+// the run: no kernel call, no CSV, no matrices (a size no memory holds is planned all the same).
+TEST_CASE("the option --plan asks the plan hook for every size - and runs nothing, writes no CSV", "[e2e][plan]") {
+    static constexpr gemm::Variant v[] = {{"plain", counting_kernel}};
+    static constexpr gemm::StepDef def{.variants = v, .plan = plan_hook};
+    const gemm::Step step{15, "15_planned", counting_kernel, [] { return true; }, &def};
+    const std::string csv = scratch("plan.csv");
+    std::remove(csv.c_str());
+    calls = 0;
+    planned.clear();
+    CHECK(run(step, {"--plan", "--sizes", "8,46340,8", "--csv", csv}) == gemm::kExitOk);
+    CHECK(calls == 0);
+    CHECK_FALSE(std::filesystem::exists(csv));
+    CHECK(planned == std::vector<std::string>{"8x8x8/1 plain", "46340x46340x46340/1 plain", "8x8x8/1 plain"});
+    CHECK(run(step, {"--plan=1", "--sizes", "8"}) == gemm::kExitUsage);
+    CHECK(run(step, {"--plan", "--sizes", "0"}) == gemm::kExitUsage);
+    CHECK(run(step, {"--plan", "--plan"}) == gemm::kExitUsage);
+    static constexpr gemm::Variant lacking[] = {{"future", counting_kernel, never, "AVX-1024"}};
+    static constexpr gemm::StepDef def2{.variants = lacking, .plan = plan_hook};
+    const gemm::Step step2{16, "16_future", counting_kernel, never, &def2};
+    planned.clear();
+    CHECK(run(step2, {"--plan", "--sizes", "8"}) == gemm::kExitUnsupported);
+    CHECK(planned.empty());
+}
+
+// The step executables' --plan: step 10's lines as its plan hook words them, from the same
+// command line a run takes (GEMM_CACHES fixes the blocks, GEMM_WISDOM=off the rules).
+TEST_CASE("step10_tuned --plan prints each size's plan from the run's options - a lesson just n=SIZE", "[e2e][plan]") {
+    const std::string bin = GEMM_TEST_BIN_DIR, out = scratch("plan.txt");
+    const std::string env = "GEMM_CACHES=48K,2M,32M GEMM_WISDOM=off OMP_NUM_THREADS=2";
+    CHECK(shell(bin + "/step01_baseline --plan --sizes 64,100", "", out) == 0);
+    CHECK(slurp(out) == "n=64\nn=100\n");
+    const auto plan = [&](const std::string& args) {
+        const int status = shell(bin + "/step10_tuned --plan " + args, env, out);
+        INFO("--plan " << args << "\n" << slurp(out) << slurp(scratch("stderr.txt")));
+        REQUIRE(status == 0);
+        CHECK(slurp(scratch("stderr.txt")).empty());
+        return read_lines(out);
+    };
+    const gemm::Step* step = nullptr;
+    for (const gemm::Step& s : gemm::steps())
+        if (s.slug == "10_tuned") step = &s;
+    if (step == nullptr || step->best_variant() == nullptr) return;   // built without OpenMP
+    const gemm::Variant& best = *step->best_variant();
+    const bool direct = best.name != "neon";   // NEON has no unpacked path
+    const auto value = [](const std::string& line, const std::string& key) {
+        const std::size_t at = line.find(" " + key + "=");
+        REQUIRE(at != std::string::npos);
+        return std::stoi(line.substr(at + key.size() + 2));
+    };
+    const auto lines = plan("--sizes 64,1000 --threads 1");
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[0].rfind(direct ? "n=64 path=direct mc=" : "n=64 path=packed mc=", 0) == 0);
+    CHECK(lines[1].rfind("n=1000 path=packed mc=", 0) == 0);
+    for (const char* key : {" nc=", " one_slice=", " threads=1 ", " outer_bytes_per_flop=",
+                            " max_outer_bytes_per_flop=0.0250"})
+        CHECK(lines[1].find(key) != std::string::npos);
+    // The blocks asked for: mc rounded up to the tile, kc at most 512, every size packed.
+    const auto asked = plan("--sizes 64,1000 --threads 1 --mc 96 --kc 512 --one-slice 1");
+    REQUIRE(asked.size() == 2);
+    CHECK(asked[0].rfind("n=64 path=packed ", 0) == 0);
+    const int mr = best.name == "avx512" ? 14 : best.name == "avx2" ? 6 : 8;
+    CHECK(value(asked[1], "mc") == (96 + mr - 1) / mr * mr);
+    CHECK(value(asked[1], "kc") <= 512);
+    CHECK(value(asked[1], "kc") > 256);   // 1000 in two slices
+    CHECK(value(lines[1], "mc") != value(asked[1], "mc"));
+    // An idea switched off, the threads of the run (--threads, else OMP_NUM_THREADS).
+    CHECK(plan("--sizes 64 --threads 1 --no-direct 1")[0].rfind("n=64 path=packed ", 0) == 0);
+    CHECK(value(plan("--sizes 1000")[0], "threads") == 2);
+    CHECK(value(plan("--sizes 1000 --threads 1")[0], "threads") == 1);
+    // No matrices: a size no memory here holds is planned, and a --csv is never written.
+    const std::string csv = scratch("plan10.csv");
+    std::remove(csv.c_str());
+    CHECK(plan("--sizes 46340 --threads 1 --csv " + csv).size() == 1);
+    CHECK_FALSE(std::filesystem::exists(csv));
+    // The run's refusals: a kernel this CPU lacks, a bad value.
+    CHECK(shell(bin + "/step10_tuned --plan --sizes 64 --kernel " + (direct ? "neon" : "avx512"), env, out) == 77);
+    CHECK(shell(bin + "/step10_tuned --plan --sizes 64 --mc x", env, out) == 2);
+    CHECK(shell(bin + "/step10_tuned --plan --sizes 64 --threads 0", env, out) == 2);
+}

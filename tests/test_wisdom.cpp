@@ -506,3 +506,32 @@ TEST_CASE("wisdom: a block at the cap, from --NAME or the file, runs at most 655
     if (before != nullptr) ::setenv("GEMM_WISDOM", saved.c_str(), 1);
     else ::unsetenv("GEMM_WISDOM");
 }
+
+// --plan reads the file as a run does: its line for the run's thread count, under the command
+// line; its blocks leave a small product unpacked where the same blocks asked for pack it.
+TEST_CASE("wisdom: --plan plans with the file's values - as the run would take them", "[wisdom][plan]") {
+    WISDOM_NATIVE_ONLY();
+    if (tuned_step() == nullptr) return;
+    const std::string file = scratch("plan.txt");
+    write(file, head(best_kernel()) + "threads 1 mc=30 kc=100 nc=200 one-slice=1\n"
+                                      "threads all kc=77 one-slice=1 min-kflops=1\n");
+    const auto lines = [](const Run& r) {
+        CHECK(r.status == 0);
+        CHECK(r.params.empty());   // no CSV written
+        return r.header;           // the first line: n=1000's plan
+    };
+    const std::string tuned = lines(run10("GEMM_WISDOM=" + file, "--plan --sizes 1000,37 --threads 1"));
+    CHECK(tuned == lines(run10("GEMM_WISDOM=off", "--plan --sizes 1000 --threads 1 --mc 30 --kc 100 --nc 200 --one-slice 1")));
+    CHECK(tuned.find(" kc=100 ") != std::string::npos);
+    CHECK(tuned != lines(run10("GEMM_WISDOM=off", "--plan --sizes 1000 --threads 1")));
+    CHECK(lines(run10("GEMM_WISDOM=" + file, "--plan --sizes 1000 --threads 1 --kc 50")).find(" kc=50 ") != std::string::npos);
+    const std::string all = lines(run10("GEMM_WISDOM=" + file, "--plan --sizes 1000 --threads 2"));
+    CHECK(all == lines(run10("GEMM_WISDOM=off", "--plan --sizes 1000 --threads 2 --kc 77 --one-slice 1 --min-kflops 1")));
+    // The small size: unpacked under the file's blocks (but on NEON), packed under --mc.
+    const std::string out = scratch("out.txt");
+    run10("GEMM_WISDOM=" + file, "--plan --sizes 37 --threads 1");
+    const bool direct = best_kernel() != "neon";
+    CHECK(slurp(out).rfind(direct ? "n=37 path=direct " : "n=37 path=packed ", 0) == 0);
+    run10("GEMM_WISDOM=off", "--plan --sizes 37 --threads 1 --mc 30");
+    CHECK(slurp(out).rfind("n=37 path=packed ", 0) == 0);
+}

@@ -36,7 +36,9 @@ std::string usage(const Step& step, const std::string& program) {
         << "                              replaced whole after each size, a device or FIFO written through\n"
         << "  --no-verify                 skip the check against the double-precision reference\n"
         << "  --time-limit S              stop timing a size once its repetitions took S seconds\n"
-        << "                              (at least one always runs; the CSV's reps column says how many)\n";
+        << "                              (at least one always runs; the CSV's reps column says how many)\n"
+        << "  --plan                      print what each size would run (n=SIZE and the step's plan)\n"
+        << "                              instead of running it\n";
     out << "  --kernel NAME               force a variant:";
     for (const Variant& v : step.def->variants)
         out << ' ' << v.name << (v.is_supported() ? "" : " (not on this CPU)");
@@ -139,6 +141,9 @@ void parse_one(int argc, const char* const* argv, int& i, const Step& step, Opti
     } else if (arg == "--no-verify") {
         no_value();
         o.verify = false;
+    } else if (arg == "--plan") {
+        no_value();
+        o.plan = true;
     } else if (arg == "--time-limit") {
         o.time_limit = real_option(arg, next(), 0, kMaxTimeLimit, true);
     } else if (arg == "--kernel") {

@@ -357,6 +357,15 @@ int sweep(const Step& step, const Variant& variant, const Options& o, const Thre
     return all_ok ? kExitOk : kExitWrong;
 }
 
+// --plan: a line per size, "n=SIZE" and what StepDef::plan says the run would do on `threads`.
+int print_plans(const Step& step, const Variant& variant, const Options& o, int threads, const std::string& name) {
+    for (const int size : o.sizes) {
+        const std::string plan = step.def->plan ? step.def->plan(variant.name, size, size, size, threads) : "";
+        std::printf("n=%d%s%s\n", size, plan.empty() ? "" : " ", plan.c_str());
+    }
+    return finish_stdout(name.c_str(), kExitOk);
+}
+
 }  // namespace
 
 int run_main(int argc, char** argv, const Step& step, const ThreadControl* library_threads,
@@ -387,6 +396,10 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
     TunedParams tuned;
     if (step.def->tuned_params != nullptr) tuned = step.def->tuned_params(variant->name, threads);
     for (const auto& [param, value] : o.params) param->set(value);
+    if (o.plan) {   // nothing allocated, run or written: a missing ISA or a bad option is caught above
+        if (!tuned.note.empty()) say(name, tuned.note);
+        return print_plans(step, *variant, o, threads, name);
+    }
 
     // Before allocating: the OOM killer gives no message, and under a limit on address space
     // OpenBLAS spins in its allocator and BLIS aborts.

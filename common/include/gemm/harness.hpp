@@ -35,6 +35,7 @@ struct Options {
     bool verify = true;
     std::string kernel;                           // empty: the best variant the CPU supports
     double time_limit = 0;                        // > 0: stop timing a size after this many seconds
+    bool plan = false;                            // --plan: print each size's plan instead of running
     std::vector<std::pair<const Param*, int>> params;
 };
 
