@@ -5,14 +5,11 @@ under peak.csv's compute roofs and bandwidth.csv's memory roofs, dotted up to it
     plot_roofline.py CSV [CSV ...] --peak PEAK_CSV --bandwidth BANDWIDTH_CSV --cpuinfo MACHINE_JSON
                      [--at N] [--machine FILE] -o OUT.png
 """
-import argparse
-import os
-
 import drawing
 import machine as machine_json
 import roofline_model as model
-from harness_csv import (ISAS, InputError, isa_peak, level_bandwidth, load_bandwidth, load_machine, load_peak,
-                         load_run, machine_name, nearest_row)
+from harness_csv import (ISAS, InputError, isa_peak, level_bandwidth, load_bandwidth, load_peak, load_run,
+                         machine_name, nearest_row)
 
 X_RANGE = (0.01, 1000.0)   # flops per byte
 LEVEL_COLOURS = {"L1": "tab:blue", "L2": "tab:green", "L3": "tab:orange", "DRAM": "tab:red"}
@@ -146,7 +143,7 @@ def render(args):
     peaks = load_peak(args.peak)
     bandwidth_rows = load_bandwidth(args.bandwidth)
     caches, described = read_machine(args.cpuinfo)
-    machine = load_machine(args.machine or os.path.join(os.path.dirname(os.path.abspath(args.peak)), "machine.txt"))
+    machine = drawing.Inputs().machine(args.machine, args.peak)
     panels = []
     for threads in sorted(set(nearest_row(r, args.at)["threads"] for r in runs)):
         bandwidth = level_bandwidth(bandwidth_rows, threads)
@@ -173,15 +170,11 @@ def render(args):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(description="The roofline with every step on it.")
-    parser.add_argument("csv", nargs="+", help="step CSVs (harness CSVs)")
+    parser = drawing.parser("The roofline with every step on it.", "step CSVs (harness CSVs)", many=True)
     parser.add_argument("--peak", required=True, help="peak.csv (build/bin/peak)")
     parser.add_argument("--bandwidth", required=True, help="bandwidth.csv (build/bin/bandwidth)")
     parser.add_argument("--cpuinfo", required=True, help="build/bin/cpuinfo --json's output (results/machine.json)")
-    parser.add_argument("--at", type=drawing.matrix_size, default=1000, help="matrix size of the points (default 1000)")
-    parser.add_argument("--machine", help="machine.txt (default: the one beside peak.csv)")
-    parser.add_argument("-o", "--output", required=True, help="image file to write (.png)")
-    return parser.parse_args(argv)
+    return drawing.parse(parser, argv, at=True, machine="peak.csv", title=False)
 
 
 main = drawing.script(__name__, "plot_roofline.py", parse, render)
