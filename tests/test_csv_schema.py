@@ -58,6 +58,7 @@ def check_command(good, tmp):
              ([lines[0], ",".join(unverified)], ("--verified",), "{}:2: not verified (verified=0".format(bad)),
              ([lines[0], lines[1].replace(",8,8,8,", ",8,-8,8,", 1)], (), "{}:2: column n is '-8'".format(bad)),
              ([lines[0], lines[1].replace(",8,8,8,", ",8,8,0,", 1)], (), "{}:2: column k is '0'".format(bad)),
+             (lines[:2] + [""], (), "{}:3: 0 fields, the header has {}".format(bad, len(header))),
              ([], (), "{}: empty file, not a harness CSV".format(bad))]
     for rows, args, said in cases:
         got = problem("".join(r + "\n" for r in rows), *args)
