@@ -10,7 +10,6 @@ Exit 0; 2 bad input (one line); 3 no matplotlib or an output that cannot be writ
 import argparse
 import os
 import re
-import subprocess
 
 import cli
 import drawing
@@ -101,17 +100,6 @@ def kernel_registers(root, isa, tile):
             "broadcasts": broadcasts, "fma": fma, "regs": ISA[isa]["regs"], "reg": ISA[isa]["reg"], "path": path}
 
 
-def run_tool(command):
-    try:
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-    except OSError as e:
-        raise InputError("{}: cannot run ({})".format(command[0], e.strerror))
-    if done.returncode != 0:
-        why = (done.stderr.strip().splitlines() or ["exit {}".format(done.returncode)])[-1]
-        raise InputError("{}: {}".format(" ".join(command), why))
-    return done.stdout
-
-
 def step_blocks(args, record, slug, kernel):
     """mc, kc, nc of `slug` with `kernel`: the record's if that kernel runs there, else from a run at n = 16."""
     step = record.step(slug)
@@ -121,7 +109,7 @@ def step_blocks(args, record, slug, kernel):
         raise InputError("{}: no {} blocks for kernel {} in the machine record".format(args.machine, slug, kernel))
     exe = os.path.join(os.path.dirname(args.cpuinfo_bin), "step" + slug)
     csv = os.path.join(output_file.scratch_folder("concepts."), "blocks.csv")
-    run_tool([exe, "--kernel", kernel, "--sizes", "16", "--reps", "1", "--threads", "1", "--csv", csv])
+    machine.run_tool([exe, "--kernel", kernel, "--sizes", "16", "--reps", "1", "--threads", "1", "--csv", csv])
     try:
         with open(csv) as f:
             rows = f.read().splitlines()
@@ -138,7 +126,7 @@ def inputs(args):
     if args.machine:
         record = machine.load(args.machine)
     else:
-        record = machine.parse(run_tool([args.cpuinfo_bin, "--json"]), args.cpuinfo_bin + " --json")
+        record = machine.parse(machine.run_tool([args.cpuinfo_bin, "--json"]), args.cpuinfo_bin + " --json")
     caches = record.caches
     if not all(caches.values()):
         raise InputError("{}: the machine record has no L1d, L2 or L3 size".format(args.machine or args.cpuinfo_bin))

@@ -171,16 +171,21 @@ def from_build(build, sizes=(), threads=()):
     for option, values in (("--sizes", sizes), ("--threads", threads)):
         if values:
             command += [option, ",".join(str(v) for v in values)]
+    return parse(run_tool(command, timeout=120), command[0] + " --json")
+
+
+def run_tool(command, timeout=None):
+    """`command`'s output; it failing to run or to exit 0 is an InputError with its last line of stderr."""
     try:
-        # Its own process group, stdin closed: an interrupted caller leaves no cpuinfo behind.
+        # Its own process group, stdin closed: an interrupted caller leaves no child behind.
         done = cli.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, timeout=120)
+                       universal_newlines=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise InputError("{}: cannot run ({})".format(command[0], getattr(e, "strerror", None) or e))
     if done.returncode != 0:
         why = (done.stderr.strip().splitlines() or ["exit {}".format(done.returncode)])[-1]
         raise InputError("{}: {}".format(" ".join(command), printable(why)))
-    return parse(done.stdout, command[0] + " --json")
+    return done.stdout
 
 
 def main(argv):
