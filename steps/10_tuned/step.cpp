@@ -39,8 +39,8 @@ void gemm_avx2(int m, int n, int k, const float* A, int lda, const float* B, int
     run("avx2", m, n, k, A, lda, B, ldb, C, ldc);
 }
 constexpr gemm::Variant variants[] = {
-    {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F"},
-    {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA"},
+    {"avx512", gemm_avx512, gemm::cpu::has_avx512f, "AVX-512F", kMrAvx512, kNrAvx512},
+    {"avx2", gemm_avx2, gemm::cpu::has_avx2_fma, "AVX2+FMA", kMrAvx2, kNrAvx2},
     {"neon", nullptr, nullptr, "NEON (an AArch64 build)"}};
 // The tile whose blocks --help, the progress line and the CSV show: the variant about to
 // run (use_variant), else the best this CPU runs (the AVX2 tile's on a core without AVX-512).
@@ -57,7 +57,7 @@ bool x86_kernel_runs() { return gemm::cpu::has_avx512f() || gemm::cpu::has_avx2_
 void gemm_neon(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
     run("neon", m, n, k, A, lda, B, ldb, C, ldc);
 }
-constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON"},
+constexpr gemm::Variant variants[] = {{"neon", gemm_neon, gemm::cpu::has_neon, "NEON", kMrNeon, kNrNeon},
                                       {"avx512", nullptr, nullptr, "AVX-512F (an x86-64 build)"},
                                       {"avx2", nullptr, nullptr, "AVX2+FMA (an x86-64 build)"}};
 const IsaTile& shown() { return *isa_tile("neon"); }
