@@ -478,6 +478,11 @@ check(not any("kc" in p and "one-slice" not in p for p in seen) and
       all(search.options(tune.Point([r, 0, 0, 0])).get("one-slice") == 1984 for r in (-4, -1, 1, 2)),
       "a candidate that sets kc keeps the rules' one-slice depth (--kc alone would turn it off)")
 search.measurer.close()
+# The record's one-slice depth is the step's, from its plan: a step that plans 777 is recorded so.
+search = search_on(real_like, lambda options, n: dict(step_plan(real_like)(options, n), one_slice=777))
+check(all(search.effective(tune.Point([r, 0, 0, 0]))["one-slice"] == 777 for r in (-1, 0, 1)),
+      "the search record's one-slice depth is the one the step's --plan gives")
+search.measurer.close()
 # A rung that changes nothing at the training sizes is passed over, not taken for a candidate
 # nor for the end of the ladder: mc = 2240 and 1883 (one rung down) are both the whole matrix
 # at n <= 1792, so one rung down from 2240 is 1582 (two rungs).

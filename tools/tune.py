@@ -465,12 +465,12 @@ class Search:
         return ordered
 
     def effective(self, point):
-        """{mc, kc, nc[, one-slice]} the point runs with, one-slice the deepest k taken in one slice."""
+        """{mc, kc, nc[, one-slice]} the point runs with: the blocks it asks for, else the rules'; one-slice,
+        the deepest k taken in one slice, as the step's plan says."""
         o = self.options(point)
         out = {c: o.get(c, self.rules[c]) for c in BLOCKS}
         if "one-slice" in self.rules:
-            depth = o["one-slice"] if "one-slice" in o else out["kc"] if "kc" in o else self.rules["one-slice"]
-            out["one-slice"] = max(depth, out["kc"])
+            out["one-slice"] = int(self.plans(point)[0]["one_slice"])
         return out
 
     def plans(self, point):
