@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -70,7 +72,7 @@ std::string describe(const Shape& s) {
            std::to_string(s.pad_c);
 }
 
-std::string check_kernel(Kernel kernel, const Shape& s, unsigned seed) {
+std::string check_kernel(const Call& kernel, const Shape& s, unsigned seed) {
     const int lda = s.k + s.pad_a, ldb = s.n + s.pad_b, ldc = s.n + s.pad_c;
     std::vector<float> A = padded(s.m, s.k, lda, seed * 3ULL + 1);
     std::vector<float> B = padded(s.k, s.n, ldb, seed * 3ULL + 2);
@@ -125,6 +127,37 @@ std::vector<Shape> awkward_shapes() {
             ++t;
         }
     return shapes;
+}
+
+Tuning::~Tuning() {
+    for (const Param& p : step.def->params)
+        if (p.set != nullptr) p.set(0);
+}
+
+void Tuning::set(std::string_view name, int value) {
+    const Param* p = step.find_param(name);
+    if (p == nullptr) throw std::invalid_argument("step " + std::string(step.slug) + " has no --" + std::string(name));
+    if (step.def->run == nullptr) p->set(value);
+    setting.given[step.param_index(*p)] = value;
+}
+
+void Tuning::set_all(int value) {
+    for (const Param& p : step.def->params) set(p.name, value);
+}
+
+int Tuning::get(std::string_view name) const {
+    const Param* p = step.find_param(name);
+    if (p == nullptr) throw std::invalid_argument("step " + std::string(step.slug) + " has no --" + std::string(name));
+    return shown_value(step, setting, *p).value_or(-1);
+}
+
+Call Tuning::kernel(const Variant& variant) const {
+    Setting s = setting;
+    s.variant = variant.name;
+    const Step* st = &step;
+    return [st, s](int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+        run_setting(*st, s, m, n, k, A, lda, B, ldb, C, ldc);
+    };
 }
 
 }  // namespace gemm::test

@@ -833,7 +833,8 @@ TEST_CASE("the header, each progress line and each CSV row agree on the threads"
     REQUIRE_FALSE(lines.empty());
     INFO(slurp(out));
     // The header gives the plan: "up to 2 threads" when the step takes fewer for small products.
-    const std::string plan = step->def->threads_used != nullptr ? "up to 2 threads," : " 2 threads,";
+    const bool takes_fewer = step->def->threads_used != nullptr || step->def->run != nullptr;
+    const std::string plan = takes_fewer ? "up to 2 threads," : " 2 threads,";
     CHECK(lines[0].find(plan) != std::string::npos);
     std::vector<std::string> progress;   // "n size: threads" from the progress lines
     for (const std::string& line : lines) {
@@ -1162,9 +1163,9 @@ TEST_CASE("ref_*: the command line is checked before anything is printed", "[e2e
 
 namespace {
 std::vector<std::string> planned;   // what plan_hook was asked, "size/threads" each
-std::string plan_hook(std::string_view variant, int m, int n, int k, int threads) {
+std::string plan_hook(const gemm::Setting& setting, int m, int n, int k, int threads) {
     planned.push_back(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "/" +
-                      std::to_string(threads) + " " + std::string(variant));
+                      std::to_string(threads) + " " + std::string(setting.variant));
     return "path=test";
 }
 }  // namespace

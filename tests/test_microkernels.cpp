@@ -35,6 +35,7 @@ using gemm::test::check_kernel;
 using gemm::test::describe;
 using gemm::test::find_step;
 using gemm::test::Shape;
+using gemm::test::Tuning;
 
 namespace {
 
@@ -44,22 +45,17 @@ struct Tile {
 };
 constexpr Tile kTiles[] = {{"avx512", 14, 32}, {"avx2", 6, 16}, {"neon", 8, 12}};
 
-// Sets the step's --mc --kc --nc for the life of the object; 0 restores the defaults.
-struct BlockSizes {
-    const gemm::Step& step;
-    BlockSizes(const gemm::Step& s, int mc, int kc, int nc) : step(s) { set(mc, kc, nc); }
-    ~BlockSizes() { set(0, 0, 0); }
-    void set(int mc, int kc, int nc) {
-        step.find_param("mc")->set(mc);
-        step.find_param("kc")->set(kc);
-        step.find_param("nc")->set(nc);
-    }
-};
+// The step's --mc --kc --nc as the command line gives them; 0: the defaults.
+void set_blocks(Tuning& tuning, int mc, int kc, int nc) {
+    tuning.set("mc", mc);
+    tuning.set("kc", kc);
+    tuning.set("nc", nc);
+}
 
 // Every combination of m % MR and n % NR (m = 1 .. MR, n = 1 .. NR), each either alone or
 // after a whole tile (m + MR, n + NR), in turn. Every third shape has padded leading
 // dimensions. Returns the first failure, or "".
-std::string check_edge_tiles(gemm::Kernel kernel, const Tile& tile, int k) {
+std::string check_edge_tiles(const gemm::test::Call& kernel, const Tile& tile, int k) {
     int t = 0;
     for (int rm = 1; rm <= tile.mr; ++rm)
         for (int rn = 1; rn <= tile.nr; ++rn, ++t) {
@@ -104,11 +100,12 @@ TEST_CASE("each micro-kernel handles every edge tile", "[microkernels]") {
             CHECK(check_edge_tiles(variant->kernel, tile, 7) == "");
             // Tiny blocks: kc = 3 splits k = 7 into 3 + 3 + 1, mc = one tile, nc = one sliver,
             // so the packing and the loops run over several blocks with edges in each.
-            BlockSizes tiny(*step, tile.mr, 3, tile.nr);
-            CHECK(check_edge_tiles(variant->kernel, tile, 7) == "");
+            Tuning tiny(*step);
+            set_blocks(tiny, tile.mr, 3, tile.nr);
+            CHECK(check_edge_tiles(tiny.kernel(*variant), tile, 7) == "");
             // Blocks that are not multiples of the tile: rounded up by the step.
-            tiny.set(tile.mr + 1, 5, tile.nr + 3);
-            CHECK(check_kernel(variant->kernel, {3 * tile.mr + 2, 4 * tile.nr + 5, 23, 2, 3, 5}) == "");
+            set_blocks(tiny, tile.mr + 1, 5, tile.nr + 3);
+            CHECK(check_kernel(tiny.kernel(*variant), {3 * tile.mr + 2, 4 * tile.nr + 5, 23, 2, 3, 5}) == "");
         }
         CHECK(tested > 0);   // this machine runs at least one of the micro-kernels
     }
@@ -140,18 +137,17 @@ TEST_CASE("the unpacked path's narrow last columns are right on every row count"
         if (step == nullptr) continue;
         const gemm::Variant* variant = step->find_variant("avx512");
         if (variant == nullptr || !variant->is_supported()) continue;
-        const gemm::Param* least_work = step->find_param("min-kflops");
-        if (least_work != nullptr) least_work->set(1);   // split even these shapes
+        Tuning tuning(*step);
+        tuning.set("min-kflops", 1);   // split even these shapes
         for (const int threads : thread_counts) {
 #if defined(_OPENMP)
             omp_set_num_threads(threads);
 #endif
             for (const Shape& shape : shapes) {
                 INFO("step " << slug << ", " << threads << " thread(s), " << describe(shape));
-                CHECK(check_kernel(variant->kernel, shape, 5) == "");
+                CHECK(check_kernel(tuning.kernel(*variant), shape, 5) == "");
             }
         }
-        if (least_work != nullptr) least_work->set(0);
     }
 #if defined(_OPENMP)
     omp_set_num_threads(before);
@@ -176,7 +172,8 @@ TEST_CASE("step 10 copies B slivers inside the kernel calls correctly", "[microk
         int mc, kc, nc;
     };
     for (const Blocks& b : {Blocks{14, 0, 0}, Blocks{28, 5, 0}, Blocks{112, 3, 0}, Blocks{42, 0, 96}}) {
-        BlockSizes blocks(*step, b.mc, b.kc, b.nc);
+        Tuning blocks(*step);
+        set_blocks(blocks, b.mc, b.kc, b.nc);
         int t = 0;
         for (const int m : {1, 14, 15, 30, 45})
             for (const int n : {33, 64, 65, 97, 130})
@@ -184,7 +181,7 @@ TEST_CASE("step 10 copies B slivers inside the kernel calls correctly", "[microk
                     const Shape s = t % 3 ? Shape{m, n, k} : Shape{m, n, k, 1 + t % 4, 1 + t % 5, 1 + t % 3};
                     ++t;
                     INFO("mc " << b.mc << ", kc " << b.kc << ", nc " << b.nc << ", " << describe(s));
-                    CHECK(check_kernel(variant->kernel, s, static_cast<unsigned>(t)) == "");
+                    CHECK(check_kernel(blocks.kernel(*variant), s, static_cast<unsigned>(t)) == "");
                 }
     }
 #if defined(_OPENMP)
@@ -202,29 +199,26 @@ TEST_CASE("step 10 is right when k is just past kc - in one slice or in several"
     for (const char* slug : {"10_tuned"}) {
         const gemm::Step* step = find_step(slug);
         if (step == nullptr) continue;   // built without OpenMP
-        const gemm::Param* least_work = step->find_param("min-kflops");
-        const gemm::Param* one_slice = step->find_param("one-slice");
-        REQUIRE(one_slice != nullptr);
-        if (least_work != nullptr) least_work->set(1);   // every product on the whole team
-        const int mc = step->find_param("mc")->get(), kc = step->find_param("kc")->get();
-        BlockSizes blocks(*step, mc, 0, 0);
-        CHECK(one_slice->get() >= kc);
+        REQUIRE(step->find_param("one-slice") != nullptr);
+        Tuning tuning(*step);
+        tuning.set("min-kflops", 1);   // every product on the whole team
+        const int mc = tuning.get("mc"), kc = tuning.get("kc");
+        set_blocks(tuning, mc, 0, 0);
+        CHECK(tuning.get("one-slice") >= kc);
         int t = 0;
         for (const int depth : {0, 4 * kc, 1}) {
-            one_slice->set(depth);
-            if (depth > 0) CHECK(one_slice->get() == (depth > kc ? depth : kc));
+            tuning.set("one-slice", depth);
+            if (depth > 0) CHECK(tuning.get("one-slice") == (depth > kc ? depth : kc));
             for (const gemm::Variant& variant : step->def->variants) {
                 if (!variant.is_supported()) continue;
                 for (const int k : {kc + 1, kc + 37, 2 * kc + 5, 4 * kc - 3})
                     for (const Shape& s : {Shape{15, 70, k}, Shape{29, 33, k, 3, 1, 2}}) {
                         INFO(slug << ", kernel " << variant.name << ", mc " << mc << ", kc " << kc
-                                  << ", one slice up to k = " << one_slice->get() << ", " << describe(s));
-                        CHECK(check_kernel(variant.kernel, s, static_cast<unsigned>(++t)) == "");
+                                  << ", one slice up to k = " << tuning.get("one-slice") << ", " << describe(s));
+                        CHECK(check_kernel(tuning.kernel(variant), s, static_cast<unsigned>(++t)) == "");
                     }
             }
         }
-        one_slice->set(0);
-        if (least_work != nullptr) least_work->set(0);
     }
 }
 
@@ -241,12 +235,10 @@ TEST_CASE("step 10's ablation switches each keep every result right", "[microker
                                 {"no-prefetch", 1}, {"no-copy-b", 1}, {"no-narrow", 1}, {"no-strips", 1}, {"no-fma", 1}, {"fold", 1}, {"fold", 2},
                                 {"tile-rows", 1}, {"tile-rows", 4}, {"tile-rows", 13}, {"tile-cols", 16}};
     for (const Setting& setting : settings) REQUIRE(step->find_param(setting.name) != nullptr);
-    const auto reset = [&] { for (const Setting& s : settings) step->find_param(s.name)->set(0); };
+    REQUIRE(step->find_param("min-kflops") != nullptr);
     // On 1, 2 and 3 threads, every product on the whole team (--min-kflops 1): the serial nest
     // and the parallel one, each with the switch.
-    const gemm::Param* least_work = step->find_param("min-kflops");
-    REQUIRE(least_work != nullptr);
-    const auto check_variants = [&](const std::string& what) {
+    const auto check_variants = [&](Tuning& tuning, const std::string& what) {
 #if defined(_OPENMP)
         const int before = omp_get_max_threads();
         for (const int threads : {1, 2, 3}) {
@@ -254,34 +246,37 @@ TEST_CASE("step 10's ablation switches each keep every result right", "[microker
 #else
         for (const int threads : {1}) {
 #endif
-            least_work->set(1);
+            tuning.set("min-kflops", 1);
             for (const Tile& tile : kTiles) {
                 const gemm::Variant* variant = step->find_variant(tile.variant);
                 if (variant == nullptr || !variant->is_supported()) continue;
                 INFO("kernel " << tile.variant << ", " << what << ", " << threads << " threads");
-                CHECK(check_edge_tiles(variant->kernel, tile, 7) == "");
+                CHECK(check_edge_tiles(tuning.kernel(*variant), tile, 7) == "");
                 for (const auto& shape : gemm::test::awkward_shapes()) {
                     INFO(describe(shape));
-                    CHECK(check_kernel(variant->kernel, shape, 3) == "");
+                    CHECK(check_kernel(tuning.kernel(*variant), shape, 3) == "");
                 }
             }
-            least_work->set(0);
+            tuning.set("min-kflops", 0);
         }
 #if defined(_OPENMP)
         omp_set_num_threads(before);
 #endif
     };
     for (const Setting& setting : settings) {
-        step->find_param(setting.name)->set(setting.value);
-        check_variants(std::string("--") + setting.name + " " + std::to_string(setting.value));
-        reset();
+        Tuning tuning(*step);
+        tuning.set(setting.name, setting.value);
+        check_variants(tuning, std::string("--") + setting.name + " " + std::to_string(setting.value));
     }
-    for (const Setting& setting : settings) step->find_param(setting.name)->set(setting.value);
-    step->find_param("tile-rows")->set(4);
-    check_variants("every switch off, a 4 x 16 tile");
-    reset();
-    CHECK(step->find_param("tile-rows")->get() == 14);   // 0 restores the step as it is
-    CHECK(step->find_param("no-fma")->get() == 0);
+    Tuning all(*step);
+    for (const Setting& setting : settings) all.set(setting.name, setting.value);
+    all.set("tile-rows", 4);
+    check_variants(all, "every switch off, a 4 x 16 tile");
+    for (const Setting& s : settings) all.set(s.name, 0);
+    if (step->find_variant("avx512")->is_supported()) {
+        CHECK(all.get("tile-rows") == 14);   // 0 restores the step as it is
+        CHECK(all.get("no-fma") == 0);
+    }
 }
 
 TEST_CASE("pack_a and pack_b lay out slivers with zero padding", "[microkernels][packing]") {
@@ -457,7 +452,8 @@ TEST_CASE("steps 09 and 10 are right with 1 - 2 - 3 - 5 and 7 threads and tiny b
         REQUIRE(step != nullptr);
         const int before = omp_get_max_threads();
         const gemm::Param* least_work = step->find_param("min-kflops");
-        if (least_work != nullptr) least_work->set(1);   // split even these small products
+        Tuning tuning(*step);
+        if (least_work != nullptr) tuning.set("min-kflops", 1);   // split even these small products
         const auto deep_enough = [&](Shape s) {
             if (least_work == nullptr) s.k = std::max<int>(s.k, static_cast<int>(7 * 1.5e6 / (2.0 * s.m * s.n)) + 1);
             return s;
@@ -474,17 +470,17 @@ TEST_CASE("steps 09 and 10 are right with 1 - 2 - 3 - 5 and 7 threads and tiny b
                                         {tile.mr + 1, 6 * tile.nr + 5, 17},        // column groups
                                         {101, 67, 33, 3, 1, 5}};
                 for (int tiny = 0; tiny < 2; ++tiny) {
-                    BlockSizes blocks(*step, tiny ? 2 * tile.mr : 0, tiny ? 8 : 0, tiny ? tile.nr : 0);
+                    set_blocks(tuning, tiny ? 2 * tile.mr : 0, tiny ? 8 : 0, tiny ? tile.nr : 0);
                     for (const Shape& shape : shapes) {
                         const Shape s = shape.m * shape.n > 1 ? deep_enough(shape) : shape;
                         INFO(slug << ", " << threads << " threads, kernel " << tile.variant
                                   << (tiny ? ", tiny blocks, " : ", ") << describe(s));
-                        CHECK(check_kernel(variant->kernel, s) == "");
+                        CHECK(check_kernel(tuning.kernel(*variant), s) == "");
                     }
                 }
+                set_blocks(tuning, 0, 0, 0);
             }
         }
-        if (least_work != nullptr) least_work->set(0);
         omp_set_num_threads(before);
     }
 }
@@ -513,7 +509,8 @@ TEST_CASE("step 09 cuts k as step 08 does: the same C, bit for bit, on any team"
         // of 88 (87.5 rounded up: three of 88 and one of 86); the defaults at k = 700: slices
         // of 175 for kc 192, of 350 for kc 384.
         for (const Cut& cut : {Cut{2 * tile.mr, 64, 300}, Cut{0, 100, 300}, Cut{3 * tile.mr, 100, 350}, Cut{0, 0, 700}}) {
-            BlockSizes blocks(*s08, cut.mc, cut.kc, 0);   // step 09's --mc --kc --nc are step 08's
+            Tuning blocks(*s08);   // step 09's --mc --kc --nc are step 08's
+            set_blocks(blocks, cut.mc, cut.kc, 0);
             const int k = cut.k;
             std::vector<float> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n),
                 C(static_cast<std::size_t>(m) * n);
@@ -555,12 +552,11 @@ TEST_CASE("step 09 cuts k as step 08 does: the same C, bit for bit, on any team"
 TEST_CASE("step 10 copies B slivers inside the kernel calls correctly, on any team", "[microkernels][threads]") {
     const gemm::Step* step = find_step("10_tuned");
     REQUIRE(step != nullptr);
-    const gemm::Param* least_work = step->find_param("min-kflops");
-    const gemm::Param* no_copy = step->find_param("no-copy-b");
-    REQUIRE(least_work != nullptr);
-    REQUIRE(no_copy != nullptr);
+    REQUIRE(step->find_param("min-kflops") != nullptr);
+    REQUIRE(step->find_param("no-copy-b") != nullptr);
     const int before = omp_get_max_threads();
-    least_work->set(1);
+    Tuning tuning(*step);
+    tuning.set("min-kflops", 1);
     struct Blocks {
         int mc, kc, nc;
     };
@@ -568,11 +564,11 @@ TEST_CASE("step 10 copies B slivers inside the kernel calls correctly, on any te
         const gemm::Variant* variant = step->find_variant(isa);
         if (variant == nullptr || !variant->is_supported()) continue;
         for (const int copy_off : {0, 1}) {
-            no_copy->set(copy_off);
+            tuning.set("no-copy-b", copy_off);
             for (const int threads : {1, 2, 3, 5, 7}) {
                 omp_set_num_threads(threads);
                 for (const Blocks& b : {Blocks{14, 0, 0}, Blocks{28, 5, 0}, Blocks{112, 37, 0}, Blocks{42, 0, 96}}) {
-                    BlockSizes blocks(*step, b.mc, b.kc, b.nc);
+                    set_blocks(tuning, b.mc, b.kc, b.nc);
                     int t = 0;
                     for (const int m : {15, 45, 100})
                         for (const int n : {33, 65, 130, 200, 600})   // 600: 19 or 38 slivers, claims in 16 parts
@@ -581,14 +577,12 @@ TEST_CASE("step 10 copies B slivers inside the kernel calls correctly, on any te
                                 ++t;
                                 INFO(isa << ", " << threads << " threads, no-copy-b " << copy_off << ", mc " << b.mc
                                          << ", kc " << b.kc << ", nc " << b.nc << ", " << describe(s));
-                                CHECK(check_kernel(variant->kernel, s, static_cast<unsigned>(t)) == "");
+                                CHECK(check_kernel(tuning.kernel(*variant), s, static_cast<unsigned>(t)) == "");
                             }
                 }
             }
         }
     }
-    no_copy->set(0);
-    least_work->set(0);
     omp_set_num_threads(before);
 }
 #endif

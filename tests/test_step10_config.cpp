@@ -41,9 +41,9 @@ step10::Config sliced(bool no_even_k) {
     return c;
 }
 
-// C (m x n) after the nest, from the same random A, B and C every time.
+// C (m x n) after the nest, from the same random A, B and C every time; `team`: the threads it ran on.
 std::vector<float> product(bool parallel, const step10::Config& config, const step10::TileShape& tile, int m, int n,
-                           int k) {
+                           int k, int* team = nullptr) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(-1, 1);
     std::vector<float> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n),
@@ -52,8 +52,8 @@ std::vector<float> product(bool parallel, const step10::Config& config, const st
     for (float& x : B) x = u(rng);
     for (float& x : C) x = u(rng);
     const step10::Operands p{m, n, k, A.data(), k, B.data(), n, C.data(), n};
-    if (parallel) step10::parallel_gemm(config, tile, p);
-    else step10::serial_gemm(config, tile, p);
+    const int ran = parallel ? step10::parallel_gemm(config, tile, p) : (step10::serial_gemm(config, tile, p), 1);
+    if (team != nullptr) *team = ran;
     return C;
 }
 
@@ -158,8 +158,9 @@ TEST_CASE("step 10: --no-even-k slices k alike on one thread and on 2 or 3", "[s
             const step10::Config config = sliced(no_even_k), other = sliced(!no_even_k);
             const step10::TileShape tile = step10::tile_for(*entry, config.ablation);
             const std::vector<float> serial = product(false, config, tile, 61, 77, 165);
-            CHECK(same_bits(product(true, config, tile, 61, 77, 165), serial));
-            CHECK(step10::threads_used() == threads);
+            int team = 0;
+            CHECK(same_bits(product(true, config, tile, 61, 77, 165, &team), serial));
+            CHECK(team == threads);
             CHECK_FALSE(same_bits(product(false, other, tile, 61, 77, 165), serial));
         }
     }
@@ -172,8 +173,9 @@ TEST_CASE("step 10's plan hook: the step's own rules in the params column's form
     if (step == nullptr || step->best_variant() == nullptr) return;
     REQUIRE(step->def->plan != nullptr);
     const std::string variant(step->best_variant()->name);
-    const std::string small = step->def->plan(variant, 37, 37, 37, 2);
-    const std::string large = step->def->plan(variant, 1000, 1000, 1000, 2);
+    gemm::Setting setting{variant};   // nothing given or tuned: the rules
+    const std::string small = step->def->plan(setting, 37, 37, 37, 2);
+    const std::string large = step->def->plan(setting, 1000, 1000, 1000, 2);
     INFO(small << "\n" << large);
     CHECK(small.find(variant == "neon" ? "path=packed " : "path=direct ") == 0);
     CHECK(large.find("path=packed ") == 0);
@@ -182,8 +184,9 @@ TEST_CASE("step 10's plan hook: the step's own rules in the params column's form
         CHECK(large.find(key) != std::string::npos);
     // The blocks are those the params show, cut for this product (product_blocks) from the
     // rows of one row group of the team.
-    const int kc = step->find_param("kc")->get(), one_slice = step->find_param("one-slice")->get();
-    const step10::Blocks shown{step->find_param("mc")->get(), kc, step->find_param("nc")->get(), one_slice};
+    const auto value = [&](const char* name) { return gemm::shown_value(*step, setting, *step->find_param(name)).value(); };
+    const int kc = value("kc"), one_slice = value("one-slice");
+    const step10::Blocks shown{value("mc"), kc, value("nc"), one_slice};
     const step10::TileShape tile = step10::tile_for(*step10::isa_tile(variant), step10::Ablation{});
     const auto run = [&](int m, int n, int k, int threads) {
         const int rows = step10::group_rows(threads, m, n, tile.mr, tile.nr);
@@ -195,15 +198,11 @@ TEST_CASE("step 10's plan hook: the step's own rules in the params column's form
     CHECK(large.find(" one_slice=" + std::to_string(one_slice) + " ") != std::string::npos);
     CHECK(b.kc <= (1000 <= one_slice ? 1000 : kc));
     // --no-even-k through the step's own param, as the command line sets it.
-    const gemm::Param* no_even_k = step->find_param("no-even-k");
-    const gemm::Param* slice = step->find_param("one-slice");
-    slice->set(1);
+    setting.given[step->param_index(*step->find_param("one-slice"))] = 1;
     const int k = 2 * kc + kc / 2 + 1;
-    const std::string even = step->def->plan(variant, 500, 500, k, 2);
-    no_even_k->set(1);
-    const std::string uneven = step->def->plan(variant, 500, 500, k, 2);
-    no_even_k->set(0);
-    slice->set(0);
+    const std::string even = step->def->plan(setting, 500, 500, k, 2);
+    setting.given[step->param_index(*step->find_param("no-even-k"))] = 1;
+    const std::string uneven = step->def->plan(setting, 500, 500, k, 2);
     INFO(even << "\n" << uneven);
     step10::Config sliced_rules;
     sliced_rules.one_slice = 1;
@@ -213,5 +212,44 @@ TEST_CASE("step 10's plan hook: the step's own rules in the params column's form
     CHECK(even_kc < kc);   // equal slices, none deeper than kc
     CHECK(even.find(" kc=" + std::to_string(even_kc) + " ") != std::string::npos);
     CHECK(uneven.find(" kc=" + std::to_string(kc) + " ") != std::string::npos);
-    CHECK(step->def->plan("no-such-kernel", 100, 100, 100, 1) == "");
+    CHECK(step->def->plan(gemm::Setting{"no-such-kernel"}, 100, 100, 100, 1) == "");
+}
+
+// Each call takes its configuration from the Setting it is given, and keeps nothing: a run
+// with blocks and a team asked for, between two runs of the rules, changes neither the second
+// one's result (bit for bit: other slices of k round differently) nor its team.
+TEST_CASE("step 10: a Setting run after another takes its own values - nothing left by the first", "[step10][config]") {
+    const gemm::Step* step = find_step("10_tuned");
+    if (step == nullptr || step->best_variant() == nullptr) return;
+    const int m = 61, n = 77, k = 165;
+    const auto product = [&](const gemm::Setting& s, int& threads) {
+        std::mt19937 rng(7);
+        std::uniform_real_distribution<float> u(-1, 1);
+        std::vector<float> A(static_cast<std::size_t>(m) * k), B(static_cast<std::size_t>(k) * n),
+            C(static_cast<std::size_t>(m) * n);
+        for (std::vector<float>* v : {&A, &B, &C})
+            for (float& x : *v) x = u(rng);
+        threads = gemm::run_setting(*step, s, m, n, k, A.data(), k, B.data(), n, C.data(), n);
+        return C;
+    };
+#if defined(_OPENMP)
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(2);
+#endif
+    const gemm::Setting rules{step->best_variant()->name};
+    gemm::Setting asked = rules;
+    asked.given[step->param_index(*step->find_param("kc"))] = 5;
+    asked.given[step->param_index(*step->find_param("min-kflops"))] = 1;   // the whole team
+    int first_team = 0, asked_team = 0, again_team = 0;
+    const std::vector<float> first = product(rules, first_team);
+    const std::vector<float> other = product(asked, asked_team);
+    const std::vector<float> again = product(rules, again_team);
+    CHECK_FALSE(same_bits(first, other));
+    CHECK(same_bits(first, again));
+    CHECK(again_team == first_team);
+#if defined(_OPENMP)
+    CHECK(first_team == 1);   // too small to share under the rules
+    CHECK(asked_team == 2);
+    omp_set_num_threads(before);
+#endif
 }

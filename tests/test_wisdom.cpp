@@ -383,7 +383,7 @@ TEST_CASE("wisdom: tuned odd blocks and switches give verified results at odd si
     }
 }
 
-// In the process: what the hook sets, and that tuned blocks stand for the rules' blocks, not
+// In the process: what the hook gives, and that tuned blocks stand for the rules' blocks, not
 // for --mc: small products still skip the packing (skip_packing, as the step's plan hook
 // reports it: path=direct), which an asked block stops.
 TEST_CASE("wisdom: tuned blocks replace the rules' and leave small products unpacked", "[wisdom]") {
@@ -397,40 +397,38 @@ TEST_CASE("wisdom: tuned blocks replace the rules' and leave small products unpa
     const char* before = std::getenv("GEMM_WISDOM");
     const std::string saved = before != nullptr ? before : "";
     ::setenv("GEMM_WISDOM", file.c_str(), 1);
-    const gemm::Param* kc = step->find_param("kc");
-    const gemm::Param* mc = step->find_param("mc");
-    const int rules_kc = kc->get();
+    const auto kc = [&](const gemm::Setting& s) { return gemm::shown_value(*step, s, *step->find_param("kc")).value(); };
+    const std::size_t mc = step->param_index(*step->find_param("mc"));
+    const int rules_kc = kc(gemm::Setting{kernel});
     REQUIRE(def.plan != nullptr);
-    const auto unpacked = [&] { return def.plan(kernel, 37, 37, 37, 1).find("path=direct ") == 0; };
+    const auto unpacked = [&](const gemm::Setting& s) { return def.plan(s, 37, 37, 37, 1).find("path=direct ") == 0; };
     const bool has_direct = kernel != "neon";   // NEON has no unpacked kernel: always packed
 
-    // threads = 0 (cpuinfo) describes and sets nothing.
+    // threads = 0 (cpuinfo) describes and gives nothing.
     gemm::TunedParams t = def.tuned_params(kernel, 0);
     CHECK(t.source == "wisdom:" + step10::wisdom::path_word(file));
     CHECK(t.note.find("a run on 1 thread takes kc=100; on more, kc=77 mc=1") != std::string::npos);
-    CHECK(kc->get() == rules_kc);
+    CHECK(t.values == gemm::ParamValues{});
 
-    t = def.tuned_params(kernel, 1);
+    gemm::Setting one = gemm::make_setting(*step, kernel, 1, {}, &t);
     CHECK(t.source == "wisdom:" + step10::wisdom::path_word(file));
     CHECK(t.note == "");
-    CHECK(kc->get() == 100);
-    CHECK(unpacked() == has_direct);
-    mc->set(50);   // as --mc 50 does
-    CHECK_FALSE(unpacked());
-    mc->set(0);
-    CHECK(unpacked() == has_direct);
-    for (const gemm::Param& p : def.params) p.set(0);
+    CHECK(kc(one) == 100);
+    CHECK(unpacked(one) == has_direct);
+    one.given[mc] = 50;   // as --mc 50 does
+    CHECK_FALSE(unpacked(one));
+    one.given[mc] = 0;
+    CHECK(unpacked(one) == has_direct);
 
-    t = def.tuned_params(kernel, 3);
-    CHECK(kc->get() == 77);
-    CHECK(unpacked() == has_direct);
-    for (const gemm::Param& p : def.params) p.set(0);
-    CHECK(kc->get() == rules_kc);
+    const gemm::Setting all = gemm::make_setting(*step, kernel, 3);
+    CHECK(kc(all) == 77);
+    CHECK(unpacked(all) == has_direct);
+    CHECK(kc(gemm::Setting{kernel}) == rules_kc);
 
     ::setenv("GEMM_WISDOM", "off", 1);
-    t = def.tuned_params(kernel, 1);
+    const gemm::Setting off = gemm::make_setting(*step, kernel, 1, {}, &t);
     CHECK(t.source == "rules");
-    CHECK(kc->get() == rules_kc);
+    CHECK(kc(off) == rules_kc);
     if (before != nullptr) ::setenv("GEMM_WISDOM", saved.c_str(), 1);
     else ::unsetenv("GEMM_WISDOM");
 }
@@ -473,36 +471,32 @@ TEST_CASE("wisdom: this machine's lines read back as this machine - cpuinfo --id
 TEST_CASE("wisdom: a block at the cap, from --NAME or the file, runs at most 65536 - rounded down to the tile", "[wisdom]") {
     const gemm::Step* step = tuned_step();
     if (step == nullptr) return;
-    const gemm::StepDef& def = *step->def;
     const std::string kernel = best_kernel();
-    const gemm::Param* mc = step->find_param("mc");
-    const gemm::Param* kc = step->find_param("kc");
-    const gemm::Param* nc = step->find_param("nc");
-    const gemm::Param* one_slice = step->find_param("one-slice");
+    const auto index = [&](const char* name) { return step->param_index(*step->find_param(name)); };
+    gemm::Setting setting{kernel};
+    const auto get = [&](const char* name) { return gemm::shown_value(*step, setting, *step->find_param(name)).value(); };
     const int mr = kernel == "avx512" ? 14 : kernel == "avx2" ? 6 : 8;
     const int nr = kernel == "avx512" ? 32 : kernel == "avx2" ? 16 : 12;
     const int cap = gemm::cpu::kMaxBlock;
     // --mc 65536 as the command line sets it: 65536 rounded up to 14 rows would be 65538.
-    for (const gemm::Param* p : {mc, kc, nc, one_slice}) p->set(cap);
-    CHECK(mc->get() == cap / mr * mr);
-    CHECK(nc->get() == cap / nr * nr);
-    CHECK(kc->get() == cap);
-    CHECK(one_slice->get() == cap);
-    step->find_param("old-blocks")->set(1);   // step 07's rules round alike
-    CHECK(mc->get() == cap / mr * mr);
-    CHECK(nc->get() == cap / nr * nr);
-    for (const gemm::Param& p : def.params) p.set(0);
+    for (const char* name : {"mc", "kc", "nc", "one-slice"}) setting.given[index(name)] = cap;
+    CHECK(get("mc") == cap / mr * mr);
+    CHECK(get("nc") == cap / nr * nr);
+    CHECK(get("kc") == cap);
+    CHECK(get("one-slice") == cap);
+    setting.given[index("old-blocks")] = 1;   // step 07's rules round alike
+    CHECK(get("mc") == cap / mr * mr);
+    CHECK(get("nc") == cap / nr * nr);
     // The same from a wisdom file.
     const std::string file = scratch("cap.txt");
     write(file, head(kernel) + "threads 1 mc=65536 nc=65536 kc=65536\n");
     const char* before = std::getenv("GEMM_WISDOM");
     const std::string saved = before != nullptr ? before : "";
     ::setenv("GEMM_WISDOM", file.c_str(), 1);
-    def.tuned_params(kernel, 1);
-    CHECK(mc->get() == cap / mr * mr);
-    CHECK(nc->get() == cap / nr * nr);
-    CHECK(kc->get() == cap);
-    for (const gemm::Param& p : def.params) p.set(0);
+    setting = gemm::make_setting(*step, kernel, 1);
+    CHECK(get("mc") == cap / mr * mr);
+    CHECK(get("nc") == cap / nr * nr);
+    CHECK(get("kc") == cap);
     if (before != nullptr) ::setenv("GEMM_WISDOM", saved.c_str(), 1);
     else ::unsetenv("GEMM_WISDOM");
 }

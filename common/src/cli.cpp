@@ -3,6 +3,7 @@
 #include <gemm/harness.hpp>
 #include <gemm/numbers.hpp>
 
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -43,11 +44,14 @@ std::string usage(const Step& step, const std::string& program) {
     for (const Variant& v : step.def->variants)
         out << ' ' << v.name << (v.is_supported() ? "" : " (not on this CPU)");
     out << "\n";
-    for (const Param& p : step.def->params)
+    for (const Param& p : step.def->params) {
+        // Before a run: no variant chosen, nothing given or tuned.
+        const std::optional<int> value = shown_value(step, Setting{}, p);
         out << "  --" << p.name << " N" << std::string(p.name.size() < 24 ? 24 - p.name.size() : 1, ' ') << p.help
-            << (p.in_effect() ? " (here: " + std::to_string(p.get()) + "; 0 = automatic)"
-                              : std::string(" (changes nothing on this CPU)"))
+            << (value ? " (here: " + std::to_string(*value) + "; 0 = automatic)"
+                      : std::string(" (changes nothing on this CPU)"))
             << "\n";
+    }
     out << "  --help                      this text\n\n"
         << "Verification: C is compared with C0 + A*B computed in double precision; an element fails\n"
         << "when |C - ref| > (k + 2) * 2^-23 * (|A||B| + |C0|), and any NaN or Inf fails. Every element\n"

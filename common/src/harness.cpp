@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,10 @@ int say(const std::string& name, const std::string& text, int status = kExitOk) 
     return status;
 }
 
-double seconds_of(Kernel kernel, int m, int n, int k, const float* A, const float* B, float* C) {
+template <class Call>
+double seconds_of(const Call& call) {
     const auto start = std::chrono::steady_clock::now();
-    kernel(m, n, k, A, k, B, n, C, n);
+    call();
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     return elapsed.count();
 }
@@ -64,40 +66,41 @@ int openmp_team() {
     return team;
 }
 
-// The threads the step's last call ran on.
-int threads_ran(const Step& step, const ThreadControl* library_threads) {
+// The threads the step's last call ran on; `ran`: what StepDef::run returned.
+int threads_ran(const Step& step, const ThreadControl* library_threads, int ran) {
     if (library_threads != nullptr) return library_threads->get();
+    if (step.def->run != nullptr) return ran;
     if (step.def->threads_used != nullptr) return step.def->threads_used();
     return step.def->parallel ? openmp_team() : 1;
 }
 
 // The params in effect (not a switch of another variant) and the source of their values
 // (StepDef::tuned_params's, or ""), as "name=value" items joined by `separator`.
-std::string params_text(const Step& step, const std::string& source, const char* separator) {
+std::string params_text(const Step& step, const Setting& setting, const std::string& source, const char* separator) {
     std::string text;
     const auto add = [&](const std::string& item) { text.append(text.empty() ? "" : separator).append(item); };
     for (const Param& p : step.def->params)
-        if (p.in_effect()) add(std::string(p.name) + "=" + std::to_string(p.get()));
+        if (const std::optional<int> value = shown_value(step, setting, p)) add(std::string(p.name) + "=" + std::to_string(*value));
     if (!source.empty()) add("source=" + source);
     return text;
 }
 
 // The row of a size before it runs.
-CsvRow row_of(const Step& step, const Variant& variant, int size, const std::string& source) {
+CsvRow row_of(const Step& step, const Setting& setting, const Variant& variant, int size, const std::string& source) {
     CsvRow row;
     row.step = std::string(step.slug);
     row.m = row.n = row.k = size;
     row.kernel = std::string(variant.name);
     row.cpu = cpu::name();
     row.uarch = cpu::microarch_label();
-    row.params = params_text(step, source, " ");
+    row.params = params_text(step, setting, source, " ");
     // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
     row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
     return row;
 }
 
-SizeResult run_size(const Step& step, const Variant& variant, const Options& o, const ThreadControl* library_threads,
-                    int size, const std::string& source) {
+SizeResult run_size(const Step& step, const Variant& variant, const Setting& setting, const Options& o,
+                    const ThreadControl* library_threads, int size, const std::string& source) {
     const int m = size, n = size, k = size;
     const std::size_t sa = static_cast<std::size_t>(m) * k, sb = static_cast<std::size_t>(k) * n,
                       sc = static_cast<std::size_t>(m) * n;
@@ -107,8 +110,13 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     fill_random(B.get(), sb, 1000003ULL * size + 2);
     fill_random(C0.get(), sc, 1000003ULL * size + 3);   // C starts random: the kernel accumulates
     std::memcpy(C.get(), C0.get(), sc * sizeof(float));
-    const auto call = [&] { return seconds_of(variant.kernel, m, n, k, A.get(), B.get(), C.get()); };
-    SizeResult r{row_of(step, variant, size, source), ""};
+    int ran = 0;   // StepDef::run's threads of the last call
+    const auto call = [&] {
+        return step.def->run != nullptr
+                   ? seconds_of([&] { ran = step.def->run(setting, m, n, k, A.get(), k, B.get(), n, C.get(), n); })
+                   : seconds_of([&] { variant.kernel(m, n, k, A.get(), k, B.get(), n, C.get(), n); });
+    };
+    SizeResult r{row_of(step, setting, variant, size, source), ""};
 
     // The first run, on a fresh copy of C, is the one verified: a warm-up, or with --warmup 0 the
     // first timed repetition (so a sample that verifies costs no extra call).
@@ -127,7 +135,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
     for (int w = 0; w < untimed; ++w) call();
     // The threads of the last call; with --warmup 0 --no-verify, of the first timed one.
     const bool called = o.verify || untimed > 0;
-    if (called) r.row.threads = threads_ran(step, library_threads);
+    if (called) r.row.threads = threads_ran(step, library_threads, ran);
 
     // C keeps accumulating across repetitions (|C| grows by ~sqrt(k) a run). Timed runs that
     // other programs held the cores for are timed again, within --time-limit, and the least
@@ -142,7 +150,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Options& o, 
         for (int rep = static_cast<int>(attempt_times.size());
              rep < o.reps && !(o.time_limit > 0 && spent >= o.time_limit); ++rep) {
             attempt_times.push_back(call());
-            if (!called && attempt == 0 && rep == 0) r.row.threads = threads_ran(step, library_threads);
+            if (!called && attempt == 0 && rep == 0) r.row.threads = threads_ran(step, library_threads, ran);
             spent += attempt_times.back();
         }
         const double waited = cpu::waited_share(wait_before, cpu::cpu_wait_now(), r.row.threads);
@@ -298,13 +306,13 @@ const Variant* choose_variant(const Step& step, const Options& o, const std::str
     return variant;
 }
 
-void print_header(const Step& step, const Variant& variant, const Options& o, const std::string& source, int threads,
-                  const std::string& name) {
-    const bool takes_fewer = step.def->threads_used != nullptr && threads > 1;
+void print_header(const Step& step, const Variant& variant, const Setting& setting, const Options& o,
+                  const std::string& source, int threads, const std::string& name) {
+    const bool takes_fewer = (step.def->threads_used != nullptr || step.def->run != nullptr) && threads > 1;
     std::printf("%s: kernel %.*s, %s%d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant.name.size()),
                 variant.name.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",
                 cpu::name().c_str(), cpu::microarch_label().c_str());
-    if (const std::string params = params_text(step, source, ", "); !params.empty())
+    if (const std::string params = params_text(step, setting, source, ", "); !params.empty())
         std::printf(", %s", params.c_str());
     std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
                                      "and sums above (see --help)"
@@ -313,8 +321,8 @@ void print_header(const Step& step, const Variant& variant, const Options& o, co
 
 // Every size: a progress line each, and the CSV so far put in place as the run goes
 // (OutputFile::write_growing), so an interrupted sweep leaves the sizes done.
-int sweep(const Step& step, const Variant& variant, const Options& o, const ThreadControl* library_threads,
-          const std::string& source, const std::string& name, OutputFile& csv) {
+int sweep(const Step& step, const Variant& variant, const Setting& setting, const Options& o,
+          const ThreadControl* library_threads, const std::string& source, const std::string& name, OutputFile& csv) {
     std::string csv_so_far = csv_header() + '\n';
     const auto save_csv = [&](bool last) {
         const std::string error = o.csv.empty() ? "" : csv.write_growing(csv_so_far, last);
@@ -328,7 +336,7 @@ int sweep(const Step& step, const Variant& variant, const Options& o, const Thre
         SizeResult r;
         try {
             running_program = name.c_str();
-            r = run_size(step, variant, o, library_threads, size, source);
+            r = run_size(step, variant, setting, o, library_threads, size, source);
             running_program = nullptr;
         } catch (const std::bad_alloc&) {
             running_program = nullptr;
@@ -358,9 +366,9 @@ int sweep(const Step& step, const Variant& variant, const Options& o, const Thre
 }
 
 // --plan: a line per size, "n=SIZE" and what StepDef::plan says the run would do on `threads`.
-int print_plans(const Step& step, const Variant& variant, const Options& o, int threads, const std::string& name) {
+int print_plans(const Step& step, const Setting& setting, const Options& o, int threads, const std::string& name) {
     for (const int size : o.sizes) {
-        const std::string plan = step.def->plan ? step.def->plan(variant.name, size, size, size, threads) : "";
+        const std::string plan = step.def->plan ? step.def->plan(setting, size, size, size, threads) : "";
         std::printf("n=%d%s%s\n", size, plan.empty() ? "" : " ", plan.c_str());
     }
     return finish_stdout(name.c_str(), kExitOk);
@@ -391,14 +399,19 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
     const Variant* variant = choose_variant(step, o, name);
     if (variant == nullptr) return kExitUnsupported;
     if (step.def->use_variant != nullptr) step.def->use_variant(variant->name);
-    // Values tuned on this machine, then the command line's, which win. The note waits for the
-    // checks below: a run refused for its memory or its CSV path prints one line, its own.
+    // The run's Setting, made once: the values tuned on this machine and the command line's,
+    // which win. A lesson takes the command line's through its params' set(). The note waits
+    // for the checks below: a run refused for its memory or its CSV path prints one line, its own.
+    ParamValues given;
+    for (const auto& [param, value] : o.params) {
+        given[step.param_index(*param)] = value;
+        if (step.def->run == nullptr) param->set(value);
+    }
     TunedParams tuned;
-    if (step.def->tuned_params != nullptr) tuned = step.def->tuned_params(variant->name, threads);
-    for (const auto& [param, value] : o.params) param->set(value);
+    const Setting setting = make_setting(step, variant->name, threads, given, &tuned);
     if (o.plan) {   // nothing allocated, run or written: a missing ISA or a bad option is caught above
         if (!tuned.note.empty()) say(name, tuned.note);
-        return print_plans(step, *variant, o, threads, name);
+        return print_plans(step, setting, o, threads, name);
     }
 
     // Before allocating: the OOM killer gives no message, and under a limit on address space
@@ -411,9 +424,9 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
         return say(name, "--csv: " + error, kExitResource);
     if (!tuned.note.empty()) say(name, tuned.note);
     std::fputs(preface.c_str(), stdout);
-    print_header(step, *variant, o, tuned.source, threads, name);
+    print_header(step, *variant, setting, o, tuned.source, threads, name);
     if (!stdout_ok(name.c_str())) return kExitResource;
-    return sweep(step, *variant, o, library_threads, tuned.source, name, csv);
+    return sweep(step, *variant, setting, o, library_threads, tuned.source, name, csv);
 }
 
 }  // namespace gemm

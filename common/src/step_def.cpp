@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace gemm {
 
@@ -34,6 +35,35 @@ const Param* Step::find_param(std::string_view name) const {
     for (const Param& p : def->params)
         if (p.name == name) return &p;
     return nullptr;
+}
+
+Setting make_setting(const Step& step, std::string_view variant, int threads, const ParamValues& given,
+                     TunedParams* tuned) {
+    Setting setting{variant, given, {}};
+    if (step.def->tuned_params != nullptr) {
+        TunedParams t = step.def->tuned_params(variant, threads);
+        setting.tuned = t.values;
+        if (tuned != nullptr) *tuned = std::move(t);
+    }
+    return setting;
+}
+
+std::optional<int> shown_value(const Step& step, const Setting& setting, const Param& p) {
+    if (step.def->shown != nullptr) return step.def->shown(setting, p);
+    if (!p.in_effect() || p.get == nullptr) return std::nullopt;
+    return p.get();
+}
+
+int run_setting(const Step& step, const Setting& setting, int m, int n, int k, const float* A, int lda,
+                const float* B, int ldb, float* C, int ldc) {
+    if (step.def->run != nullptr) return step.def->run(setting, m, n, k, A, lda, B, ldb, C, ldc);
+    const Variant* v = setting.variant.empty() ? step.best_variant() : step.find_variant(setting.variant);
+    if (v == nullptr || !v->is_supported()) {   // callers choose a supported variant: a programming error
+        std::fputs("gemm: this variant of the step does not run on this CPU\n", stderr);
+        std::abort();
+    }
+    v->kernel(m, n, k, A, lda, B, ldb, C, ldc);
+    return 0;
 }
 
 }  // namespace gemm

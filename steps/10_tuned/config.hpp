@@ -1,7 +1,7 @@
 // Step 10's configuration: everything its rules read besides the CPU's caches and the product's
-// shape, in one value. step.cpp owns the one the command line and the wisdom file fill; each
-// call of the step copies it once and hands it down, so the rules (blocks.hpp) are functions of
-// their arguments and a test can run them on any configuration it makes.
+// shape, in one value. Each call of the step makes it from the run's gemm::Setting (the command
+// line's values and the wisdom file's: step.cpp, config_of) and hands it down, so the rules
+// (blocks.hpp) are functions of their arguments and a test can run them on any configuration.
 #pragma once
 
 namespace step10 {

@@ -10,7 +10,8 @@
 
 namespace step10 {
 
-// A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls.
+// A 64-byte aligned scratch buffer per thread that grows as needed and is kept between calls:
+// a workspace cache (thread_local in the nests), not configuration; no call's result depends on it.
 struct PackBuffer {
     float* data = nullptr;
     std::size_t size = 0;
@@ -30,9 +31,8 @@ struct Operands {
 };
 
 void serial_gemm(const Config& config, const TileShape& tile, const Operands& p);
-void parallel_gemm(const Config& config, const TileShape& tile, const Operands& p);
-// The team the last call ran on (the CSV's threads column).
-int threads_used();
+// Returns the team it ran on (the CSV's threads column).
+int parallel_gemm(const Config& config, const TileShape& tile, const Operands& p);
 
 // The unpacked path (skip_packing) for rows [row0, row1) and the NR-column slivers
 // [s0, s1) of C, the rows as tiles of nearly equal height; `bt`: the narrow columns of B laid

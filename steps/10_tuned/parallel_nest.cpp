@@ -25,8 +25,10 @@
 // Built without OpenMP (steps/10_tuned/CMakeLists.txt): one thread, the serial nest. The
 // harness refuses --threads above 1 before anything runs.
 namespace step10 {
-int threads_used() { return 1; }
-void parallel_gemm(const Config& config, const TileShape& tile, const Operands& p) { serial_gemm(config, tile, p); }
+int parallel_gemm(const Config& config, const TileShape& tile, const Operands& p) {
+    serial_gemm(config, tile, p);
+    return 1;
+}
 }  // namespace step10
 #else
 
@@ -41,11 +43,6 @@ void parallel_gemm(const Config& config, const TileShape& tile, const Operands& 
 #include <omp.h>
 
 namespace step10 {
-
-// The team the last call ran on (the CSV's threads column): OMP_THREAD_LIMIT, OMP_DYNAMIC
-// and the row-tile cap (team_size) may each give fewer threads than asked for.
-std::atomic<int> last_team{1};
-int threads_used() { return last_team.load(); }
 
 namespace {
 
@@ -132,18 +129,20 @@ void slivers_of(const Grid& grid, int cols_group, int slivers, int& s0, int& s1)
 
 // The unpacked path on a team: C shared out by the same claims, each claim's rows as tiles
 // of nearly equal height, as in the serial nest (direct_part).
-void parallel_direct(const Config& config, const TileShape& tile, const Operands& p, int team) {
+// Returns the team OpenMP gave.
+int parallel_direct(const Config& config, const TileShape& tile, const Operands& p, int team) {
     const int row_tiles = (p.m + tile.mr - 1) / tile.mr, col_slivers = (p.n + tile.nr - 1) / tile.nr;
     const std::unique_ptr<Counter[]> row_claims(new Counter[team]);
     // The last 1-4 columns, if any, as dot products: their B columns laid out along k once,
     // here, for every claim that reaches them.
     const int narrow = tile.narrow != nullptr ? narrow_columns(config, p.n, p.k) : 0;
     const float* bt = narrow_columns_of_b(p, narrow);
+    int ran = 1;
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num();
         const Grid grid = split_team(omp_get_num_threads(), row_tiles, col_slivers);
-        if (t == 0) last_team = omp_get_num_threads();
+        if (t == 0) ran = omp_get_num_threads();
         const RowClaims claims{row_claims.get(), grid, p.m, tile.mr, p.C, p.ldc};
         int s0, s1;
         slivers_of(grid, t % grid.cols, col_slivers, s0, s1);
@@ -151,6 +150,7 @@ void parallel_direct(const Config& config, const TileShape& tile, const Operands
             for (Claim c; claims.take((t / grid.cols + g) % grid.rows, t % grid.cols, p.m, s0, s1, c);)
                 direct_part(tile, p, narrow, bt, c.row0, c.row1, c.s0, c.s1);
     }
+    return ran;
 }
 
 enum ChunkState { kUnclaimed, kPacking, kPacked };
@@ -315,8 +315,8 @@ void panels(const TileShape& tile, const Operands& p, Shared& sh, const Member& 
     }
 }
 
-// The blocked path on a team of `team` threads.
-void parallel_packed(const Config& config, const TileShape& tile, const Operands& p, int team) {
+// The blocked path on a team of `team` threads; returns the team OpenMP gave.
+int parallel_packed(const Config& config, const TileShape& tile, const Operands& p, int team) {
     const int m = p.m, n = p.n, k = p.k, MR = tile.mr, NR = tile.nr;
     // The serial nest's slices; the A blocks cut from a row group's rows.
     Shared sh{.blk = product_blocks(config, block_sizes(config, MR, NR, tile.flops), group_rows(team, m, n, MR, NR), k,
@@ -338,10 +338,11 @@ void parallel_packed(const Config& config, const TileShape& tile, const Operands
     // that returns early would leave the others waiting at a barrier: each thread allocates
     // first, they all see together whether one failed, and bad_alloc is thrown out here.
     bool out_of_memory = false;
+    int ran = 1;
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num(), threads = omp_get_num_threads();
-        if (t == 0) last_team = threads;
+        if (t == 0) ran = threads;
         // The grid is made here, from the team OpenMP actually gave (OMP_THREAD_LIMIT,
         // OMP_DYNAMIC may give fewer).
         const Grid grid = split_team(threads, row_tiles, col_slivers);
@@ -362,20 +363,22 @@ void parallel_packed(const Config& config, const TileShape& tile, const Operands
         if (!failed) panels(tile, p, sh, me, threads, Ap);
     }
     if (out_of_memory) throw std::bad_alloc();
+    return ran;
 }
 
 }  // namespace
 
-void parallel_gemm(const Config& config, const TileShape& tile, const Operands& p) {
-    if (p.m <= 0 || p.n <= 0 || p.k <= 0) return;
+// The team may be smaller than asked for: OMP_THREAD_LIMIT, OMP_DYNAMIC and the row-tile cap
+// (team_size) may each give fewer threads.
+int parallel_gemm(const Config& config, const TileShape& tile, const Operands& p) {
+    if (p.m <= 0 || p.n <= 0 || p.k <= 0) return 1;
     const int team = team_size(config, p.m, p.n, p.k, tile.mr, tile.nr, omp_get_max_threads());
     if (team == 1) {   // one thread: the serial nest, with no team to start or claims to make
-        last_team = 1;
         serial_gemm(config, tile, p);
-        return;
+        return 1;
     }
     if (tile.direct != nullptr && skip_packing(config, p.m, p.k, p.ldb, tile.nr)) return parallel_direct(config, tile, p, team);
-    parallel_packed(config, tile, p, team);
+    return parallel_packed(config, tile, p, team);
 }
 
 }  // namespace step10

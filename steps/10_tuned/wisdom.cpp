@@ -1,7 +1,7 @@
-// Step 10's wisdom file (wisdom.hpp): found, read, checked and applied here, and nowhere else.
+// Step 10's wisdom file (wisdom.hpp): found, read and checked here, and nowhere else.
 // A file that is damaged, or measured on another machine or kernel, is never half-used: it is
 // refused whole, with one line saying why, and the run takes the cache rules (blocks.cpp). The
-// values a run takes are applied by step.cpp (apply_tuned).
+// values a run takes go into its Setting, which step.cpp turns into a Config (config_of).
 #include "wisdom.hpp"
 
 #include <gemm/cpu.hpp>

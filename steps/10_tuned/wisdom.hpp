@@ -63,7 +63,7 @@ std::string mismatch(const File& file, const Machine& here, std::string_view var
 // What StepDef::tuned_params does for step 10: finds the file (GEMM_WISDOM, else
 // <the executable's folder>/../wisdom/step10_tuned.txt), reads and checks it, and for a run
 // on `threads` threads (1: the "threads 1" line, more: "threads all") puts the values of that
-// line in `values`, for the caller to apply; threads = 0 gives none and describes (bin/cpuinfo).
+// line in `values`, for the run's Setting; threads = 0 gives none and describes (bin/cpuinfo).
 gemm::TunedParams take(std::span<const gemm::Param> params, std::span<const gemm::Variant> variants,
                        std::string_view variant, int threads, Values& values);
 

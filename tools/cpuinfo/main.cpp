@@ -88,13 +88,18 @@ void step_json(cpuinfo::Json& j, const StepFacts& s, const PlanRequest& request)
     j.end();
     if (s.has_tuned) j.object("tuned").value("source", s.tuned.source).value("note", s.tuned.note).end();
     j.array("plans");
-    if (s.variant)
+    if (s.variant) {
+        // What a run on each thread count would take: the wisdom file's values for that count.
+        std::vector<gemm::Setting> settings;
+        for (int threads : request.threads) settings.push_back(gemm::make_setting(*s.step, s.variant->name, threads));
         for (int size : request.sizes)
-            for (int threads : request.threads) {
+            for (std::size_t t = 0; t < request.threads.size(); ++t) {
+                const int threads = request.threads[t];
                 j.object().value("size", size).value("threads", threads);
-                pairs(j, "plan", def.plan ? def.plan(s.variant->name, size, size, size, threads) : std::string());
+                pairs(j, "plan", def.plan ? def.plan(settings[t], size, size, size, threads) : std::string());
                 j.end();
             }
+    }
     j.end().end();
 }
 

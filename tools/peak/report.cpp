@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -104,8 +105,10 @@ std::vector<StepFacts> step_facts() {
     for (const Step& s : gemm::steps()) {
         StepFacts facts{&s, s.best_variant(), {}, false, {}};
         if (facts.variant != nullptr) {
+            const Setting setting{facts.variant->name};   // nothing given or tuned: the rules
             for (const Param& p : s.def->params)
-                if (p.in_effect()) facts.params.push_back({p.name, p.help, p.get()});
+                if (const std::optional<int> value = shown_value(s, setting, p))
+                    facts.params.push_back({p.name, p.help, *value});
             // With threads = 0 the step sets nothing: it says what a run would take.
             if (s.def->tuned_params != nullptr) {
                 facts.has_tuned = true;

@@ -67,7 +67,10 @@ double median_of(std::vector<double> v) {
 }
 
 // A square size with leading dimension ld: the first call verified, then reps timed calls.
-Row run(gemm::Kernel kernel, int size, int ld, int reps, std::string& problem) {
+Row run(const gemm::Step& step, const gemm::Setting& setting, int size, int ld, int reps, std::string& problem) {
+    const auto kernel = [&](int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+        gemm::run_setting(step, setting, m, n, k, A, lda, B, ldb, C, ldc);
+    };
     const std::size_t count = static_cast<std::size_t>(size) * ld;
     gemm::FloatBuffer A = gemm::allocate_floats(count), B = gemm::allocate_floats(count),
                       C0 = gemm::allocate_floats(count), C = gemm::allocate_floats(count);
@@ -145,10 +148,10 @@ Options parse(int argc, const char* const* argv) {
     return o;
 }
 
-// The variant to run (nullptr after the message, with the exit code in `rc`), set up as the
-// step's own executable does: the variant, then the values tuned on this machine (step 10's
-// wisdom), then the command line's, which win.
-const gemm::Variant* prepare_variant(const Options& o, gemm::TunedParams& tuned, int& rc) {
+// The variant to run (nullptr after the message, with the exit code in `rc`) and its Setting,
+// made as the step's own executable makes it: the values tuned on this machine (step 10's
+// wisdom) and the command line's, which win (a lesson's through its params' set()).
+const gemm::Variant* prepare_variant(const Options& o, gemm::TunedParams& tuned, gemm::Setting& setting, int& rc) {
     const gemm::Step* step = o.step;
     const std::string slug(step->slug);
 #if defined(_OPENMP)
@@ -168,8 +171,12 @@ const gemm::Variant* prepare_variant(const Options& o, gemm::TunedParams& tuned,
         return nullptr;
     }
     if (step->def->use_variant != nullptr) step->def->use_variant(variant->name);
-    if (step->def->tuned_params != nullptr) tuned = step->def->tuned_params(variant->name, 1);
-    for (const auto& [param, value] : o.params) param->set(value);
+    gemm::ParamValues given;
+    for (const auto& [param, value] : o.params) {
+        given[step->param_index(*param)] = value;
+        if (step->def->run == nullptr) param->set(value);
+    }
+    setting = gemm::make_setting(*step, variant->name, 1, given, &tuned);
     return variant;
 }
 
@@ -181,8 +188,9 @@ int main(int argc, char** argv) {
     if (const auto done = gemm::meter::parse_command("probe", kUsage, parse, argc, argv, o, std::cout, std::cerr))
         return gemm::finish_stdout("probe", *done);
     gemm::TunedParams tuned;
+    gemm::Setting setting;
     int rc = 0;
-    const gemm::Variant* variant = prepare_variant(o, tuned, rc);
+    const gemm::Variant* variant = prepare_variant(o, tuned, setting, rc);
     if (variant == nullptr) return rc;
     const std::string slug(o.step->slug), kernel(variant->name);
     gemm::OutputFile csv;
@@ -198,7 +206,7 @@ int main(int argc, char** argv) {
         std::string problem;
         Row r;
         try {
-            r = run(variant->kernel, size, ld, o.reps, problem);
+            r = run(*o.step, setting, size, ld, o.reps, problem);
         } catch (const std::bad_alloc&) {
             std::fprintf(stderr, "probe: out of memory at size %d, ld %d\n", size, ld);
             return gemm::kExitResource;
