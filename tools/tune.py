@@ -273,8 +273,7 @@ class Synthetic:
 
     def __init__(self, measure, rules, identity=None, sample_seconds=0.25, plan=None):
         self.measure, self.rules = measure, dict(rules)
-        self.plan = plan or (lambda options, size: dict(self.rules, path="packed", outer_bytes_per_flop=0,
-                                                        max_outer_bytes_per_flop=0, **options))
+        self.plan = plan or self.rules_plan
         self.ident = list(identity or ["cpu GenuineIntel 6 207 Emerald Rapids", "caches 49152 2097152 314572800"])
         self.sample_seconds = self.default_cost = sample_seconds
         self.clock = 0.0
@@ -306,6 +305,11 @@ class Synthetic:
 
     def probe_library(self, threads):
         return "synthetic library"
+
+    def rules_plan(self, options, size):
+        """A step that runs the options over the rules at every size, packed, with no traffic bound."""
+        blocks = {k.replace("-", "_"): v for k, v in dict(self.rules, **options).items()}
+        return dict(blocks, path="packed", outer_bytes_per_flop=0, max_outer_bytes_per_flop=0)
 
     def plans(self, threads, options, sizes):
         return [dict(self.plan(dict(options), n), threads=threads) for n in sizes]
