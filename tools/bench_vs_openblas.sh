@@ -64,17 +64,19 @@ wrap() {
   [[ $threads -gt 1 ]] && cpus=$cpuall
   wrapped=("${clean_env[@]}" "${bind[@]}" "${envs[@]}" OMP_NUM_THREADS="$threads" "${rt[@]}" taskset -c "$cpus" "$@")
 }
-# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: a run of the busy table (busy/LABEL.SIZE.ROUND.csv)
+# run LABEL THREADS SIZE [ENV=VALUE ...] -- CMD...: a run of the busy table (busy/LABEL.SIZE.ROUND.csv),
+# never real-time (wrap sees this empty rt)
 run() {
-  local label=$1 threads=$2 size=$3
+  local label=$1 threads=$2 size=$3 rt=()
   wrap "$threads" 0 "${@:4}"
-  "${wrapped[@]}" --sizes "$size" --reps "$fixed_reps" --threads "$threads" --csv "$tmp/busy/$label.$size.$r.csv" >/dev/null 2>"$tmp/stderr" ||
+  "${wrapped[@]}" --sizes "$size" --reps 3 --threads "$threads" --csv "$tmp/busy/$label.$size.$r.csv" >/dev/null 2>"$tmp/stderr" ||
     run_failed $? "$label at $size failed:" "$tmp/stderr"
 }
 # job LABEL THREADS [ENV=VALUE ...] -- CMD...: a contender for tools/interleave.py (libraries: --ref).
 jobs=()
-job() {
+job() {   # (BLIS's jobs only where it is built)
   local label=$1 bind=1 kind=--job
+  [[ $label != blis* || $have_blis == 1 ]] || return 0
   [[ $label == openblas* || $label == blis* ]] && bind=0 kind=--ref
   wrap "$2" "$bind" "${@:3}"
   jobs+=("$kind" "$label=$(printf '%q ' "${wrapped[@]}")--threads $2")
@@ -86,19 +88,19 @@ ceiling() {
 }
 
 job openblas1 1 -- "$bin/ref_openblas"
-[[ $have_blis = 1 ]] && job blis1 1 -- "$bin/ref_blis"
+job blis1 1 -- "$bin/ref_blis"
 job step10 1 -- "$bin/step10_tuned"
 job step08 1 -- "$bin/step08_avx512_14x32"
 job openblas_avx2 1 OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
 job step10_avx2 1 -- "$bin/step10_tuned" --kernel avx2
-[[ $have_blis = 1 ]] && job blis_avx2 1 BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"
+job blis_avx2 1 BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"
 if [[ $ncpu -ge 2 ]]; then
   job openblasN "$ncpu" -- "$bin/ref_openblas"
-  [[ $have_blis = 1 ]] && job blisN "$ncpu" -- "$bin/ref_blis"
+  job blisN "$ncpu" -- "$bin/ref_blis"
   job step10N "$ncpu" -- "$bin/step10_tuned"
   job step09 "$ncpu" -- "$bin/step09_openmp"
   job openblas_avx2N "$ncpu" OPENBLAS_CORETYPE=Haswell -- "$bin/ref_openblas"
-  [[ $have_blis = 1 ]] && job blis_avx2N "$ncpu" BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"
+  job blis_avx2N "$ncpu" BLIS_ARCH_TYPE=haswell -- "$bin/ref_blis"
   job step10_avx2N "$ncpu" -- "$bin/step10_tuned" --kernel avx2
   ceiling step10_ceiling -- "$bin/step10_tuned"
   ceiling step10_avx2_ceiling -- "$bin/step10_tuned" --kernel avx2
@@ -124,7 +126,7 @@ unsettled=$(sed -n '/^   unsettled/,$p' "$tmp/sampled.log")
 if [[ $busy = 1 && $ncpu -ge 2 ]]; then
   stage="the busy table"
   taskset -c 0 bash -c 'while :; do :; done' & spinner=$!
-  saved_rt=("${rt[@]}"); rt=(); fixed_reps=3; mkdir "$tmp/busy"
+  mkdir "$tmp/busy"
   for size in 100 200 400 1000; do
     for ((r = 0; r < 20; ++r)); do
       if ((r % 4 == 0)); then
@@ -135,7 +137,6 @@ if [[ $busy = 1 && $ncpu -ge 2 ]]; then
     done
   done
   kill "$spinner"; wait "$spinner" 2>/dev/null || true; spinner=""
-  rt=("${saved_rt[@]}")
   stage="the tables"
 fi
 

@@ -28,17 +28,14 @@ steps="$root/steps"
 name_max=$(step_name_max) || exit 2
 (( ${#slug} <= name_max )) ||
   usage_error "slug '${name:0:24}...' (${#name} characters): too long: a step folder (steps/${number}_...) is at most $name_max characters; at most $((name_max - ${#slug} + ${#name})) characters here"
-for d in "$steps"/*/; do
-  [ -d "$d" ] || continue
-  [ "$(basename "$d" | sed -E 's/^0*([0-9]+)_.*/\1/')" = "$number" ] &&
-    usage_error "step $number exists already: steps/$(basename "$d")"
-done
+existing=$(ls "$steps" | grep -E "^0*${number}_" | head -n 1 || true)
+[ -z "$existing" ] || usage_error "step $number exists already: steps/$existing"
 # The default is the last lesson (1-9), not the tuned step 10 nor a lab step.
 [ -n "$from" ] || from=$(ls "$steps" | grep -E '^0*[1-9]_[a-z0-9_]+$' | sort -V | tail -n 1)
 # A step folder directly under steps/: not ".", "..", a path, or a folder without a step.
 [[ "$from" =~ ^[0-9]{2,4}_[a-z0-9_]+$ ]] && [ -f "$steps/$from/CMakeLists.txt" ] ||
   usage_error "--from '$from': not a step folder under steps/ (such as 07_packing)"
-from_number=$((10#$(echo "$from" | sed -E 's/^0*([0-9]+)_.*/\1/')))
+from_number=$((10#${from%%_*}))
 
 # From here on, a failure removes the half-made step; the build list is changed last.
 finished=0
