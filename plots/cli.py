@@ -44,15 +44,6 @@ def end_by(signum, scratch=()):
     os.kill(os.getpid(), signum)
 
 
-def kill_group(process):
-    """SIGKILL to the whole group `process` leads (not reaped yet, so its id is still the group's), then reap it."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    process.wait()
-
-
 def run(command, timeout=None, **options):
     """subprocess.run() in a new session: on any exception the whole group is killed and reaped first."""
     process = None
@@ -67,8 +58,12 @@ def run(command, timeout=None, **options):
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
         out, err = process.communicate(timeout=timeout)
     except BaseException:
-        if process is not None:
-            kill_group(process)
+        if process is not None:   # not reaped yet, so its id is still the group's: SIGKILL to it, then reap
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            process.wait()
         raise
     return subprocess.CompletedProcess(command, process.returncode, out, err)
 

@@ -113,10 +113,7 @@ def cpu_wait(path, line, row):
     text = (row.get("cpu_wait") or "").strip()
     if text == "" or text.lower() == "nan":
         return None
-    value = number(path, line, row, "cpu_wait", minimum=0)
-    if value > 1:
-        raise InputError("{}: line {}: column cpu_wait is '{}', above 1".format(path, line, shown(text)))
-    return value
+    return number(path, line, row, "cpu_wait", minimum=0, maximum=1)
 
 
 def load_run(path):
@@ -214,11 +211,8 @@ def load_peak(path):
 
 def best_peak(peaks, threads):
     """(isa, GFLOPS) of the fastest fp32 ISA at `threads`, or None."""
-    here = [(g, isa) for (isa, t), g in peaks.items() if t == threads]
-    if not here:
-        return None
-    g, isa = max(here)
-    return isa, g
+    best = max(((g, isa) for (isa, t), g in peaks.items() if t == threads), default=None)
+    return None if best is None else (best[1], best[0])
 
 
 def isa_peak(peaks, isa, threads):

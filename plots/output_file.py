@@ -141,14 +141,17 @@ def _name_max(folder):
         return 255
 
 
-def _temporary(target):
-    """(fd, name) of a new file .NAME.XXXXXXXX beside `target`, NAME cut to fit NAME_MAX."""
+def _temporary(path, target):
+    """(fd, name) of a new file .NAME.XXXXXXXX beside `target`, NAME cut to fit NAME_MAX; else OutputError."""
     folder, name = os.path.split(target)
     folder = folder or "."
     limit = _name_max(folder)
-    keep = max(1, limit - len(".." + "X" * 8)) if limit and limit > 0 else len(name)
+    keep = max(1, limit - len(".." + "X" * 8)) if limit > 0 else len(name)
     prefix = "." + os.fsdecode(os.fsencode(name)[:keep]) + "."   # the limit counts bytes
-    return tempfile.mkstemp(prefix=prefix, dir=folder)
+    try:
+        return tempfile.mkstemp(prefix=prefix, dir=folder)
+    except OSError as e:
+        raise _problem(path, _reason(e))
 
 
 def check(path):
@@ -167,10 +170,7 @@ def check(path):
         elif not os.access(target, os.W_OK):   # not opened: opening a FIFO would wait for its reader
             raise _problem(path, os.strerror(errno.EACCES))
         return
-    try:
-        fd, probe = _temporary(target)
-    except OSError as e:
-        raise _problem(path, _reason(e))
+    fd, probe = _temporary(path, target)
     os.close(fd)
     os.unlink(probe)
 
@@ -182,12 +182,6 @@ def _write_all(fd, data):
         if written <= 0:
             raise OSError(errno.EIO, os.strerror(errno.EIO))
         view = view[written:]
-
-
-def _creation_mode():
-    mask = os.umask(0o22)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
 def _write_through(path, target, data):
@@ -213,16 +207,15 @@ def write(path, data):
     kind, target = _kind(path)
     if kind == "stream":
         return _write_through(path, target, data)
-    try:
-        fd, temporary = _temporary(target)
-    except OSError as e:
-        raise _problem(path, _reason(e))
+    fd, temporary = _temporary(path, target)
     try:
         try:   # the new file gets the old one's permissions, or those a plain create would give
             try:
                 mode = stat.S_IMODE(os.stat(target).st_mode)
             except FileNotFoundError:
-                mode = _creation_mode()
+                mask = os.umask(0o22)
+                os.umask(mask)
+                mode = 0o666 & ~mask
             os.fchmod(fd, mode)
             _write_all(fd, data)
         finally:

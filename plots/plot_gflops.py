@@ -37,15 +37,17 @@ def curves(runs):
     return out
 
 
-# What the markers mean, said once in the legend.
+# What the band and the markers over the curves mean, said once in the legend (in this order).
 BAND_TEXT = {True: "band: from the best sample down to the median sample",
              False: "band: from the best repetition down to the median"}
-UNSETTLED_TEXT = "hollow point: unsettled, its samples disagree (summary.md, spread.csv)"
-FEWER_TEXT = "ringed point: run on fewer threads (too small a product to share)"
-FAILED_TEXT = "FAILED verification"
 UNSETTLED = {"linestyle": "none", "markersize": 6, "markerfacecolor": "white", "markeredgewidth": 1.5}
 FEWER = {"linestyle": "none", "marker": "o", "markersize": 11, "markerfacecolor": "white", "markeredgewidth": 2}
 FAILED = {"linestyle": "none", "marker": "X", "markersize": 11, "color": "red"}
+MARKERS = {"unsettled": (dict(UNSETTLED, marker="o", markeredgecolor="black"),
+                         "hollow point: unsettled, its samples disagree (summary.md, spread.csv)"),
+           "fewer": (dict(FEWER, markeredgecolor="black"),
+                     "ringed point: run on fewer threads (too small a product to share)"),
+           "failed": (FAILED, "FAILED verification")}
 
 
 def draw_curve(ax, c):
@@ -59,33 +61,22 @@ def draw_curve(ax, c):
     line, = ax.plot(sizes, best_values, marker=marker, markersize=4.5, linewidth=2, color=colour,
                     linestyle="--" if c["minor"] else "-", label=c["label"], markevery=filled)
     ax.fill_between(sizes, medians, best_values, color=colour, alpha=0.2, linewidth=0)
-    used = set()
-    if unsettled:
-        ax.plot([sizes[i] for i in unsettled], [best_values[i] for i in unsettled], marker=marker,
-                markeredgecolor=colour, zorder=line.get_zorder() + 1, label="_unsettled", **UNSETTLED)
-        used.add("unsettled")
-    if c["fewer"]:   # not comparable with its neighbours: a point on fewer threads than the curve's
-        ax.plot([r["m"] for r in c["fewer"]], [r["best"] for r in c["fewer"]], markeredgecolor=colour,
-                zorder=line.get_zorder() - 0.5, label="_fewer", **FEWER)
-        used.add("fewer")
-    bad = [r for r in c["rows"] if r["failed"]]
-    if bad:
-        ax.plot([r["m"] for r in bad], [r["best"] for r in bad], label="_failed", **FAILED)
-        used.add("failed")
-    return best_values, medians, used
+    # A point on fewer threads than the curve's is not comparable with its neighbours: ringed.
+    hollow = dict(UNSETTLED, marker=marker, markeredgecolor=colour, zorder=line.get_zorder() + 1)
+    over = (("unsettled", [c["rows"][i] for i in unsettled], hollow),
+            ("fewer", c["fewer"], dict(FEWER, markeredgecolor=colour, zorder=line.get_zorder() - 0.5)),
+            ("failed", [r for r in c["rows"] if r["failed"]], FAILED))
+    for key, rows, style in over:
+        if rows:
+            ax.plot([r["m"] for r in rows], [r["best"] for r in rows], label="_" + key, **style)
+    return best_values, medians, set(key for key, rows, _ in over if rows)
 
 
 def explain(ax, used, sampled):
     """The legend's closing entries: the band, and the markers the curves used."""
     from matplotlib.patches import Patch
-    entries = [(Patch(facecolor="grey", alpha=0.3, linewidth=0), BAND_TEXT[sampled])]
-    if "unsettled" in used:
-        entries.append((ax.plot([], [], marker="o", markeredgecolor="black", **UNSETTLED)[0], UNSETTLED_TEXT))
-    if "fewer" in used:
-        entries.append((ax.plot([], [], markeredgecolor="black", **FEWER)[0], FEWER_TEXT))
-    if "failed" in used:
-        entries.append((ax.plot([], [], **FAILED)[0], FAILED_TEXT))
-    return entries
+    return [(Patch(facecolor="grey", alpha=0.3, linewidth=0), BAND_TEXT[sampled])] + [
+        (ax.plot([], [], **style)[0], text) for key, (style, text) in MARKERS.items() if key in used]
 
 
 def default_what(runs):

@@ -103,11 +103,9 @@ def draw_point(ax, p):
 
 def draw_panel(ax, threads, peaks, bandwidth, pts, skipped):
     lo, hi = X_RANGE
-    roofs = []   # (isa, GFLOPS, note): every ISA peak.csv has at this count (scalar maybe estimated)
-    for isa in ISAS:
-        value, note = isa_peak(peaks, isa, threads)
-        if value is not None:
-            roofs.append((isa, value, note))
+    # (isa, GFLOPS, note): every ISA peak.csv has at this count (scalar maybe estimated)
+    roofs = [(isa,) + isa_peak(peaks, isa, threads) for isa in ISAS]
+    roofs = [roof for roof in roofs if roof[1] is not None]
     top = max(v for _, v, _ in roofs)
     draw_compute_roofs(ax, roofs, threads)
     for level in (lv for lv in model.LEVELS if lv in bandwidth):

@@ -58,7 +58,7 @@ def render(args, inputs=None):
     fig, ax = drawing.pyplot().subplots(figsize=(max(9, 1.15 * len(bars) + 2), 6.5), dpi=130)
     values = [b["gflops"] for b in bars]
     top = max(values)
-    low = min(v for v in values if v > 0) if any(v > 0 for v in values) else 0.1
+    low = min((v for v in values if v > 0), default=0.1)
     estimated = ""
     for x, b in enumerate(bars):
         ax.bar(x, b["gflops"], width=0.7, color=drawing.series_colour(b["step"]), edgecolor="black",

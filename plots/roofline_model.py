@@ -84,27 +84,14 @@ def intensity(traffic):
     return {level: 2.0 / b for level, b in traffic.items() if b > 0}
 
 
-def _roofs(intensities, bandwidth):
-    return {lv: bandwidth[lv] * intensities[lv] for lv in LEVELS if lv in bandwidth and lv in intensities}
-
-
-def bound(intensities, bandwidth):
-    """(level, GFLOPS) of the lowest memory roof (bandwidth x intensity) at these intensities, or None."""
-    roofs = [(gflops, lv) for lv, gflops in _roofs(intensities, bandwidth).items()]
-    if not roofs:
-        return None
-    gflops, level = min(roofs)
-    return level, gflops
-
-
 def place(intensities, bandwidth, ceiling=None):
     """Every number the figure shows of a step (so that point, line and caption agree): the level whose roof
-    is lowest, that roof, each level's roof, and the bound, "compute" when `ceiling` is lower; or None."""
-    where = bound(intensities, bandwidth)
-    if where is None:
+    (bandwidth x intensity) is lowest, that roof, each level's roof, and the bound, "compute" when `ceiling`
+    is lower; or None."""
+    roofs = {lv: bandwidth[lv] * intensities[lv] for lv in LEVELS if lv in bandwidth and lv in intensities}
+    if not roofs:
         return None
-    level, roof = where
+    roof, level = min((gflops, lv) for lv, gflops in roofs.items())
     compute = ceiling is not None and ceiling < roof
     return {"level": level, "intensity": intensities[level], "roof": roof, "ceiling": ceiling,
-            "bound": "compute" if compute else level, "limit": ceiling if compute else roof,
-            "roofs": _roofs(intensities, bandwidth)}
+            "bound": "compute" if compute else level, "limit": ceiling if compute else roof, "roofs": roofs}
