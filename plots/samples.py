@@ -87,13 +87,6 @@ def spread(values):
     return 1.0 - min(values) / max(values)
 
 
-def group_by_size(rows):
-    groups = {}
-    for row in rows:
-        groups.setdefault((int(row["m"]), int(row["n"]), int(row["k"]), int(row["threads"])), []).append(row)
-    return groups
-
-
 def aggregate_row(rows, tolerance=TOLERANCE, needed=2):
     """One harness row from the samples of one size; a failed verification wins over every pass."""
     first = rows[0]
@@ -128,9 +121,12 @@ def aggregate(header, rows, tolerance=TOLERANCE):
     text = io.StringIO()
     writer = csv.DictWriter(text, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
-    groups = sorted(group_by_size(rows).items())
-    needed = needed_samples(quiet_share([[_float(r["gflops_best"]) for r in g] for _, g in groups], tolerance))
-    for key, group in groups:
+    groups = {}
+    for row in rows:
+        groups.setdefault((int(row["m"]), int(row["n"]), int(row["k"]), int(row["threads"])), []).append(row)
+    groups = [groups[key] for key in sorted(groups)]
+    needed = needed_samples(quiet_share([[_float(r["gflops_best"]) for r in g] for g in groups], tolerance))
+    for group in groups:
         writer.writerow(aggregate_row(group, tolerance, needed))
     return text.getvalue()
 

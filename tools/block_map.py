@@ -55,11 +55,6 @@ def largest_size():
     return int(match.group(1)) if match else None
 
 
-def tunables(text):
-    """{name: value} of a params column ("mc=48 kc=1360 nc=..."), None or "" as {}."""
-    return harness_csv.tunables(text or "")
-
-
 class Step:
     """The step executable and the options every run of it gets."""
 
@@ -102,7 +97,7 @@ class Step:
         if row is None:
             raise Failure(1, "{}: its run at n = {} wrote no CSV row (exit {}{})".format(
                 self.name, PROBE_SIZE, rc, ": " + err if err else ""))
-        return row, tunables(row.get("params"))
+        return row, harness_csv.tunables(row.get("params") or "")
 
 
 def grid(default, factors, multiple, size):
@@ -223,7 +218,7 @@ def measure(step, args, kc_list, mc_list):
                 rc, row, err = step.run(args.size, blocks)
                 step.stop_on(rc, err)
                 verified = row is not None and row.get("verified") == "1" and rc == 0
-                ran = tunables((row or {}).get("params"))
+                ran = harness_csv.tunables((row or {}).get("params") or "")
                 key = (ran.get("kc", kc), ran.get("mc", mc))   # the blocks it reports, else those asked for
                 if not verified:
                     print("   kc = {}, mc = {}: exit {}{}".format(kc, mc, rc, ": " + err if err else ""),

@@ -3,13 +3,9 @@
 run_all.sh, make step-N, tools/grade.sh, tools/bench_vs_openblas.sh and tools/tune.py.
 Options, files and exit status: docs/contracts.md, "Sampled runs"; why it samples this way:
 docs/harness.md, "How a run samples".
-
-    tools/interleave.py --out DIR --job LABEL=COMMAND [--job ...] [--ref LABEL=COMMAND ...]
-                        [--sizes LIST] [--rounds N] [--sample-time S] [--max-reps N]
-                        [--tolerance F] [--max-samples N] [--budget S] [--seed N] [--no-verify]
-                        [--timeout S] [--settle S]
 """
 import csv
+import io
 import os
 import random
 import re
@@ -105,7 +101,6 @@ class Scheduler:
         self.rng = random.Random(args.seed)
         self.run_id = "{}-{}".format(int(time.time()), os.getpid())
         self.round = self.seq = 0
-        self.tmp = None   # no working files: each sample's CSV comes through a pipe
         self.clock = time.monotonic   # a test makes it virtual
         self.started = self.clock()
         self.settle_end = None   # --settle: the clock's time at which sampling ends
@@ -179,8 +174,11 @@ class Scheduler:
             return
         whole, raw = self.paths(job)
         columns = job.header + [c for c in stats.SAMPLE_COLUMNS if c not in job.header]
-        lines = [",".join(columns)] + [",".join(_field(row.get(c, "")) for c in columns) for row in job.rows]
-        output_file.write(raw, "\n".join(lines) + "\n")
+        text = io.StringIO()
+        writer = csv.DictWriter(text, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(job.rows)
+        output_file.write(raw, text.getvalue())
         output_file.write(whole, stats.aggregate(job.header, job.rows, self.args.tolerance))
 
     def run_group(self, size, jobs):
@@ -399,8 +397,8 @@ def _not_a_row(header, rows, size):
         return "{} rows, not one".format(len(rows))
     row = rows[0]
     try:
-        ok = int(row["m"]) == size and int(row["threads"]) >= 1 and float(row["gflops_best"]) > 0 \
-            and float(row["gflops_best"]) < 1e9 and float(row["gflops_median"]) >= 0
+        ok = int(row["m"]) == size and int(row["threads"]) >= 1 and 0 < float(row["gflops_best"]) < 1e9 \
+            and float(row["gflops_median"]) >= 0
     except (TypeError, ValueError):
         ok = False
     return "" if ok else "not a row of n = {} with a GFLOPS above 0".format(size)
@@ -414,11 +412,6 @@ def shown(text, limit=300):
 def _threads(job):
     """A job's threads, from its first sample (pairs are of as many threads)."""
     return job.rows[0].get("threads") if job.rows else None
-
-
-def _field(value):
-    value = str(value)
-    return '"' + value.replace('"', '""') + '"' if any(c in value for c in ',"\n') else value
 
 
 def sample_all(scheduler, args):
@@ -442,7 +435,7 @@ def sample_all(scheduler, args):
 
 def make_parser():
     parser = cli.Parser(prog=PROG, description="Sample harness executables side by side, "
-                        "spread over the run (see the top of this file).")
+                        "spread over the run (docs/contracts.md, \"Sampled runs\").")
     add = parser.add_argument
     add("--out", required=True, type=cli.name, help="folder of LABEL.csv and samples/LABEL.csv")
     add("--job", action="append", default=[], metavar="LABEL=COMMAND", help="a job to sample")

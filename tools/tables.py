@@ -372,18 +372,17 @@ def ratio_table(folder, sizes, base_rounds, this, prev, ref):
                                                   fmt("%.4f", xr)))
         table.append("  %6d %10.2f %20s %14s %9s %9s" % (int(n), t, fmt("%.2f", mp) or "-", fmt("%.2f", mr) or "-",
                                                          fmt("%.3fx", xp) or "-", fmt("%.3fx", xr) or "-"))
-    gp = "%#.3gx %s" % (math.exp(logs[prev] / len(sizes)), prev) if prev else ""
-    gr = "%#.3gx %s" % (math.exp(logs[ref] / len(sizes)), ref) if ref else ""
-    table.append("  geometric mean over n = %s (%d round%s, sampled side by side): %s%s" % (
-        ",".join(sizes), int(base_rounds), "" if base_rounds == "1" else "s", gp or "no previous step",
-        ", " + gr if gr else ""))
+    means = ["%#.3gx %s" % (math.exp(logs[other] / len(sizes)), other) for other in (prev, ref) if other]
+    table.append("  geometric mean over n = %s (%d round%s, sampled side by side): %s" % (
+        ",".join(sizes), int(base_rounds), "" if base_rounds == "1" else "s",
+        ", ".join(([] if prev else ["no previous step"]) + means)))
     table.append("  CPU: " + printable(cpu))   # shown, never run by the terminal
     if ref:
         table.append("  reference kernel: " + printable(refkernel))
         if " " not in refkernel:   # an older runner names the library only, not the kernel set it ran
             table.append("  (the reference does not say which kernel set it ran: it may be weaker than this CPU "
                          "allows; see docs/labs/README.md, \"An honest reference\")")
-    return gp + (", " if gp and gr else "") + gr, csv_lines, table
+    return ", ".join(means), csv_lines, table
 
 
 def main(argv):
