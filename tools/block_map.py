@@ -2,9 +2,6 @@
 """The block-size map: a step at one size over a kc x mc grid around the blocks it really runs
 (learned from its CSV's params at n = 16, not from --help), one CSV row per cell.
 
-    tools/block_map.py EXE [--size N] [--kc LIST] [--mc LIST] [--fine] [--reps N] [--rounds N]
-                       [--threads N] [--kernel NAME] [--cpu N|none] [--timeout S] [--csv OUT.csv]
-
 Options, CSV columns and exit status: docs/contracts.md (tools/block_map.py); plots/plot_blockmap.py
 draws the CSV. Each run of the step is a process group of its own, killed on Ctrl-C or SIGTERM.
 """
@@ -19,7 +16,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "plots"))
 import cli  # noqa: E402  (plots/cli.py: one-line usage errors, the step in its own group)
-import harness_csv  # noqa: E402  (plots/harness_csv.py: the params column)
+import harness_csv  # noqa: E402  (plots/harness_csv.py: the params column, the largest size)
 from interleave import sample_timeout  # noqa: E402  (the sampler's rule for a run that hung)
 from output_file import OutputError, check, scratch_folder, write  # noqa: E402  (plots/output_file.py)
 
@@ -30,7 +27,6 @@ FINE = (0.25, 0.354, 0.5, 0.707, 1.0, 1.414, 2.0)
 COLUMNS = ["step", "n", "kc", "mc", "default", "gflops_best", "gflops_median", "verified", "kernel", "cpu", "uarch",
            "params"]
 PROBE_SIZE = 16   # the tiny runs that ask the step what it makes of a block size
-HARNESS = os.path.join(ROOT, "common", "include", "gemm", "harness.hpp")
 
 
 class Failure(Exception):
@@ -43,16 +39,6 @@ class Failure(Exception):
 
 def usage(text):
     return Failure(2, text)
-
-
-def largest_size():
-    """The harness's kMaxSize, or None without the header (the step then refuses the size)."""
-    try:
-        with open(HARNESS) as f:
-            match = re.search(r"constexpr int kMaxSize = (\d+);", f.read())
-    except OSError:
-        return None
-    return int(match.group(1)) if match else None
 
 
 class Step:
@@ -140,10 +126,9 @@ def main(argv):
             raise usage("--size, --reps, --rounds and --threads must be at least 1")
         if args.timeout is not None and not 1e-3 <= args.timeout <= 1e7:   # NaN too
             raise usage("--timeout '{}': must be from 0.001 to 1e7 seconds".format(args.timeout))
-        limit = largest_size()
-        if limit is not None and args.size > limit:
+        if args.size > harness_csv.MAX_SIZE:
             raise usage("--size {}: larger than the harness's limit, {} (n * n must fit in an int)".format(
-                args.size, limit))
+                args.size, harness_csv.MAX_SIZE))
         kc_list = parse_list("--kc", args.kc) if args.kc else None
         mc_list = parse_list("--mc", args.mc) if args.mc else None
         if not os.path.isfile(args.exe) or not os.access(args.exe, os.X_OK):
@@ -217,15 +202,16 @@ def measure(step, args, kc_list, mc_list):
                 blocks = [] if default else ["--kc", str(kc), "--mc", str(mc)] + slice_option
                 rc, row, err = step.run(args.size, blocks)
                 step.stop_on(rc, err)
-                verified = row is not None and row.get("verified") == "1" and rc == 0
-                ran = harness_csv.tunables((row or {}).get("params") or "")
+                row = row or {}
+                verified = row.get("verified") == "1" and rc == 0
+                ran = harness_csv.tunables(row.get("params") or "")
                 key = (ran.get("kc", kc), ran.get("mc", mc))   # the blocks it reports, else those asked for
                 if not verified:
                     print("   kc = {}, mc = {}: exit {}{}".format(kc, mc, rc, ": " + err if err else ""),
                           file=sys.stderr)
                 new = {"step": slug, "n": args.size, "kc": key[0], "mc": key[1], "default": int(default),
-                       "verified": int(verified), **{c: row[c] if row else "nan" for c in COLUMNS[5:7]},
-                       **{c: (row or {}).get(c, "") for c in COLUMNS[8:]}}
+                       "verified": int(verified), **{c: row.get(c, "nan") for c in COLUMNS[5:7]},
+                       **{c: row.get(c, "") for c in COLUMNS[8:]}}
                 old = cells.get(key)
                 # A failure in any round stays: a wrong result is not outvoted by a right one.
                 if old is None or not new["verified"] or (old["verified"] and float(new["gflops_best"]) >
