@@ -36,11 +36,11 @@ sys.path.insert(0, os.path.join(ROOT, "plots"))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import output_file  # noqa: E402  (plots/output_file.py: every file goes through it)
 import cli  # noqa: E402  (plots/cli.py: children in their own process group, SIGTERM raised)
-from harness_csv import InputError, open_regular  # noqa: E402  (a file read only when it is a regular one)
+from harness_csv import InputError, open_regular, tunables  # noqa: E402  (a regular file read; params' {name: value})
 import samples as stats  # noqa: E402  (plots/samples.py: medians, a sample's CSV, paired ratios' intervals)
 import interleave  # noqa: E402  (tools/interleave.py: the scheduler that takes the samples)
 import machine as machine_record  # noqa: E402  (plots/machine.py: cpuinfo --json, the machine's one record)
-from block_map import Failure, tunables  # noqa: E402  (a reason to stop and its exit status; {name: value} of params)
+from block_map import Failure  # noqa: E402  (a reason to stop and its exit status)
 
 PROG = "tune.py"
 HEADER = "# gemm-steps wisdom: step 10's parameters measured best on this CPU (tools/tune.py)"
@@ -216,14 +216,14 @@ class Real:
     def probe(self, threads):
         """(kernel, {tunable: the rules' value}, {tunable: unit it is rounded to}, threads it ran on)."""
         row = self.run_probe(self.command(threads, {}), "step10_tuned")
-        rules = tunables(row.get("params"))
+        rules = tunables(row.get("params") or "")
         if not all(name in rules for name in BLOCKS):
             raise Failure(2, "{}: its CSV has no mc, kc and nc in params: not step 10".format(self.exe))
         # The units are what --mc 1 --kc 1 --nc 1 runs as; --min-kflops 1 shares even n = 16
         # out, so its threads column is the team the step can have here (OMP_THREAD_LIMIT).
         ones = {name: 1 for name in BLOCKS + (("one-slice",) if "one-slice" in rules else ())}
         shared = self.run_probe(self.command(threads, dict(ones, **{"min-kflops": 1})), "step10_tuned")
-        unit = tunables(shared.get("params"))
+        unit = tunables(shared.get("params") or "")
         units = {name: max(16 if name in ("kc", "one-slice") else 1, unit.get(name, 1)) for name in ones}
         ran = shared.get("threads", "").strip()
         return row.get("kernel", "").strip(), rules, units, int(ran) if ran.isdigit() and int(ran) >= 1 else threads
@@ -335,7 +335,7 @@ class Measurer(interleave.Scheduler):
         self.replay, self.pending, self.aborted = None, {}, False
 
     def close(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        pass   # no working files: interleave.py's samples come through a pipe (tests close a Search's anyway)
 
     def save(self, job):
         pass   # the state is written per group (run_group)
@@ -364,19 +364,18 @@ class Measurer(interleave.Scheduler):
             self.restore(job, size, record)
             self.tuner.replayed += 1
             return
-        machine, before = self.tuner.machine, len(job.rows)
-        if machine.synthetic:
-            self.seq += 1
+        machine = self.tuner.machine
+        if machine.synthetic:   # a sample as the state keeps it, taken as a replayed one is
             gflops = repr(float(machine.measure(dict(job.params), size, self.round)))
             machine.clock += machine.sample_seconds
-            job.wall.setdefault(size, []).append(machine.sample_seconds)
-            job.rows.append({"step": "10_tuned", "m": str(size), "n": str(size), "k": str(size),
-                             "threads": str(self.threads), "gflops_best": gflops, "gflops_median": gflops,
-                             "seconds_best": "0", "max_rel_err": "nan", "verified": "0", "kernel": "synthetic",
-                             "params": "", "cpu_wait": "0", "run": self.run_id, "round": str(self.round),
-                             "seq": str(self.seq)})
+            record = {"wall": machine.sample_seconds,
+                      "row": {"step": "10_tuned", "m": str(size), "n": str(size), "k": str(size),
+                              "threads": str(self.threads), "gflops_best": gflops, "gflops_median": gflops,
+                              "seconds_best": "0", "max_rel_err": "nan", "verified": "0", "kernel": "synthetic",
+                              "cpu_wait": "0"}}
+            self.restore(job, size, record)
         else:
-            walls = len(job.wall.get(size, []))
+            before, walls = len(job.rows), len(job.wall.get(size, []))
             super().sample(job, size)
             if self.tuner.stop_requested and job.failed:
                 # Ctrl-C reached the run too: not a result, and the group is not kept.
@@ -385,12 +384,12 @@ class Measurer(interleave.Scheduler):
                 del job.wall.get(size, [])[walls:]
                 self.aborted = True
                 return
+            record = {"wall": job.wall[size][-1] if job.wall.get(size) else 0.0}
+            if len(job.rows) > before:
+                record["row"] = {k: v for k, v in job.rows[-1].items() if k in KEPT_COLUMNS}
+            if job.failed:
+                record["failed"] = job.failed
         self.tuner.measured += 1
-        record = {"wall": job.wall[size][-1] if job.wall.get(size) else 0.0}
-        if len(job.rows) > before:
-            record["row"] = {k: v for k, v in job.rows[-1].items() if k in KEPT_COLUMNS}
-        if job.failed:
-            record["failed"] = job.failed
         self.pending[job.key] = record
 
     def restore(self, job, size, record):
@@ -457,16 +456,15 @@ class Search:
     def options(self, point):
         """{option: value} a point runs with, in OPTION_ORDER then its switches'. A point that
         sets a block passes the rules' one-slice depth along (--kc alone turns it off)."""
-        out = {c: self.value(c, r) for c, r in zip(self.coords, point.rungs) if c in BLOCKS and r != 0}
-        if "one-slice" in self.coords:
-            rung = point.rungs[self.coords.index("one-slice")]
-            depth = self.value("one-slice", rung)
-            if rung != 0 or (out and depth > out.get("kc", self.rules["kc"])):
+        rungs = dict(zip(self.coords, point.rungs))
+        out = {c: self.value(c, rungs[c]) for c in BLOCKS if rungs[c] != 0}
+        if "one-slice" in rungs:
+            depth = self.value("one-slice", rungs["one-slice"])
+            if rungs["one-slice"] != 0 or (out and depth > out.get("kc", self.rules["kc"])):
                 out["one-slice"] = depth
-        ordered = {name: out[name] for name in OPTION_ORDER if name in out}
         for name in point.switches:   # a switch is 1; a choice its other form
-            ordered[name] = next(v for v in CHOICES[name] if v != self.rules[name]) if name in CHOICES else 1
-        return ordered
+            out[name] = next(v for v in CHOICES[name] if v != self.rules[name]) if name in CHOICES else 1
+        return out
 
     def effective(self, point):
         """{mc, kc, nc[, one-slice]} the point runs with: the blocks it asks for, else the rules'; one-slice,
@@ -544,8 +542,7 @@ class Search:
     def record(self, point, versus, versus_to_rules, ratios, adopted, verdict_):
         """A row of the search record, the point against `versus`: its chained ratio to the rules (None: failed)."""
         blocks = self.effective(point)
-        row = dict.fromkeys(SEARCH_COLUMNS, "")
-        row.update(threads=self.setting, thread_count=self.threads, phase=self.phase, batch=self.batches,
+        row = dict(threads=self.setting, thread_count=self.threads, phase=self.phase, batch=self.batches,
                    options=words(self.options(point)), mc=blocks["mc"], kc=blocks["kc"], nc=blocks["nc"],
                    one_slice=blocks.get("one-slice", ""), switches=" ".join(point.switches),
                    vs=words(self.options(versus)), vs_to_rules=four(versus_to_rules), adopted=int(bool(adopted)),
@@ -780,6 +777,7 @@ class Tuner:
         if machine.synthetic:
             machine.clock = 0.0
         self.searches = []       # the Search of each thread count, in order (the search record)
+        self.kernel = None       # the variant step 10 runs (start())
         self.identity = []       # the cpu and caches lines
         self.search_path = self.figure_path = None   # STEM.search.csv and STEM.tuning.png (search_paths())
 
@@ -828,17 +826,15 @@ def search_csv(searches, identity):
     uarch = " ".join(cpu.split()[3:])
     caches = (identity[1].split()[1:4] if len(identity) > 1 else []) + ["", "", ""]
     text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(SEARCH_COLUMNS)
+    writer = csv.DictWriter(text, SEARCH_COLUMNS, restval="", lineterminator="\n")
+    writer.writeheader()
     for s in searches:
         rules = s.effective(s.rules_point)
         common = {"rules_mc": rules["mc"], "rules_kc": rules["kc"], "rules_nc": rules["nc"],
                   "rules_one_slice": rules.get("one-slice", ""), "winner": words(s.result()),
                   "complete": int(s.complete()), "kernel": s.kernel, "cpu": cpu,
                   "uarch": "" if uarch == "unknown" else uarch, "l1d": caches[0], "l2": caches[1], "l3": caches[2]}
-        for row in s.records:
-            merged = dict(row, **common)
-            writer.writerow([merged[c] for c in SEARCH_COLUMNS])
+        writer.writerows(dict(row, **common) for row in s.records)
     return text.getvalue()
 
 
@@ -899,10 +895,10 @@ def resolution_text(search):
     return text
 
 
-def report(tuner, searches, kernel):
-    identity = tuner.identity
+def report(tuner):
+    identity, searches = tuner.identity, tuner.searches
     print("step 10 ({}) tuned on {} [{}], sizes {}, {} rounds a batch, margin {:g} % (seed {})".format(
-        kernel, identity[0][4:], identity[1][7:], ",".join(str(n) for n in tuner.sizes), tuner.args.rounds,
+        tuner.kernel, identity[0][4:], identity[1][7:], ",".join(str(n) for n in tuner.sizes), tuner.args.rounds,
         100 * tuner.args.margin, tuner.seed))
     for s in searches:
         search_report(s)
@@ -978,15 +974,23 @@ def parse_args(argv):
     def bad(option, text, why):
         return Failure(2, "{} '{}': {}".format(option, shown(text, 60), why))
 
+    def number(option, convert, low, high, why, not_number=None):
+        """The option's value converted and from `low` to `high` (`convert` gives None or raises for none)."""
+        text = getattr(args, option[2:])
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise bad(option, text, not_number if value is None and not_number else why)
+        return value
+
+    def whole(digits):
+        return lambda text: int(text) if re.match(r"^[0-9]{1,%d}$" % digits, text) else None
+
     if args.output == "":
         raise Failure(2, "-o '': an empty name (give a file, or no -o for the default)")
-    budget, margin = args.budget, args.margin
-    try:
-        args.budget = float(budget)
-    except ValueError:
-        raise bad("--budget", budget, "not a number")
-    if not 1 <= args.budget <= 1e6:
-        raise bad("--budget", budget, "must be from 1 to 1000000 seconds")
+    args.budget = number("--budget", float, 1, 1e6, "must be from 1 to 1000000 seconds", "not a number")
     if args.threads not in ("1", "all", "both"):
         raise bad("--threads", args.threads, "must be 1, all or both")
     try:
@@ -995,19 +999,11 @@ def parse_args(argv):
         raise Failure(2, str(e))
     if len(args.sizes) > 16:
         raise Failure(2, "--sizes: {} sizes; at most 16".format(len(args.sizes)))
-    if not re.match(r"^[0-9]{1,2}$", args.rounds) or not 2 <= int(args.rounds) <= 20:
-        raise bad("--rounds", args.rounds, "must be from 2 to 20")
-    args.rounds = int(args.rounds)
-    try:
-        args.margin = float(margin) / 100
-    except ValueError:
-        args.margin = float("nan")
-    if not 0.001 <= args.margin <= 0.5:
-        raise bad("--margin", margin, "must be a number of per cent from 0.1 to 50")
+    args.rounds = number("--rounds", whole(2), 2, 20, "must be from 2 to 20")
+    args.margin = number("--margin", lambda text: float(text) / 100, 0.001, 0.5,
+                         "must be a number of per cent from 0.1 to 50")
     if args.seed is not None:
-        if not re.match(r"^[0-9]{1,9}$", args.seed):
-            raise bad("--seed", args.seed, "not a whole number from 0 to 999999999")
-        args.seed = int(args.seed)
+        args.seed = number("--seed", whole(9), 0, 999999999, "not a whole number from 0 to 999999999")
     if args.kernel is not None and not re.match(r"^[a-z0-9_]{1,32}$", args.kernel):
         raise bad("--kernel", args.kernel, "not a variant name such as avx2")
     return args
@@ -1160,14 +1156,14 @@ def tune(argv, machine, held):
     if own_machine:
         machine = Real(args.build, args.kernel)
     cli.on_sigterm()   # after the machine's scratch folder: output_file set its own handler with it
-    previous, searches, tuner = None, [], None
+    previous, tuner = None, None
     try:
-        tuner, kernel = start(args, machine, held, searches)
+        tuner = start(args, machine, held)
         previous = signal.signal(signal.SIGINT, lambda *_: on_sigint(tuner))
-        for index, search in enumerate(searches):
+        for index, search in enumerate(tuner.searches):
             # An equal share of what is left: a search that closed its decisions early leaves
             # its time to the next. Its final rounds are kept out of its share (reserve()).
-            search.search(tuner.now() + (args.budget - tuner.now()) / (len(searches) - index))
+            search.search(tuner.now() + (args.budget - tuner.now()) / (len(tuner.searches) - index))
             search.final_rounds(args.budget)
         tuner.end_progress()
     except (Interrupted, KeyboardInterrupt, Failure, output_file.OutputError, cli.Terminated) as e:
@@ -1186,21 +1182,19 @@ def tune(argv, machine, held):
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        for s in searches:
-            s.measurer.close()
         if own_machine:
             machine.close()
-    return finish(tuner, searches, kernel)
+    return finish(tuner)
 
 
-def start(args, machine, held, searches):
-    """(the Tuner, the kernel step 10 runs): the output checked, the state read, a Search per thread count."""
+def start(args, machine, held):
+    """The Tuner: the output checked, the state read, a Search per thread count, the kernel step 10 runs."""
     machine.check()
     out = args.output or os.path.join(machine.build if not machine.synthetic else ".", "wisdom", "step10_tuned.txt")
     state_path, old = prepare_output(out, args.fresh, held["locks"])
     tuner = Tuner(args, machine, out, state_path)
     tuner.search_path, tuner.figure_path = search_paths(out) if state_path else (None, None)
-    tuner.identity, tuner.searches = machine.identity(), searches
+    tuner.identity = machine.identity()
     settings = [("1", 1), ("all", machine.ncpu())]
     if args.threads != "both":
         settings = [s for s in settings if s[0] == args.threads]
@@ -1224,16 +1218,15 @@ def start(args, machine, held, searches):
     if old:
         print("{}: resuming from {} ({} groups of samples measured before)".format(
             PROG, state_path, sum(len(g) for g in old["groups"].values())), file=sys.stderr)
-    for index, (name, threads) in enumerate(settings):
-        searches.append(Search(tuner, name, threads, index))
-    cli.on_sigterm()   # and after the searches' (a made-up machine has none of its own)
-    single_threaded(args, machine, searches)
-    kernels = sorted(set(s.kernel for s in searches))
+    tuner.searches = [Search(tuner, name, threads, index) for index, (name, threads) in enumerate(settings)]
+    single_threaded(args, machine, tuner.searches)
+    kernels = sorted(set(s.kernel for s in tuner.searches))
     if len(kernels) != 1:
         raise Failure(1, "step 10 runs different kernels on one thread and on all: {}".format(", ".join(kernels)))
-    for s in searches:
+    for s in tuner.searches:
         s.library_job()   # the library probed once per thread count; None leaves it out of the rest
-    return tuner, kernels[0]
+    tuner.kernel = kernels[0]
+    return tuner
 
 
 def single_threaded(args, machine, searches):
@@ -1247,7 +1240,6 @@ def single_threaded(args, machine, searches):
     if args.threads == "all":
         raise Failure(2, "--threads all: {}: nothing to tune on {} CPUs (give --threads 1)".format(why, machine.ncpu()))
     print("{}: threads all is not tuned: {}".format(PROG, why), file=sys.stderr)
-    lone[0].measurer.close()
     searches.remove(lone[0])
 
 
@@ -1260,37 +1252,33 @@ def on_sigint(tuner):
           flush=True)
 
 
-def wisdom_lines(tuner, searches, kernel):
+def wisdom_lines(tuner):
     """The wisdom file: this run's thread counts, the others' kept from a file of the same CPU and kernel."""
-    args, out, head = tuner.args, tuner.out, tuner.identity + ["kernel " + kernel]
+    args, out, searches, head = tuner.args, tuner.out, tuner.searches, tuner.identity + ["kernel " + tuner.kernel]
     results = {s.setting: s.result() for s in searches}
     if len(searches) == 1 and tuner.machine.ncpu() == 1 and args.threads == "both":
         results["all"] = results["1"]
-    kept = {}
+    chosen = {name: "threads {} {}".format(name, words(options)).rstrip() for name, options in results.items()}
     old = read_wisdom(os.path.realpath(out)) or []
     for line in old if old[2:5] == head else []:
         w = line.split()
         if len(w) >= 2 and w[0] == "threads" and w[1] not in results:
             if re.match(r"^threads (1|all)( [a-z][a-z-]{0,31}=[0-9]{1,5})*$", line):
-                kept[w[1]] = line
+                chosen[w[1]] = line
             else:   # step 10 would refuse the whole file for it
                 print("{}: the threads {} line of {} is not kept: not NAME=VALUE words".format(
                     PROG, shown(w[1], 20), out), file=sys.stderr)
-    lines = [HEADER, "format 1"] + head
-    for name in ("1", "all"):
-        if name in results:
-            lines.append(" ".join(["threads", name] + ["{}={}".format(k, v) for k, v in results[name].items()]))
-        elif name in kept:
-            lines.append(kept[name])
+    lines = [HEADER, "format 1"] + head + [chosen[name] for name in ("1", "all") if name in chosen]
     # noise: the widest half-width among the decisions closed (else open), what they resolve
     widths = [w for s in searches for w in (s.resolution()[0] or s.resolution()[1]) if math.isfinite(w)]
     return lines + ["noise {:.3f}".format(max(widths) if widths else 0.0)]
 
 
-def finish(tuner, searches, kernel):
+def finish(tuner):
     """Writes the files, removes or keeps the state, reports and draws: the exit status."""
+    searches = tuner.searches
     try:
-        output_file.write_whole(tuner.out, "\n".join(wisdom_lines(tuner, searches, kernel)) + "\n")
+        output_file.write_whole(tuner.out, "\n".join(wisdom_lines(tuner)) + "\n")
         tuner.save_search()   # the winner and whether each search is complete, as written
         if tuner.state_path and all(s.complete() for s in searches):
             if os.path.exists(tuner.state_path):
@@ -1302,7 +1290,7 @@ def finish(tuner, searches, kernel):
         return 3
     except OSError:
         pass
-    report(tuner, searches, kernel)
+    report(tuner)
     if tuner.search_path:
         print("search: {}".format(tuner.search_path))
         if any(s.records for s in searches):
