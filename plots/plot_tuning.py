@@ -20,7 +20,7 @@ PHASES = ("coarse", "polish", "switch", "final")
 COORDS = ("kc", "mc", "nc", "one_slice")           # the order an axis is chosen in (kc x mc first)
 LABELS = {"kc": "kc (depth of the blocks)", "mc": "mc (rows of the A block)", "nc": "nc (columns of the B panel)",
           "one_slice": "one-slice (deepest k in one slice)"}
-SHORT = {"kc": "kc", "mc": "mc", "nc": "nc", "one_slice": "one-slice"}
+SHORT = {c: c.replace("_", "-") for c in COORDS}
 MAX_BLOCK = 65536        # the largest --NAME N step 10 takes
 MAX_RATIO = 1000.0       # a ratio beyond this is a garbled file, not a measurement
 MAX_BATCH = 1000000
@@ -33,7 +33,7 @@ def text(row, column):
 
 
 def flag(path, line, row, column):
-    value = (row[column] or "").strip()
+    value = text(row, column)
     if value not in ("0", "1"):
         raise InputError("{}: line {}: column {} is '{}', not 0 or 1".format(path, line, column, shown(value)))
     return value == "1"
@@ -41,6 +41,12 @@ def flag(path, line, row, column):
 
 def block(path, line, row, column):
     return number(path, line, row, column, int, minimum=1, maximum=MAX_BLOCK)
+
+
+def blocks(path, line, row, prefix, has_one_slice):
+    """{mc, kc, nc, one_slice} of the columns PREFIX + each (one_slice None where the record has none)."""
+    out = {c: block(path, line, row, prefix + c) for c in ("mc", "kc", "nc")}
+    return dict(out, one_slice=block(path, line, row, prefix + "one_slice") if has_one_slice else None)
 
 
 def optional(path, line, row, column, **limits):
@@ -66,8 +72,7 @@ def candidate(path, line, row, has_one_slice):
             "adopted": flag(path, line, row, "adopted"), "options": row["options"].strip(), "vs": row["vs"].strip(),
             "pooled": ratio("pooled", judged and text(row, "pooled")),
             "batch": number(path, line, row, "batch", int, minimum=1, maximum=MAX_BATCH),
-            "mc": block(path, line, row, "mc"), "kc": block(path, line, row, "kc"), "nc": block(path, line, row, "nc"),
-            "one_slice": block(path, line, row, "one_slice") if has_one_slice else None,
+            **blocks(path, line, row, "", has_one_slice),
             "vs_to_rules": ratio("vs_to_rules"), "ratio": ratio("ratio", judged),
             "ratio_to_rules": ratio("ratio_to_rules", judged),
             "noise": optional(path, line, row, "noise", minimum=0),
@@ -89,9 +94,7 @@ def load(path):
         r = candidate(path, line, row, has_one_slice)
         search = {"setting": setting,
                   "threads": number(path, line, row, "thread_count", int, minimum=1, maximum=MAX_THREADS),
-                  "rules": {"mc": block(path, line, row, "rules_mc"), "kc": block(path, line, row, "rules_kc"),
-                            "nc": block(path, line, row, "rules_nc"),
-                            "one_slice": block(path, line, row, "rules_one_slice") if has_one_slice else None},
+                  "rules": blocks(path, line, row, "rules_", has_one_slice),
                   "winner": row["winner"].strip(), "kernel": text(row, "kernel"),
                   "complete": (row.get("complete") or "1").strip() != "0",
                   "cpu": text(row, "cpu"), "uarch": text(row, "uarch"),
