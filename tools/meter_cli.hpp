@@ -5,8 +5,10 @@
 #include <gemm/numbers.hpp>
 #include <gemm/output_file.hpp>
 
+#include <iomanip>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +71,13 @@ inline int write_csv(const char* name, const std::string& path, OutputFile& csv,
     }
     if (announce != nullptr) *announce << "CSV: " << path << '\n';
     return 0;
+}
+
+// "3.50" for (3.5, 2): the tables' and CSVs' figures.
+inline std::string fixed(double v, int decimals) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(decimals) << v;
+    return s.str();
 }
 
 inline std::vector<int> thread_counts(int all) { return all > 1 ? std::vector<int>{1, all} : std::vector<int>{1}; }

@@ -10,6 +10,7 @@
 #include <gemm/output_file.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cmath>
@@ -18,7 +19,6 @@
 #include <memory>
 #include <new>
 #include <ostream>
-#include <sstream>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -39,33 +39,19 @@ struct Loops {
     void (*triad)(float*, const float*, const float*, float, long, long);
 };
 
-const Loops& best_loops() {
+Loops best_loops() {
 #if defined(__x86_64__) || defined(_M_X64)
-    static const Loops avx512{"avx512", loops::avx512::read, loops::avx512::triad};
-    static const Loops avx{"avx", loops::avx::read, loops::avx::triad};
-    static const Loops sse{"sse", loops::sse::read, loops::sse::triad};
-    return cpu::has_avx512f() ? avx512 : cpu::has_avx() ? avx : sse;
+    if (cpu::has_avx512f()) return {"avx512", loops::avx512::read, loops::avx512::triad};
+    if (cpu::has_avx()) return {"avx", loops::avx::read, loops::avx::triad};
+    return {"sse", loops::sse::read, loops::sse::triad};
 #elif defined(__aarch64__)
-    static const Loops neon{"neon", loops::neon::read, loops::neon::triad};
-    return neon;
+    return {"neon", loops::neon::read, loops::neon::triad};
 #else
-    static const Loops generic{"generic", loops::generic::read, loops::generic::triad};
-    return generic;
+    return {"generic", loops::generic::read, loops::generic::triad};
 #endif
 }
 
 constexpr long KiB = 1024, MiB = 1024 * KiB;
-
-struct FreeDeleter {
-    void operator()(float* p) const { std::free(p); }
-};
-using Array = std::unique_ptr<float[], FreeDeleter>;
-
-Array allocate(long floats) {
-    void* p = std::aligned_alloc(64, static_cast<std::size_t>(floats) * sizeof(float));
-    if (p == nullptr) throw std::bad_alloc();
-    return Array(static_cast<float*>(p));
-}
 
 // Each thread's working set is kept and grown between measurements (mapping a fresh DRAM-sized
 // set takes longer than measuring it); thread t, on the same CPU each time, uses regions
@@ -75,13 +61,17 @@ Array allocate(long floats) {
 constexpr int kPlacements = 3;
 // No L2 is larger: a GEMM_CACHES saying otherwise must not triple a working set sized for memory.
 constexpr long kMaxPlaced = 64L << 20;
+struct FreeDeleter {
+    void operator()(float* p) const { std::free(p); }
+};
 struct Region {
-    Array data;
+    std::unique_ptr<float[], FreeDeleter> data;   // 64-byte aligned (std::aligned_alloc)
     long floats = 0;
 };
-std::vector<Region>& regions() {
-    static std::vector<Region> kept;
-    return kept;
+std::vector<Region> kept_regions;
+
+Region& region(int t, int placement) {
+    return kept_regions[static_cast<std::size_t>(t) * kPlacements + placement];
 }
 
 }  // namespace
@@ -90,32 +80,29 @@ std::string_view isa() { return best_loops().isa; }
 
 Levels level_points(int threads) {
     const cpu::Caches& c = cpu::caches();
+    const unsigned long long avail = available_memory();
     Levels out;
-    if (c.l1d > 0) out.levels.push_back({"L1", c.l1d / 2});
-    if (c.l2 > 0) out.levels.push_back({"L2", std::max(c.l2 / 2, 4 * c.l1d)});
+    // Another machine's cache sizes (GEMM_CACHES) can make a level no larger than the one before
+    // (one set measured twice under two names) or larger than this memory: such a level is left out.
+    auto add = [&](const std::string& name, long bytes) {
+        std::string why;
+        if (!out.levels.empty() && bytes <= out.levels.back().bytes)
+            why = name + " left out: its working set is no larger than " + out.levels.back().name + "'s";
+        else if (avail > 0 && static_cast<unsigned long long>(bytes) * threads > avail / 2)
+            why = name + " left out: " + std::to_string(threads) + " x " + std::to_string(bytes / MiB) +
+                  " MiB is more than half the memory available (" + std::to_string(avail / MiB) + " MiB)";
+        if (why.empty()) out.levels.push_back({name, bytes});
+        else out.why += (out.why.empty() ? "" : "; ") + why;
+    };
+    if (c.l1d > 0) add("L1", c.l1d / 2);
+    if (c.l2 > 0) add("L2", std::max(c.l2 / 2, 4 * c.l1d));
     // L3 halfway (log scale): a VM, or a core far from most slices, gets less than CPUID says.
     if (c.l3 > 0) {
         const double share = static_cast<double>(c.l3) / threads;
         const long middle = static_cast<long>(std::sqrt(share * static_cast<double>(c.l2)));
-        out.levels.push_back({"L3", std::max(middle / 4096 * 4096, 4 * c.l2)});
+        add("L3", std::max(middle / 4096 * 4096, 4 * c.l2));
     }
-    const long last = c.l3 > 0 ? c.l3 : c.l2;
-    out.levels.push_back({"DRAM", std::max(4 * last / threads, 64 * MiB)});
-    // Another machine's cache sizes (GEMM_CACHES) can make a level no larger than the one before
-    // (one set measured twice under two names) or larger than this memory: such a level is left out.
-    const unsigned long long avail = available_memory();
-    std::vector<Level> kept;
-    for (const Level& l : out.levels) {
-        std::string why;
-        if (!kept.empty() && l.bytes <= kept.back().bytes)
-            why = l.name + " left out: its working set is no larger than " + kept.back().name + "'s";
-        else if (avail > 0 && static_cast<unsigned long long>(l.bytes) * threads > avail / 2)
-            why = l.name + " left out: " + std::to_string(threads) + " x " + std::to_string(l.bytes / MiB) +
-                  " MiB is more than half the memory available (" + std::to_string(avail / MiB) + " MiB)";
-        if (why.empty()) kept.push_back(l);
-        else out.why += (out.why.empty() ? "" : "; ") + why;
-    }
-    out.levels = kept;
+    add("DRAM", std::max(4 * (c.l3 > 0 ? c.l3 : c.l2) / threads, 64 * MiB));
     return out;
 }
 
@@ -142,22 +129,19 @@ namespace {
 
 // Thread t's regions, `span` floats each, touched first by this thread on its own CPU (so the
 // pages sit near it where there are several memory nodes). False when out of memory.
-bool fill_regions(std::vector<Region>& kept, int t, int placements, long span) {
-    try {
-        for (int p = 0; p < placements; ++p) {
-            Region& region = kept[static_cast<std::size_t>(t) * kPlacements + p];
-            if (region.floats < span) {
-                region.data.reset();   // before the new one: never both at once
-                region.data = allocate(span);
-                region.floats = span;
-            }
-            std::fill(region.data.get(), region.data.get() + span, 1.0f);   // finite, whatever ran before
+bool fill_regions(int t, int placements, long span) {
+    for (int p = 0; p < placements; ++p) {
+        Region& r = region(t, p);
+        if (r.floats < span) {
+            r.data.reset();   // before the new one: never both at once
+            const std::size_t size = static_cast<std::size_t>(span) * sizeof(float);
+            r.data.reset(static_cast<float*>(std::aligned_alloc(64, size)));
+            r.floats = r.data ? span : 0;
+            if (!r.data) return false;
         }
-        return true;
-    } catch (const std::bad_alloc&) {
-        for (int p = 0; p < placements; ++p) kept[static_cast<std::size_t>(t) * kPlacements + p].floats = 0;
-        return false;
+        std::fill(r.data.get(), r.data.get() + span, 1.0f);   // finite, whatever ran before
     }
+    return true;
 }
 
 // A window is the passes that take about kWindow (at least one pass); as many windows as fit
@@ -179,13 +163,13 @@ std::pair<long, long> calibrate_windows(Run& run, int placements, double seconds
 }  // namespace
 
 Measurement measure(Kind kind, long bytes, int threads, double seconds) {
-    const Loops& loops = best_loops();
+    const Loops loops = best_loops();
     const long arrays = kind == Kind::read ? 1 : 3;
     const long n = std::max(loops::kChunk, bytes / (arrays * 4) / loops::kChunk * loops::kChunk);
     const std::vector<int> cpus = cpu::allowed_cpus();
     long passes = 1, windows = 1;                       // set by thread 0's calibration
     std::vector<std::vector<double>> elapsed;           // [window][thread], seconds
-    std::vector<char> failed(threads, 0);
+    std::atomic<bool> failed{false};
     std::barrier sync(threads);
     std::vector<float> sinks(threads);
 
@@ -195,25 +179,18 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
     const long span = (arrays - 1) * spacing + n;
     const long l2 = cpu::caches().l2;
     const int placements = l2 > 0 && n * arrays * 4 <= std::min(l2, kMaxPlaced) ? kPlacements : 1;
-    std::vector<Region>& kept = regions();
-    kept.resize(std::max(kept.size(), static_cast<std::size_t>(threads) * kPlacements));
+    kept_regions.resize(std::max(kept_regions.size(), static_cast<std::size_t>(threads) * kPlacements));
 
     auto worker = [&](int t) {
         cpu::pin_current_thread(cpus[t % cpus.size()]);
-        if (!fill_regions(kept, t, placements, span)) failed[t] = 1;
+        if (!fill_regions(t, placements, span)) failed = true;
         sync.arrive_and_wait();
-        if (std::count(failed.begin(), failed.end(), 1) > 0) return;
-        float *a = nullptr, *b = nullptr, *c = nullptr;
-        auto place = [&](int p) {
-            a = kept[static_cast<std::size_t>(t) * kPlacements + p].data.get();
-            b = a + spacing;
-            c = b + spacing;
-        };
-        place(0);
+        if (failed) return;
+        float* a = region(t, 0).data.get();   // b and c follow it
         float sink = 0;
         auto run = [&](long count) {
             if (arrays == 1) sink += loops.read(a, n, count);
-            else loops.triad(a, b, c, 3.0f, n, count);
+            else loops.triad(a, a + spacing, a + 2 * spacing, 3.0f, n, count);
         };
         run(1);   // warm: the pages are mapped and the working set is where it will stay
         if (t == 0) {
@@ -224,7 +201,7 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
         for (long w = 0; w < windows; ++w) {
             const int p = static_cast<int>(w * placements / windows);
             if (w > 0 && p != static_cast<int>((w - 1) * placements / windows)) {
-                place(p);
+                a = region(t, p).data.get();
                 run(1);   // the next placement's set into the cache, untimed
             }
             sync.arrive_and_wait();   // all threads start together: they share L3 and DRAM
@@ -237,7 +214,7 @@ Measurement measure(Kind kind, long bytes, int threads, double seconds) {
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
     for (auto& th : pool) th.join();
-    if (std::count(failed.begin(), failed.end(), 1) > 0) throw std::bad_alloc();
+    if (failed) throw std::bad_alloc();
 
     Measurement best{0, n * arrays * 4, windows, placements};
     const double moved = static_cast<double>(best.bytes) * static_cast<double>(passes) * threads;
@@ -274,27 +251,27 @@ constexpr const char* kUsage =
     "  --csv FILE    also write kind,bytes,threads,gbps,level,isa to FILE (bytes: per thread)\n"
     "Exit status: 0, 2 usage error, 3 out of memory or CSV not writable.\n";
 
-// Throws gemm::UsageError; an option given twice is refused before (meter::parse_command).
+// Throws UsageError; an option given twice is refused before (meter::parse_command).
 Options parse(int argc, const char* const* argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--seconds") {
-            o.seconds = gemm::positive_option(arg, gemm::option_value(argc, argv, i), 60);
+            o.seconds = positive_option(arg, option_value(argc, argv, i), 60);
         } else if (arg == "--threads") {
-            o.threads = gemm::threads_option(arg, gemm::option_value(argc, argv, i), gemm::kPinnedThreadsPerCpu);
+            o.threads = threads_option(arg, option_value(argc, argv, i), kPinnedThreadsPerCpu);
         } else if (arg == "--sweep") {
             o.sweep = true;
         } else if (arg == "--levels") {   // each once: a level twice would be measured twice
-            for (const std::string& name : gemm::list_option(arg, gemm::option_value(argc, argv, i))) {
+            for (const std::string& name : list_option(arg, option_value(argc, argv, i))) {
                 if (name != "L1" && name != "L2" && name != "L3" && name != "DRAM")
-                    throw gemm::UsageError(gemm::quoted(arg, name) + ": not one of L1, L2, L3, DRAM");
+                    throw UsageError(quoted(arg, name) + ": not one of L1, L2, L3, DRAM");
                 o.levels.push_back(name);
             }
         } else if (arg == "--csv") {
             o.csv = meter::csv_option(argc, argv, i);
         } else {
-            throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
+            throw UsageError(quoted("", arg) + ": unknown option (see --help)");
         }
     }
     return o;
@@ -302,10 +279,8 @@ Options parse(int argc, const char* const* argv) {
 
 std::string human(long bytes) {
     const long unit = bytes >= MiB ? MiB : KiB;
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(bytes % unit == 0 ? 0 : 1)
-      << static_cast<double>(bytes) / static_cast<double>(unit) << (unit == MiB ? " MiB" : " KiB");
-    return s.str();
+    return meter::fixed(static_cast<double>(bytes) / static_cast<double>(unit), bytes % unit == 0 ? 0 : 1) +
+           (unit == MiB ? " MiB" : " KiB");
 }
 
 void print_header(std::ostream& out, const Options& o) {
@@ -349,14 +324,13 @@ void measure_rows(std::ostream& out, const Options& o, int threads, std::string&
             for (const Level& l : points.levels)
                 if (l.bytes == bytes) level = l.name;
             const Measurement m = measure(kind, bytes, threads, o.seconds);
-            std::ostringstream gbps;
-            gbps << std::fixed << std::setprecision(1) << m.gbps;
+            const std::string gbps = meter::fixed(m.gbps, 1);
             csv += std::string(to_string(kind)) + ',' + std::to_string(m.bytes) + ',' + std::to_string(threads) + ',' +
-                   gbps.str() + ',' + level + ',' + std::string(isa()) + '\n';
+                   gbps + ',' + level + ',' + std::string(isa()) + '\n';
             // A size between the levels shows where it falls, in brackets.
             const std::string shown = level.empty() ? '(' + level_of(m.bytes, threads).append(")") : level;
             out << std::left << std::setw(7) << to_string(kind) << std::setw(7) << shown << std::right
-                << std::setw(12) << human(m.bytes) << std::setw(9) << threads << std::setw(10) << gbps.str()
+                << std::setw(12) << human(m.bytes) << std::setw(9) << threads << std::setw(10) << gbps
                 << std::endl;
         }
     }
@@ -372,7 +346,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     print_header(out, o);
     std::string text = "kind,bytes,threads,gbps,level,isa\n";
     try {
-        const int all = o.threads > 0 ? o.threads : static_cast<int>(cpu::allowed_cpus().size());
+        const int all = o.threads > 0 ? o.threads : cpu::cores();
         for (int threads : meter::thread_counts(all)) measure_rows(out, o, threads, text);
     } catch (const std::bad_alloc&) {
         err << "bandwidth: out of memory for the working set\n";

@@ -17,6 +17,10 @@
 #define PEAK_XMM_CLOBBERS                                                                      \
     "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",   \
     "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc"
+// The AVX loops' setup: one and tiny broadcast (b: ss, sd) to registers r##x and r##y.
+#define PEAK_BROADCAST(b, r, x, y)                                                             \
+    "vbroadcast" #b " %[one], %%" #r #x "\n\tvbroadcast" #b " %[tiny], %%" #r #y "\n\t"
+#define PEAK_YMM_ZERO(_, r) "vxorps %%ymm" #r ", %%ymm" #r ", %%ymm" #r "\n\t"
 #elif defined(__aarch64__)
 #define PEAK_NEXT_PASS "subs %[n], %[n], #1\n\tb.ne 1b\n\t"
 #define PEAK_OPERANDS [one] "r"(&one), [tiny] "r"(&tiny), "m"(one), "m"(tiny)

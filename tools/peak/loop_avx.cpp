@@ -9,12 +9,9 @@
 #define AVX_BODY(s)                                                                            \
     AVX_PAIR(s, 0, 7) AVX_PAIR(s, 1, 8) AVX_PAIR(s, 2, 9) AVX_PAIR(s, 3, 10) AVX_PAIR(s, 4, 11)  \
     AVX_PAIR(s, 5, 12) AVX_PAIR(s, 6, 13)
-#define YMM_ZERO(_, r) "vxorps %%ymm" #r ", %%ymm" #r ", %%ymm" #r "\n\t"
 // vzeroupper: no AVX-SSE transition penalty afterwards.
 #define AVX_LOOP(name, T, tiny, b, s, lanes)                                                   \
-    PEAK_LOOP(name, T, tiny,                                                                   \
-              "vbroadcast" #b " %[one], %%ymm14\n\tvbroadcast" #b " %[tiny], %%ymm15\n\t"      \
-              PEAK_REGS14(YMM_ZERO, _),                                                        \
+    PEAK_LOOP(name, T, tiny, PEAK_BROADCAST(b, ymm, 14, 15) PEAK_REGS14(PEAK_YMM_ZERO, _),     \
               AVX_BODY(s), "vzeroupper\n\t", (PEAK_XMM_CLOBBERS), 14 * (lanes))
 
 namespace gemm::peak::loops {

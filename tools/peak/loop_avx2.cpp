@@ -3,11 +3,8 @@
 #include "loops.hpp"
 
 #define FMA256(s, r) "vfmadd231" #s " %%ymm14, %%ymm15, %%ymm" #r "\n\t"
-#define YMM_ZERO(_, r) "vxorps %%ymm" #r ", %%ymm" #r ", %%ymm" #r "\n\t"
 #define AVX2_LOOP(name, T, tiny, b, s, lanes)                                                  \
-    PEAK_LOOP(name, T, tiny,                                                                   \
-              "vbroadcast" #b " %[one], %%ymm14\n\tvbroadcast" #b " %[tiny], %%ymm15\n\t"      \
-              PEAK_REGS14(YMM_ZERO, _),                                                        \
+    PEAK_LOOP(name, T, tiny, PEAK_BROADCAST(b, ymm, 14, 15) PEAK_REGS14(PEAK_YMM_ZERO, _),     \
               PEAK_REGS14(FMA256, s), "vzeroupper\n\t", (PEAK_XMM_CLOBBERS), 14 * (lanes) * 2)
 
 namespace gemm::peak::loops {

@@ -6,9 +6,7 @@
 #define FMA512(s, r) "vfmadd231" #s " %%zmm30, %%zmm31, %%zmm" #r "\n\t"
 #define ZMM_ZERO(_, r) "vpxord %%zmm" #r ", %%zmm" #r ", %%zmm" #r "\n\t"
 #define AVX512_LOOP(name, T, tiny, b, s, lanes)                                                \
-    PEAK_LOOP(name, T, tiny,                                                                   \
-              "vbroadcast" #b " %[one], %%zmm30\n\tvbroadcast" #b " %[tiny], %%zmm31\n\t"      \
-              PEAK_REGS16(ZMM_ZERO, _),                                                        \
+    PEAK_LOOP(name, T, tiny, PEAK_BROADCAST(b, zmm, 30, 31) PEAK_REGS16(ZMM_ZERO, _),          \
               PEAK_REGS16(FMA512, s), "vzeroupper\n\t", (PEAK_XMM_CLOBBERS, "xmm30", "xmm31"),  \
               16 * (lanes) * 2)
 

@@ -16,9 +16,9 @@
 #include <fstream>
 #include <iomanip>
 #include <latch>
+#include <numeric>
 #include <ostream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -31,13 +31,9 @@ namespace gemm::peak {
 
 std::string_view to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "fp64"; }
 
-std::string fixed(double v, int decimals) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(decimals) << v;
-    return s.str();
-}
-
 namespace {
+
+using meter::fixed;
 
 #if defined(__x86_64__) || defined(_M_X64)
 constexpr Isa kIsas[] = {
@@ -55,12 +51,6 @@ constexpr Isa kIsas[] = {
 #else
 constexpr std::span<const Isa> kIsas{};
 #endif
-
-const Isa* find_isa(std::string_view name) {
-    for (const Isa& isa : built_isas())
-        if (isa.name == name) return &isa;
-    return nullptr;
-}
 
 std::string read_first_line(const std::string& path) {
     std::ifstream in(path);
@@ -85,12 +75,12 @@ Timed time_loop(double (*loop)(long), long iterations) {
     return {flops, t1 - t0, std::chrono::duration<double>(Clock::now() - w0).count()};
 }
 
-// Iterations that take about `seconds` on one pinned core: a trial grown until it is long
+// Iterations that take about `seconds` on the first usable CPU: a trial grown until it is long
 // enough to time (10 ms, or half the target when that is shorter), then scaled.
-long calibrate(double (*loop)(long), int cpu, double seconds) {
+long calibrate(double (*loop)(long), double seconds) {
     long iterations = 0;
     std::thread([&] {
-        cpu::pin_current_thread(cpu);
+        cpu::pin_current_thread(cpu::allowed_cpus()[0]);
         const double enough = std::min(0.01, seconds / 2);
         long n = 256;
         Timed t = time_loop(loop, n);
@@ -162,7 +152,7 @@ Measurement measure(const Isa& isa, Precision precision, int threads, double sec
     if (!isa.supported()) throw std::logic_error("peak: " + std::string(isa.name) + " not supported");
     check_threads(threads);
     double (*loop)(long) = precision == Precision::fp32 ? isa.loop_fp32 : isa.loop_fp64;
-    long iterations = calibrate(loop, cpu::allowed_cpus()[0], seconds);
+    long iterations = calibrate(loop, seconds);
     // A run the clocks saw as no time gives no rate (the plots refuse a peak of 0): it runs
     // again, twice as long, up to 8 more times.
     Measurement best;
@@ -186,7 +176,7 @@ Measurement measure(const Isa& isa, Precision precision, int threads, double sec
 
 Frequency measure_clock(int threads, double seconds, int trials) {
     check_threads(threads);
-    const long iterations = calibrate(loops::add_chain, cpu::allowed_cpus()[0], seconds);
+    const long iterations = calibrate(loops::add_chain, seconds);
     std::vector<double> ghz(static_cast<std::size_t>(threads));
     run_pinned(threads, [&](int t) {
         std::vector<double> each;
@@ -199,9 +189,7 @@ Frequency measure_clock(int threads, double seconds, int trials) {
         std::sort(each.begin(), each.end());
         ghz[static_cast<std::size_t>(t)] = each.empty() ? 0 : each[each.size() / 2];
     });
-    double sum = 0;
-    for (double g : ghz) sum += g;
-    const double mean = sum / threads;
+    const double mean = std::accumulate(ghz.begin(), ghz.end(), 0.0) / threads;
     if (!(mean > 0)) return {0, "not measurable here"};
     return {mean, "measured: dependent integer adds on " + std::to_string(threads) + " pinned thread" +
                       (threads > 1 ? "s" : "") + ", median of " + std::to_string(trials)};
@@ -264,21 +252,13 @@ Frequency os_frequency() {
 
 namespace {
 
-struct Row {
-    std::string isa;
-    Precision precision;
-    int threads;
-    double gflops;
-    double theoretical;    // 0 when the frequency is unknown
-};
-
 struct Options {
     double seconds = 0.25;
     int reps = 3;
     int threads = 0;           // 0: every CPU this process may use
     double ghz = 0;            // 0: ask the OS
     std::string csv;
-    std::vector<std::string> isas;   // empty: all the CPU has
+    std::vector<const Isa*> isas;   // empty: all the CPU has
     bool info = false;
 };
 
@@ -317,11 +297,12 @@ Options parse(int argc, const char* const* argv) {
         } else if (arg == "--csv") {
             o.csv = meter::csv_option(argc, argv, i);
         } else if (arg == "--isa") {
+            const std::span<const Isa> built = built_isas();
             for (const std::string& name : list_option(arg, option_value(argc, argv, i))) {
-                const Isa* isa = find_isa(name);
-                if (isa == nullptr) throw UsageError(quoted(arg, name) + ": not an instruction set this build measures");
+                const auto isa = std::ranges::find(built, name, &Isa::name);
+                if (isa == built.end()) throw UsageError(quoted(arg, name) + ": not an instruction set this build measures");
                 if (!isa->supported()) throw UsageError(quoted(arg, name) + ": this CPU does not have it");
-                o.isas.push_back(name);
+                o.isas.push_back(&*isa);
             }
         } else {
             throw UsageError(quoted("", arg) + ": unknown option (see --help)");
@@ -361,17 +342,10 @@ std::vector<Frequency> print_header(std::ostream& out, const Options& o, const s
 }
 
 struct Table {
-    std::vector<Row> rows;
+    std::string csv = "isa,precision,threads,gflops\n";
     std::vector<std::pair<const Isa*, FlopsPerCycle>> used;   // one-thread formula inputs, for the notes
     double lowest_share = 1;
 };
-
-void print_row(std::ostream& out, const Row& r) {
-    out << std::left << std::setw(8) << r.isa << std::setw(11) << to_string(r.precision) << std::right
-        << std::setw(8) << r.threads << std::setw(12) << fixed(r.gflops, 1) << std::setw(14)
-        << (r.theoretical > 0 ? fixed(r.theoretical, 1) : "-") << std::setw(13)
-        << (r.theoretical > 0 ? fixed(100 * r.gflops / r.theoretical, 0) + "%" : "-") << std::endl;
-}
 
 // Every ISA, precision and thread count, each row printed as it is measured.
 Table measure_table(std::ostream& out, const Options& o, const std::vector<const Isa*>& isas,
@@ -381,25 +355,27 @@ Table measure_table(std::ostream& out, const Options& o, const std::vector<const
         const int threads = thread_counts[c];
         const int cores = physical_cores(threads);
         double avx2_fp32 = 0;
-        for (const Isa* isa : isas) {
-            FlopsPerCycle f;
+        for (std::size_t i = 0; i < isas.size(); ++i) {
+            const Isa& isa = *isas[i];
             for (Precision p : {Precision::fp32, Precision::fp64}) {
-                const Measurement m = measure(*isa, p, threads, o.seconds, o.reps);
+                const Measurement m = measure(isa, p, threads, o.seconds, o.reps);
                 t.lowest_share = std::min(t.lowest_share, m.cpu_share);
-                if (p == Precision::fp32) {
-                    if (isa->name == "avx2") avx2_fp32 = m.gflops;
-                    if (c == 0) {   // one core: the table, or the 512/256-bit ratio measured here
-                        const double ratio = isa->name == "avx512" && avx2_fp32 > 0 ? m.gflops / avx2_fp32 : 0;
-                        f = flops_per_cycle(isa->name, cpu::microarch(), ratio);
-                        t.used.emplace_back(isa, f);
-                    } else {        // more cores of the same kind: the same pipes
-                        for (const auto& [which, first] : t.used)
-                            if (which == isa) f = first;
-                    }
+                if (p == Precision::fp32 && isa.name == "avx2") avx2_fp32 = m.gflops;
+                // The formula's pipes come from one core (the table, or the 512/256-bit ratio
+                // measured there); more cores of the same kind have the same.
+                if (p == Precision::fp32 && c == 0) {
+                    const double ratio = isa.name == "avx512" && avx2_fp32 > 0 ? m.gflops / avx2_fp32 : 0;
+                    t.used.emplace_back(&isa, flops_per_cycle(isa.name, cpu::microarch(), ratio));
                 }
-                const double fpc = f.fp32 * (p == Precision::fp32 ? 1 : isa->fp64_share);
-                t.rows.push_back({std::string(isa->name), p, threads, m.gflops, cores * clocks[c].ghz * fpc});
-                print_row(out, t.rows.back());
+                const double fpc = t.used[i].second.fp32 * (p == Precision::fp32 ? 1 : isa.fp64_share);
+                const double formula = cores * clocks[c].ghz * fpc;   // 0 when the clock is unknown
+                const std::string gflops = fixed(m.gflops, 1);
+                out << std::left << std::setw(8) << isa.name << std::setw(11) << to_string(p) << std::right
+                    << std::setw(8) << threads << std::setw(12) << gflops << std::setw(14)
+                    << (formula > 0 ? fixed(formula, 1) : "-") << std::setw(13)
+                    << (formula > 0 ? fixed(100 * m.gflops / formula, 0) + "%" : "-") << std::endl;
+                t.csv += std::string(isa.name) + ',' + std::string(to_string(p)) + ',' + std::to_string(threads) +
+                         ',' + gflops + '\n';
             }
         }
     }
@@ -430,9 +406,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         cpu_report(out);
         return 0;
     }
-    std::vector<const Isa*> isas;
-    if (o.isas.empty()) isas = available_isas();
-    for (const std::string& name : o.isas) isas.push_back(find_isa(name));
+    const std::vector<const Isa*> isas = o.isas.empty() ? available_isas() : o.isas;
     if (isas.empty()) {
         err << "peak: no instruction set this build measures is available on " << cpu::arch() << '\n';
         return 77;
@@ -443,11 +417,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     const std::vector<int> thread_counts = meter::thread_counts(all);
     const Table table = measure_table(out, o, isas, thread_counts, print_header(out, o, thread_counts));
     print_notes(out, table, all);
-    std::string text = "isa,precision,threads,gflops\n";
-    for (const Row& r : table.rows)
-        text += r.isa + ',' + std::string(to_string(r.precision)) + ',' + std::to_string(r.threads) + ',' +
-                fixed(r.gflops, 1) + '\n';
-    return meter::write_csv("peak", o.csv, csv, text, err, &out);
+    return meter::write_csv("peak", o.csv, csv, table.csv, err, &out);
 }
 
 }  // namespace gemm::peak

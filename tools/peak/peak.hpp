@@ -15,7 +15,6 @@ namespace gemm::peak {
 
 enum class Precision { fp32, fp64 };
 std::string_view to_string(Precision p);
-std::string fixed(double v, int decimals);   // "3.50" for (3.5, 2)
 
 // One instruction set's timed loops (loops.hpp) and what the formula assumes about it.
 struct Isa {
@@ -31,11 +30,10 @@ std::vector<const Isa*> available_isas(); // those this CPU can run, in built or
 
 // GFLOPS of `threads` threads, each pinned to its own usable CPU (more threads than CPUs throw
 // std::invalid_argument: a shared CPU would count twice), each running the loop for about
-// `seconds` of its own CPU time; the best of `reps`. cpu_share: the lowest fraction of the wall
-// clock a thread actually ran.
+// `seconds` of its own CPU time; the best of `reps`.
 struct Measurement {
     double gflops = 0;
-    double cpu_share = 1;
+    double cpu_share = 1;   // the lowest fraction of the wall clock a thread actually ran
 };
 Measurement measure(const Isa& isa, Precision precision, int threads, double seconds, int reps);
 
@@ -60,8 +58,7 @@ Frequency os_frequency();   // cpufreq's cpuinfo_max_freq, else /proc/cpuinfo "c
 // `trials` pairs per thread, averaged over the threads (about 8 x `seconds` each).
 Frequency measure_clock(int threads, double seconds, int trials = 5);
 
-// The physical cores under the first `threads` of gemm::cpu::allowed_cpus() (wrapping): SMT
-// siblings share one core's FMA pipes.
+// The physical cores under the first `threads` usable CPUs (wrapping): SMT siblings share pipes.
 int physical_cores(int threads);
 
 // What bin/cpuinfo reports, gathered once for its report, --steps and --json (docs/contracts.md).
@@ -72,8 +69,8 @@ struct StepFacts {
         std::string_view name, help;
         int value;
     };
-    std::vector<Value> params;   // the params in effect here (Param::in_effect), their values now
-    bool has_tuned = false;      // a step with values tuned on this machine (step 10's wisdom)
+    std::vector<Value> params;   // those in effect here (Param::in_effect), with their values now
+    bool has_tuned = false;      // step 10: values tuned on this machine (its wisdom)
     TunedParams tuned;           // what a run would take (tuned_params(variant, 0))
 };
 std::vector<StepFacts> step_facts();
@@ -97,8 +94,7 @@ Context context();   // runs the reference runners' --kernels (fast); measures n
 // The CPU report: name, features, cores, clock, caches and each step's block sizes here.
 void cpu_report(std::ostream& out);
 
-// bin/peak's command line; the exit status: 0, 2 usage error, 3 CSV not writable (one line on
-// `err`), 77 when no instruction set runs.
+// bin/peak's command line; exits 0, 2 usage error, 3 CSV not writable, 77 no instruction set runs.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace gemm::peak

@@ -2,11 +2,14 @@
 // variant and block sizes, the latter from the registry itself so the report stays true.
 #include "peak.hpp"
 
+#include "meter_cli.hpp"
+
 #include <gemm/affinity.hpp>
 #include <gemm/cpu.hpp>
 #include <gemm/registry.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <optional>
 #include <ostream>
@@ -21,20 +24,13 @@
 namespace gemm::peak {
 namespace {
 
+using meter::fixed;
+
 std::string bytes(long b) {
     if (b <= 0) return "none";
     if (b % (1024 * 1024) == 0) return std::to_string(b / (1024 * 1024)) + " MiB";
     if (b % 1024 == 0) return std::to_string(b / 1024) + " KiB";
     return std::to_string(b) + " B";
-}
-
-std::vector<std::string_view> features_used() {
-    const cpu::Features& f = cpu::features();
-    std::vector<std::string_view> names;
-    for (auto [has, name] : {std::pair{f.sse2, "sse2"}, {f.avx, "avx"}, {f.fma, "fma"}, {f.avx2, "avx2"},
-                             {f.avx512f, "avx512f"}, {f.neon, "neon"}})
-        if (has) names.push_back(name);
-    return names;
 }
 
 const char* feature_source() {
@@ -51,11 +47,10 @@ const char* feature_source() {
 // report ("running", "detected", "why" lines), or why there is none.
 std::string library_kernels(const char* runner) {
 #if defined(__linux__)
-    char self[4096] = {};
-    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) return "not found";
-    std::string path(self, static_cast<std::size_t>(len));
-    path = path.substr(0, path.rfind('/') + 1) + runner;
+    std::error_code error;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (error) return "not found";
+    const std::string path = (self.parent_path() / runner).string();
     if (access(path.c_str(), X_OK) != 0) return "not built (library not found at configure time)";
     FILE* pipe = popen(("'" + path + "' --kernels 2>/dev/null").c_str(), "r");
     if (pipe == nullptr) return "could not run " + path;
@@ -122,9 +117,12 @@ std::vector<StepFacts> step_facts() {
 
 Context context() {
     Context c;
-    c.features = features_used();
+    const cpu::Features& f = cpu::features();
+    for (auto [has, name] : {std::pair{f.sse2, "sse2"}, {f.avx, "avx"}, {f.fma, "fma"}, {f.avx2, "avx2"},
+                             {f.avx512f, "avx512f"}, {f.neon, "neon"}})
+        if (has) c.features.push_back(name);
     c.feature_source = feature_source();
-    c.logical_cpus = static_cast<int>(cpu::allowed_cpus().size());
+    c.logical_cpus = cpu::cores();
     c.physical_cores = physical_cores(c.logical_cpus);
     c.os_clock = os_frequency();
     for (const Isa* isa : available_isas()) c.isas.push_back({isa, flops_per_cycle(isa->name, cpu::microarch())});
