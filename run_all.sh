@@ -10,22 +10,19 @@
 #   --steps 5,7                  only these steps        --threads N   threads of parallel runs
 #                                                        (at most 4 per CPU)
 #   --no-install                 never call apt-get      --build DIR   build folder (default build)
-#   --rounds N                   samples of every size of every step and library, spread over
-#                                the run (tools/interleave.py), before the sizes whose samples
+#   --rounds N                   samples of every size of every job, spread over the run
+#                                (tools/interleave.py), before the sizes whose samples
 #                                disagree get more; default 2, 5 with --docs
-#   --settle MINUTES             then keep sampling the sizes whose samples disagree until every
-#                                size settles or MINUTES (1 to 1440) have passed since the
-#                                sampling began, the rounds included; a progress line says how
-#                                many sizes settled and how long is left; 40 with --docs
+#   --settle MINUTES             then sample the sizes that disagree until every size settles
+#                                or MINUTES (1 to 1440) have passed since the sampling began,
+#                                with a progress line; 40 with --docs
 #   --docs                       the writer's mode: also copy the figures, summary.md and
-#                                index.html to docs/figures/<cpu>/ (the tutorial's; <cpu>: the
-#                                microarchitecture, e.g. zen4); the whole sweep, so not with
-#                                --steps or --quick
+#                                index.html to docs/figures/<cpu>/ (<cpu>: the microarchitecture,
+#                                e.g. zen4); the whole sweep, so not with --steps or --quick
 # The run ends with results/index.html, the whole run on one page (its path is the last line).
-# Ctrl-C (or SIGTERM) at any stage ends the run at once, its stage named. From the first file
-# the run writes into results/ until its end, results/PARTIAL says the folder is being
-# replaced; a run cut short leaves it there, naming the stage (the samples taken are kept,
-# and the line says how to draw the figures from them); a run that ends removes it.
+# Ctrl-C (or SIGTERM) ends the run at once, its stage named. While the run writes results/,
+# results/PARTIAL says so; a run cut short leaves it, naming the stage and how to draw the
+# figures from the samples kept.
 # Exit status: 0 done, 1 a run, the build or the set-up failed, 2 usage error, 3 results/ cannot be
 # written or another run_all.sh is writing it (both found before building), 130 cut short by
 # Ctrl-C (SIGTERM: ended by SIGTERM).
@@ -48,8 +45,7 @@ check_options() {   # every refusal before the lock and the build
   [ "$docs" = 0 ] || [ "$quick" = 0 ] ||
     usage_error "--docs redraws the tutorial's whole figure set from the whole sweep: drop --quick"
   if [ -n "$settle" ]; then
-    [[ $settle =~ ^[0-9]+$ ]] || usage_error "--settle '$settle': not a whole number of minutes"
-    [[ ${#settle} -le 4 ]] && (( 10#$settle >= 1 && 10#$settle <= 1440 )) ||
+    [[ $settle =~ ^[0-9]{1,4}$ ]] && (( 10#$settle >= 1 && 10#$settle <= 1440 )) ||
       usage_error "--settle '$settle': minutes from 1 to 1440"
     settle=$((10#$settle))
   fi
@@ -67,9 +63,8 @@ check_options() {   # every refusal before the lock and the build
   steps_wanted=${numbers#,}
 }
 
-# results/PARTIAL: the folder is being replaced; a run cut short leaves it, naming the stage.
 stage="the set-up" marked=0 results="$root/results"
-mark_partial() {   # TEXT: results/PARTIAL, through the writer
+mark_partial() {   # TEXT: results/PARTIAL, through the writer; a run cut short leaves it
   printf 'results/ is not one whole run: %s.\n%s\n' "$1" \
     "Files older than machine.txt are an earlier run's; run ./run_all.sh again for a whole set." |
     write_out "$results/PARTIAL"
@@ -98,18 +93,14 @@ lock_results() {
   fi
 }
 
-# --- 1. What this needs, installed where we can -------------------------------------------
+# --- 1. What this needs, installed where we can ------------------------------------------
 install_debian() {
-  local missing sudo=""
+  local missing
   mapfile -t missing < <(missing_debs g++ cmake make catch2 libopenblas-dev libblis-dev python3-matplotlib)
   [ ${#missing[@]} -gt 0 ] || return 0
   [ "$no_install" = 0 ] ||
     { echo "run_all.sh: missing packages: ${missing[*]} (--no-install given, going on without them)"; return; }
   say "installing ${missing[*]}"
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null && sudo=sudo ||
-      { echo "run_all.sh: not root and no sudo: please run  apt-get install ${missing[*]}" >&2; exit 1; }
-  fi
   apt_install "${missing[@]}"
 }
 install_macos() {   # Homebrew's packages (never apt-get); Apple's compiler
@@ -193,7 +184,6 @@ describe_machine() {
   [ "$mt_threads" -gt 1 ] && plan_threads="1,$mt_threads"
   # Each step's plan at the figures' size: what the roofline's model reads (step 10 may skip packing).
   "$bin/cpuinfo" --json --sizes "$figure_size" --threads "$plan_threads" | write_out "$results/machine.json"
-  cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
   local json_python=${python:-$(command -v python3 || true)}
   {
     if [ -n "$json_python" ]; then
@@ -214,8 +204,7 @@ measure_meters() {
   local on="1 thread$([ "$meter_threads" -gt 1 ] && echo " and $meter_threads threads")" opts
   if [ -x "$bin/peak" ]; then
     say "measuring the peak ($on)"
-    opts=(); [ "$quick" = 1 ] && opts=(--seconds 0.05 --reps 1)
-    "$bin/peak" "${opts[@]}" --threads "$meter_threads" --csv "$results/peak.csv" || ran $?
+    "$bin/peak" ${quick_peak[@]+"${quick_peak[@]}"} --threads "$meter_threads" --csv "$results/peak.csv" || ran $?
     "$bin/cpuinfo" | write_out "$results/cpuinfo.txt" && sed -n '/^Steps built/,$p' "$results/cpuinfo.txt"
   fi
   if [ -x "$bin/bandwidth" ]; then
@@ -269,7 +258,7 @@ peak_again() {
   [ -x "$bin/peak" ] && [ -f "$results/peak.csv" ] || return 0
   say "measuring the peak again (the figures take the better of the two)"
   local again="$results/.peak-again.csv" opts=(--seconds 0.1 --reps 2) rc=0
-  [ "$quick" = 1 ] && opts=(--seconds 0.05 --reps 1)
+  [ "$quick" = 1 ] && opts=("${quick_peak[@]}")
   "$bin/peak" "${opts[@]}" --threads "$meter_threads" --csv "$again" > /dev/null || rc=$?
   if [ "$rc" = 0 ]; then
     { cat "$results/peak.csv"; tail -n +2 "$again"; } | write_out "$results/peak.csv" || failed=1
@@ -355,9 +344,9 @@ mkdir -p "$build"
 configure_and_build "$build" -DCMAKE_BUILD_TYPE=Release ${mac_args[@]+"${mac_args[@]}"}
 if [ "$test" = 1 ]; then run_tests; exit 0; fi
 
-python=$(sed -n 's/^GEMM_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
-if [ -z "$python" ] || [ "$python" = "GEMM_PYTHON-NOTFOUND" ]; then
-  python=""
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+python=$(cache_value GEMM_PYTHON)
+if [ -z "$python" ]; then
   echo "run_all.sh: no Python interpreter here can import matplotlib: CSVs are written, figures are not" \
        "(Debian/Ubuntu: apt-get install python3-matplotlib)" >&2
 fi
@@ -368,8 +357,8 @@ mt_threads=${threads:-$cores}
 meter_threads=$((mt_threads < cores ? mt_threads : cores))
 select_steps
 failed=0
-figure_size=1000   # the figures' one size (staircase, roofline, scaling, block maps)
-[ "$quick" = 1 ] && figure_size=384
+figure_size=1000 quick_peak=()   # the figures' one size (staircase, roofline, scaling, block maps)
+[ "$quick" = 1 ] && figure_size=384 quick_peak=(--seconds 0.05 --reps 1)
 
 stage="the peak"
 mark_partial "run_all.sh has been replacing it since $(date '+%Y-%m-%d %H:%M %Z'); if that run has ended, it was cut short"

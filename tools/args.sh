@@ -86,9 +86,14 @@ missing_debs() {   # PACKAGE...: prints those dpkg does not have
   local p
   for p; do dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "ok installed" || echo "$p"; done
 }
-apt_install() {   # PACKAGE...: through ${sudo-}
-  ${sudo-} apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive ${sudo-} apt-get install -y -qq --no-install-recommends "$@"
+apt_install() {   # PACKAGE...: as root, else through sudo
+  local sudo=""
+  if [[ $(id -u) != 0 ]]; then
+    command -v sudo > /dev/null && sudo=sudo ||
+      { echo "${prog:-apt_install}: not root and no sudo: please run  apt-get install $*" >&2; exit 1; }
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
 }
 
 # find_writer BUILD_DIR: $writer, BUILD_DIR/bin/write_file, the one safe writer (`write_file
