@@ -225,7 +225,4 @@ def measure(step, args, kc_list, mc_list):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except KeyboardInterrupt:   # the run under way was killed with its group; no CSV written
-        sys.exit(cli.interrupted("block_map.py", "; no CSV written"))
+    cli.main_of(main, "block_map.py", "; no CSV written")   # the run under way was killed with its group
