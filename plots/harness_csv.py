@@ -119,8 +119,7 @@ def cpu_wait(path, line, row):
 def load_run(path):
     """One harness CSV: its rows by size and threads ('unchecked' under --no-verify) and the run's description."""
     rows = read_rows(path, REQUIRED)
-    run = {"path": path, "step": printable(rows[0]["step"].strip()), "rows": [], "kernels": [], "cpu": "",
-           "uarch": ""}
+    run = {"path": path, "step": printable(rows[0]["step"].strip()), "rows": []}
     for line, row in enumerate(rows, start=2):
         unchecked = row["max_rel_err"].strip().lower() == "nan" and row["verified"].strip() != "1"
         run["rows"].append({
@@ -136,12 +135,10 @@ def load_run(path):
             "samples": int(row["samples"]) if (row.get("samples") or "").strip().isdigit() else None,
             "settled": (row.get("settled") or "").strip() != "0",
         })
-        kernel = printable((row.get("kernel") or "").strip())
-        if kernel and kernel not in run["kernels"]:
-            run["kernels"].append(kernel)
-        run["cpu"] = run["cpu"] or printable((row.get("cpu") or "").strip())
-        run["uarch"] = run["uarch"] or printable((row.get("uarch") or "").strip())
     run["rows"].sort(key=lambda r: (r["m"], r["threads"]))
+    texts = {key: [printable((row.get(key) or "").strip()) for row in rows] for key in ("kernel", "cpu", "uarch")}
+    run["kernels"] = [kernel for kernel in dict.fromkeys(texts["kernel"]) if kernel]
+    run["cpu"], run["uarch"] = (next(filter(None, texts[key]), "") for key in ("cpu", "uarch"))
     run["number"] = step_number(run["step"])
     run["kernel"] = run["kernels"][0] if run["kernels"] else ""
     run["isa"] = run["kernel"].lower() if run["kernel"].lower() in ISAS else None   # None: a library

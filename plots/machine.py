@@ -26,16 +26,9 @@ Identity = namedtuple("Identity", "name arch vendor family model stepping microa
 PeakIsa = namedtuple("PeakIsa", "name fp32_per_cycle fp64_per_cycle source")
 
 
-class Step:
+class Step(namedtuple("Step", "number slug parallel variant tile tiles params tuned_source plans")):
     """A registered step; variant None: not supported here; tile: (mr, nr) of that variant;
     tiles: {variant: (mr, nr)}; plans: {(size, threads): plan}; tuned_source None: no wisdom."""
-
-    def __init__(self, number, slug, parallel, variant, tile, tiles, params, tuned_source, plans):
-        self.number, self.slug, self.parallel, self.variant = number, slug, parallel, variant
-        self.tiles, self.params, self.tuned_source, self.plans = tiles, params, tuned_source, plans
-        # A step whose tile is a param of its own (step 10's tile-rows and tile-cols) says it there.
-        declared = (params.get("tile-rows", 0), params.get("tile-cols", 0))
-        self.tile = (tile or (declared if all(declared) else None)) if variant else None
 
     def tile_of(self, variant):
         """(mr, nr) of a variant of this step (the one a CSV's kernel column names), or None."""
@@ -111,8 +104,11 @@ def _step(r, obj, path):
         plan = r.get(p, "plan", dict, where)
         plans[(r.count(p, "size", where), r.count(p, "threads", where))] = dict(plan)
     source = r.get(tuned, "source", str, path + "tuned.") if tuned is not None else None
-    return Step(number, slug, threading == "parallel", None if variant == "unsupported" else variant, tile, tiles,
-                params, source, plans)
+    variant = None if variant == "unsupported" else variant
+    # A step whose tile is a param of its own (step 10's tile-rows and tile-cols) says it there.
+    declared = (params.get("tile-rows", 0), params.get("tile-cols", 0))
+    tile = (tile or (declared if all(declared) else None)) if variant else None
+    return Step(number, slug, threading == "parallel", variant, tile, tiles, params, source, plans)
 
 
 def parse(text, where):

@@ -66,24 +66,16 @@ def collect(results, steps=None, inputs=None):
     return runs + refs
 
 
-def load_samples(results, run, inputs):
-    """The samples behind a run's CSV (results/samples/<csv name>), as rows; [] when none."""
-    return inputs.samples(os.path.join(results, os.path.basename(run["path"])))
-
-
 def paired(results, runs, inputs):
     """{(step, threads, path): {size: (median, lowest, highest, pairs)}}: each run's ratios to
     ref_openblas sampled back to back (plots/samples.py), against its one-thread and all-core CSVs."""
     ref_rows = [row for name in ("ref_openblas.csv", "ref_openblas_mt.csv")
                 for row in inputs.samples(os.path.join(results, name))]
     out = {}
-    if not ref_rows:
-        return out
     for run in runs:
-        ours = load_samples(results, run, inputs)
-        if not ours or run["step"] == "ref_openblas":
+        if run["step"] == "ref_openblas":
             continue
-        for (m, threads), value in sampling.paired_ratios(ours, ref_rows).items():
+        for (m, threads), value in sampling.paired_ratios(inputs.samples(run["path"]), ref_rows).items():
             if threads == run["threads"]:
                 out.setdefault((run["step"], threads, run["path"]), {})[m] = value
     return out
@@ -118,14 +110,14 @@ def spread_detail(results, runs, peak, inputs):
     out = []
     for curve in curves_of(runs, inputs):
         values = {}
-        for r in load_samples(results, curve, inputs):
+        for r in inputs.samples(curve["path"]):
             values.setdefault((int(r["m"]), int(r["threads"])), []).append(float(r["gflops_best"]))
         sizes = []
         for row in curve["rows"]:
             theirs = [o["best"] for other in scaling if other["step"] == curve["step"]
                       for o in other["rows"] if (o["m"], o["threads"]) == (row["m"], row["threads"])]
             sizes.append(size_detail(row, values.get((row["m"], row["threads"]), []), max(theirs, default=None),
-                                     best_peak(peak or {}, row["threads"])))
+                                     best_peak(peak, row["threads"])))
         quiet = sampling.quiet_share(list(values.values())) if values else None
         out.append({"step": curve["step"], "threads": curve["threads"], "path": curve["path"],
                     "twin": curve["twin"], "sizes": sizes,
@@ -148,17 +140,13 @@ def fmt(value, digits=1):
 
 def flags(curve):
     """What else makes a curve's numbers uncertain: busy CPUs, a scaling run off, bests above the peak."""
-    said = []
-    busy = [d["n"] for d in curve["sizes"] if d["cpu_wait"] is not None and d["cpu_wait"] >= BUSY]
-    if busy:
-        said.append("CPUs busy at n = " + ", ".join(map(str, busy)))
-    for d in curve["sizes"]:
-        if d["scaling"] is not None and round(100 * apart(d["best"], d["scaling"])) > round(100 * SPREAD):
-            said.append("scaling run {} off at n = {}".format(pct(apart(d["best"], d["scaling"])), d["n"]))
-    above = [d["n"] for d in curve["sizes"] if d["above_peak"]]
-    if above:
-        said.append("above the peak at n = " + ", ".join(map(str, above)))
-    return "; ".join(said)
+    def at(what, sizes):
+        return [what + " at n = " + ", ".join(str(d["n"]) for d in sizes)] if sizes else []
+    sizes = curve["sizes"]
+    off = ["scaling run {} off at n = {}".format(pct(apart(d["best"], d["scaling"])), d["n"]) for d in sizes
+           if d["scaling"] is not None and round(100 * apart(d["best"], d["scaling"])) > round(100 * SPREAD)]
+    busy = [d for d in sizes if d["cpu_wait"] is not None and d["cpu_wait"] >= BUSY]
+    return "; ".join(at("CPUs busy", busy) + off + at("above the peak", [d for d in sizes if d["above_peak"]]))
 
 
 def curve_name(curve):
@@ -334,11 +322,9 @@ def main(argv):
     parser.add_argument("--cores", help="core count (overrides machine.txt)")
     args = parser.parse_args(argv)
     overrides = {key: getattr(args, key) for key in ("compiler", "flags", "date", "cores")}
-
-    def summarise():
-        print(write(args.results, args.steps, overrides, args.output), end="")
-        return 0
-    return drawing.run("summary.py", summarise)   # bad input: 2; a file that cannot be written: 3
+    # bad input: 2; a file that cannot be written: 3
+    return drawing.run("summary.py", lambda: print(write(args.results, args.steps, overrides, args.output),
+                                                   end="") or 0)
 
 
 def write(results, steps_text=None, overrides=None, output=None, inputs=None):
@@ -357,9 +343,7 @@ def write(results, steps_text=None, overrides=None, output=None, inputs=None):
     peak = inputs.peak(peak_path) if os.path.exists(peak_path) else {}
     machine = load_machine(os.path.join(results, "machine.txt"))
     spread, pairs = spread_detail(results, runs, peak, inputs), paired(results, runs, inputs)
-    for key, value in (overrides or {}).items():
-        if value:
-            machine[key] = value
+    machine.update((key, value) for key, value in (overrides or {}).items() if value)
     for key in ("cpu", "uarch"):
         machine.setdefault(key, next((r[key] for r in runs if r[key]), ""))
     machine.setdefault("cores", str(os.cpu_count() or "unknown"))
