@@ -9,15 +9,14 @@ std::string Json::quoted(std::string_view text) {
     std::string s = "\"";
     for (const char ch : text) {
         const auto c = static_cast<unsigned char>(ch);
+        char buf[8];
         if (c == '"' || c == '\\') {
-            s += '\\';
-            s += ch;
+            s += {'\\', ch};
         } else if (c == '\n') {
             s += "\\n";
         } else if (c == '\t') {
             s += "\\t";
         } else if (c < 0x20 || c == 0x7f) {   // the other control characters as \u00XX
-            char buf[8];
             std::snprintf(buf, sizeof buf, "\\u%04x", c);
             s += buf;
         } else {
@@ -27,18 +26,13 @@ std::string Json::quoted(std::string_view text) {
     return s + '"';
 }
 
-void Json::start(std::string_view key) {
+Json& Json::raw(std::string_view key, std::string_view json) {
     if (!open_.empty()) {
-        if (open_.back().has_items) out_ += ',';
+        out_ += open_.back().has_items ? ",\n" : "\n";
         open_.back().has_items = true;
-        out_ += '\n';
         out_.append(2 * open_.size(), ' ');
     }
     if (!key.empty()) out_ += quoted(key) + ": ";
-}
-
-Json& Json::raw(std::string_view key, std::string_view json) {
-    start(key);
     out_ += json;
     return *this;
 }
@@ -49,16 +43,10 @@ Json& Json::open(std::string_view key, char bracket) {
     return *this;
 }
 
-Json& Json::object(std::string_view key) { return open(key, '{'); }
-Json& Json::array(std::string_view key) { return open(key, '['); }
-
 Json& Json::end() {
     const Open closing = open_.back();
     open_.pop_back();
-    if (closing.has_items) {
-        out_ += '\n';
-        out_.append(2 * open_.size(), ' ');
-    }
+    if (closing.has_items) out_ += '\n' + std::string(2 * open_.size(), ' ');
     out_ += closing.bracket;
     if (open_.empty()) out_ += '\n';
     return *this;

@@ -11,13 +11,11 @@ namespace cpuinfo {
 
 class Json {
 public:
-    Json& object(std::string_view key = {});   // opens {; key: inside an object
-    Json& array(std::string_view key = {});    // opens [
-    Json& end();                               // closes the innermost
+    Json& object(std::string_view key = {}) { return open(key, '{'); }   // key: inside an object
+    Json& array(std::string_view key = {}) { return open(key, '['); }
+    Json& end();   // closes the innermost
     Json& value(std::string_view key, std::string_view text) { return raw(key, quoted(text)); }
-    Json& value(std::string_view key, const char* text) { return value(key, std::string_view(text)); }
     Json& value(std::string_view key, long long number) { return raw(key, std::to_string(number)); }
-    Json& value(std::string_view key, int number) { return value(key, static_cast<long long>(number)); }
     Json& real(std::string_view key, double number);   // null when not finite
     Json& flag(std::string_view key, bool yes) { return raw(key, yes ? "true" : "false"); }
     Json& null(std::string_view key) { return raw(key, "null"); }
@@ -27,8 +25,8 @@ public:
     static std::string quoted(std::string_view text);
 
 private:
-    Json& raw(std::string_view key, std::string_view json);   // `json` after start(key)
-    void start(std::string_view key);   // the comma, the newline and indent, and "key": when given
+    // `json` after the comma, the newline and indent, and "key": when given.
+    Json& raw(std::string_view key, std::string_view json);
     Json& open(std::string_view key, char bracket);
     std::string out_;
     struct Open {

@@ -14,6 +14,7 @@
 #include <gemm/registry.hpp>
 
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,13 +51,10 @@ void steps_lines(const std::vector<StepFacts>& steps) {
 // "mc=112 kc=256 note=x" as an object; a value of digits is a number, anything else a string.
 void pairs(cpuinfo::Json& j, std::string_view key, const std::string& text) {
     j.object(key);
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const std::size_t space = std::min(text.find(' ', at), text.size());
-        const std::string item = text.substr(at, space - at);
-        at = space + 1;
+    std::istringstream words(text);
+    for (std::string item; words >> item;) {
         const std::size_t eq = item.find('=');
-        if (item.empty() || eq == std::string::npos || eq == 0) continue;
+        if (eq == std::string::npos || eq == 0) continue;
         const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
         const bool digits = !value.empty() && value.size() < 16 && value.find_first_not_of("0123456789") == std::string::npos;
         if (digits) j.value(name, std::stoll(value));
@@ -65,8 +63,9 @@ void pairs(cpuinfo::Json& j, std::string_view key, const std::string& text) {
     j.end();
 }
 
-void tile(cpuinfo::Json& j, const gemm::Variant& v) {
-    if (v.mr > 0 && v.nr > 0) j.object("tile").value("mr", v.mr).value("nr", v.nr).end();
+// The variant's register tile, null when it has none (or there is no variant).
+void tile(cpuinfo::Json& j, const gemm::Variant* v) {
+    if (v != nullptr && v->mr > 0 && v->nr > 0) j.object("tile").value("mr", v->mr).value("nr", v->nr).end();
     else j.null("tile");
 }
 
@@ -75,12 +74,11 @@ void step_json(cpuinfo::Json& j, const StepFacts& s, const PlanRequest& request)
     j.object().value("number", s.step->number).value("slug", s.step->slug);
     j.value("threading", def.parallel ? "parallel" : "serial");
     j.value("variant", s.variant ? s.variant->name : std::string_view("unsupported"));
-    if (s.variant) tile(j, *s.variant);
-    else j.null("tile");
+    tile(j, s.variant);
     j.array("variants");
     for (const gemm::Variant& v : def.variants) {
         j.object().value("name", v.name).flag("supported", v.is_supported()).value("requirement", v.requirement);
-        tile(j, v);
+        tile(j, &v);
         j.end();
     }
     j.end().array("params");
@@ -112,8 +110,7 @@ void identity_json(cpuinfo::Json& j) {
     j.array("wisdom_lines").element(lines.cpu).element(lines.caches).end();
     j.end();
     const gemm::cpu::Caches& c = gemm::cpu::caches();
-    j.object("caches").value("l1d", static_cast<long long>(c.l1d)).value("l2", static_cast<long long>(c.l2));
-    j.value("l3", static_cast<long long>(c.l3)).value("source", c.source).end();
+    j.object("caches").value("l1d", c.l1d).value("l2", c.l2).value("l3", c.l3).value("source", c.source).end();
 }
 
 void peak_json(cpuinfo::Json& j, const gemm::peak::Context& ctx) {
@@ -206,6 +203,5 @@ int main(int argc, char** argv) {
             status = 2;
         }
     }
-    std::cout.flush();
     return gemm::finish_stdout("cpuinfo", status);
 }

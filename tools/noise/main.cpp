@@ -73,12 +73,6 @@ Range parse_range(const std::string& option, const std::string& value) {
     return r;
 }
 
-// Sleeps until `until` or a stop, whichever comes first.
-bool wait_until(Clock::time_point until) {
-    while (!stop && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    return !stop;
-}
-
 // Why a buffer of `mib` MiB cannot be had, or "": over 90 % of the free memory (touching it all
 // would wake the OOM killer), or past a limit on address space.
 std::string memory_problem(int mib) {
@@ -121,7 +115,8 @@ void spells(const char* name, int cpu, unsigned seed, const Options& o, Clock::t
         say(name, true);
         while (!stop && Clock::now() < on_until) work();
         say(name, false);
-        if (!wait_until(std::min(end, Clock::now() + length(o.off)))) break;
+        const auto off_until = std::min(end, Clock::now() + length(o.off));
+        while (!stop && Clock::now() < off_until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
 }
 
@@ -132,39 +127,35 @@ Options parse(int argc, const char* const* argv) {
     o.memory_cpu = cpus.empty() ? 0 : cpus.front();
     o.share_cpu = cpus.empty() ? 0 : cpus.back();
     auto cpu_option = [&](const std::string& option, const std::string& value) {
-        const long long v = gemm::whole_option(option, value, 0, 1 << 20);
-        for (int allowed : cpus)
-            if (allowed == v) return allowed;
+        const int cpu = static_cast<int>(gemm::whole_option(option, value, 0, 1 << 20));
+        if (std::find(cpus.begin(), cpus.end(), cpu) != cpus.end()) return cpu;
         throw gemm::UsageError(gemm::quoted(option, value) + ": not a CPU this process may use");
     };
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
+        const auto value = [&] { return gemm::option_value(argc, argv, i); };
         if (arg == "--log") {
             log_spells = true;
-            continue;
-        }
-        if (arg.rfind("--", 0) != 0) throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
-        static const char* const known[] = {"--mode", "--seconds", "--on", "--off", "--load",
-                                            "--mib", "--memory-cpu", "--share-cpu", "--seed"};
-        if (std::find(std::begin(known), std::end(known), arg) == std::end(known))
-            throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
-        const std::string value = gemm::option_value(argc, argv, i);
-        if (arg == "--mode") {
-            if (value != "memory" && value != "share" && value != "both")
-                throw gemm::UsageError(gemm::quoted(arg, value) + ": not memory, share or both");
-            o.mode = value;
+        } else if (arg == "--mode") {
+            o.mode = value();
+            if (o.mode != "memory" && o.mode != "share" && o.mode != "both")
+                throw gemm::UsageError(gemm::quoted(arg, o.mode) + ": not memory, share or both");
         } else if (arg == "--seconds") {
-            o.seconds = gemm::positive_option(arg, value, 86400);
+            o.seconds = gemm::positive_option(arg, value(), 86400);
         } else if (arg == "--on" || arg == "--off") {
-            (arg == "--on" ? o.on : o.off) = parse_range(arg, value);
+            (arg == "--on" ? o.on : o.off) = parse_range(arg, value());
         } else if (arg == "--load") {
-            o.load = gemm::positive_option(arg, value, 1);
+            o.load = gemm::positive_option(arg, value(), 1);
         } else if (arg == "--mib") {
-            o.mib = gemm::count_option(arg, value, 65536);
+            o.mib = gemm::count_option(arg, value(), 65536);
         } else if (arg == "--memory-cpu" || arg == "--share-cpu") {
-            (arg == "--memory-cpu" ? o.memory_cpu : o.share_cpu) = cpu_option(arg, value);
+            (arg == "--memory-cpu" ? o.memory_cpu : o.share_cpu) = cpu_option(arg, value());
         } else if (arg == "--seed") {
-            o.seed = static_cast<unsigned>(gemm::count_option(arg, value, 2147483647));
+            o.seed = static_cast<unsigned>(gemm::count_option(arg, value(), 2147483647));
+        } else if (arg.rfind("--", 0) == 0) {
+            throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option (see --help)");
+        } else {
+            throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
         }
     }
     return o;

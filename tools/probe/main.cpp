@@ -58,6 +58,7 @@ const gemm::Step* find_step(std::string_view name) {
 struct Row {
     double cpu_best, cpu_median, wall_best, wall_median;
     bool verified;
+    std::string problem;   // the first, when not verified
 };
 
 double median_of(std::vector<double> v) {
@@ -67,10 +68,7 @@ double median_of(std::vector<double> v) {
 }
 
 // A square size with leading dimension ld: the first call verified, then reps timed calls.
-Row run(const gemm::Step& step, const gemm::Setting& setting, int size, int ld, int reps, std::string& problem) {
-    const auto kernel = [&](int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-        gemm::run_setting(step, setting, m, n, k, A, lda, B, ldb, C, ldc);
-    };
+Row run(const gemm::Step& step, const gemm::Setting& setting, int size, int ld, int reps) {
     const std::size_t count = static_cast<std::size_t>(size) * ld;
     gemm::FloatBuffer A = gemm::allocate_floats(count), B = gemm::allocate_floats(count),
                       C0 = gemm::allocate_floats(count), C = gemm::allocate_floats(count);
@@ -81,22 +79,25 @@ Row run(const gemm::Step& step, const gemm::Setting& setting, int size, int ld, 
     for (int i = 0; i < size; ++i)   // the padding: NaN in A and B, which C must never see
         for (int j = size; j < ld; ++j) A[static_cast<std::size_t>(i) * ld + j] = B[static_cast<std::size_t>(i) * ld + j] = nan;
     std::memcpy(C.get(), C0.get(), count * sizeof(float));
+    const auto call = [&] {
+        gemm::run_setting(step, setting, size, size, size, A.get(), ld, B.get(), ld, C.get(), ld);
+    };
 
-    kernel(size, size, size, A.get(), ld, B.get(), ld, C.get(), ld);
+    call();
     const gemm::CheckResult check = gemm::check_result(size, size, size, A.get(), ld, B.get(), ld, C0.get(), C.get(), ld);
-    problem = check.first_problem;
 
     std::vector<double> cpu, wall;
     for (int r = 0; r < reps; ++r) {
         const auto w0 = std::chrono::steady_clock::now();
         const double c0 = gemm::cpu::thread_cpu_seconds();
-        kernel(size, size, size, A.get(), ld, B.get(), ld, C.get(), ld);
+        call();
         cpu.push_back(gemm::cpu::thread_cpu_seconds() - c0);
         wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count());
     }
     const auto rate = [size](double s) { return gemm::gflops(size, size, size, s); };
     return {rate(*std::min_element(cpu.begin(), cpu.end())), rate(median_of(cpu)),
-            rate(*std::min_element(wall.begin(), wall.end())), rate(median_of(wall)), check.ok};
+            rate(*std::min_element(wall.begin(), wall.end())), rate(median_of(wall)), check.ok,
+            check.first_problem};
 }
 
 struct Options {
@@ -125,19 +126,19 @@ Options parse(int argc, const char* const* argv) {
             o.kernel_name = gemm::option_value(argc, argv, i);
         } else if (arg == "--csv") {
             o.csv = gemm::meter::csv_option(argc, argv, i);
-        } else if (arg.rfind("--", 0) == 0 && o.step != nullptr && o.step->find_param(arg.substr(2)) != nullptr) {
-            const gemm::Param* p = o.step->find_param(arg.substr(2));
+        } else if (arg.rfind("--", 0) != 0) {
+            if (o.step != nullptr)
+                throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
+            o.step = find_step(arg);
+            if (o.step == nullptr)
+                throw gemm::UsageError(gemm::quoted("", arg) + ": no such step (a number or a slug)");
+        } else if (const gemm::Param* p = o.step != nullptr ? o.step->find_param(arg.substr(2)) : nullptr) {
             o.params.emplace_back(p, static_cast<int>(gemm::whole_option(arg, gemm::option_value(argc, argv, i), 0,
                                                                          gemm::cpu::kMaxBlock, "0: automatic")));
-        } else if (arg.rfind("--", 0) == 0) {
+        } else {
             throw gemm::UsageError(gemm::quoted("", arg) + ": unknown option" +
                                    (o.step == nullptr ? " (name the step first: its tunables follow it)" : "") +
                                    " (see --help)");
-        } else if (o.step == nullptr) {
-            o.step = find_step(arg);
-            if (o.step == nullptr) throw gemm::UsageError(gemm::quoted("", arg) + ": no such step (a number or a slug)");
-        } else {
-            throw gemm::UsageError(gemm::quoted("", arg) + ": unexpected argument (see --help)");
         }
     }
     if (o.step == nullptr) throw gemm::UsageError("name a step (see --help)");
@@ -203,10 +204,9 @@ int main(int argc, char** argv) {
     bool all_ok = true;
     for (const int size : o.sizes) {
         const int ld = static_cast<int>(o.ld_fixed > 0 ? o.ld_fixed : size + o.pad);
-        std::string problem;
         Row r;
         try {
-            r = run(*o.step, setting, size, ld, o.reps, problem);
+            r = run(*o.step, setting, size, ld, o.reps);
         } catch (const std::bad_alloc&) {
             std::fprintf(stderr, "probe: out of memory at size %d, ld %d\n", size, ld);
             return gemm::kExitResource;
@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
         text += line;
         std::printf("  n = %5d  ld = %5d  %8.2f GFLOPS (CPU time; median %.2f)  wall %8.2f (median %.2f)  %s%s\n",
                     size, ld, r.cpu_best, r.cpu_median, r.wall_best, r.wall_median,
-                    r.verified ? "verified" : "WRONG: ", r.verified ? "" : problem.c_str());
+                    r.verified ? "verified" : "WRONG: ", r.verified ? "" : r.problem.c_str());
         std::fflush(stdout);
     }
     if (const int failed = gemm::meter::write_csv("probe", o.csv, csv, text, std::cerr)) return failed;

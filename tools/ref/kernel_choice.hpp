@@ -20,10 +20,9 @@ enum class Library { openblas, blis };
 // "avx", "sse", "neon", "sve", "generic", "other" (another architecture's), or "unknown".
 std::string isa_of(Library lib, std::string_view kernel_set);
 
-// What the CPU can run, in the same ISA names (OpenBLAS's and BLIS's AVX-512 sets need AVX512F,
-// CD, BW, DQ and VL).
+// What the CPU can run, in the same ISA names (the libraries' AVX-512 sets need F, CD, BW, DQ, VL).
 struct CpuVectors {
-    bool avx512 = false;   // F, CD, BW, DQ, VL, with the OS's support
+    bool avx512 = false;   // with the OS's support
     bool avx2_fma = false;
     bool avx = false;
 };

@@ -93,9 +93,11 @@ void sgemm(int m, int n, int k, const float* A, int lda, const float* B, int ldb
 bool always() { return true; }
 
 #if defined(__linux__)
+constexpr const char* kSelf = "/proc/self/exe";
+
 // The kernel set the library reports in this program run again with `--kernels` and
 // env_var=value, or "" when the child failed (BLIS aborts on an architecture it was not built for).
-std::string probe(const char* self, const std::string& env_var, const std::string& value) {
+std::string probe(const std::string& env_var, const std::string& value) {
     int fds[2];
     if (pipe(fds) != 0) return "";
     const pid_t pid = fork();
@@ -107,7 +109,7 @@ std::string probe(const char* self, const std::string& env_var, const std::strin
         close(fds[0]);
         setenv(env_var.c_str(), value.c_str(), 1);
         setenv(kChildDetected, "probe", 1);
-        execl(self, self, "--kernels", static_cast<char*>(nullptr));
+        execl(kSelf, kSelf, "--kernels", static_cast<char*>(nullptr));
         _exit(127);
     }
     close(fds[1]);
@@ -164,7 +166,7 @@ int take_forced(const char* user_env, const std::string& user) {
     if (value != user_env) setenv(kEnvVar, value.c_str(), 1);
 #if defined(__linux__)
     // Tried in a child first: BLIS aborts on an architecture it was not built with (a usage error).
-    if (probe("/proc/self/exe", kEnvVar, std::getenv(kEnvVar)).empty()) {
+    if (probe(kEnvVar, value).empty()) {
         std::fprintf(stderr, "%s: %s '%s': the library fails to start with it; unset it to let the runner choose\n",
                      GEMM_REF_NAME, kEnvVar, user.c_str());
         return gemm::kExitUsage;
@@ -173,29 +175,26 @@ int take_forced(const char* user_env, const std::string& user) {
     return -1;
 }
 
-// Why the running set runs. When the library's own choice is narrower than the CPU's widest
-// ISA, this runs the program again with the best set and does not return.
-std::string settle_kernels(const std::string& running, const char* user, bool as_detected, bool& forced_narrower,
-                           char** argv) {
-    const gemm::ref::Choice choice = gemm::ref::choose(kLibrary, running, gemm::ref::cpu_vectors(), user, as_detected);
-    forced_narrower = choice.forced_narrower;
-    if (!choice.change) return choice.reason;
+// The set to run and why. When the library's own choice is narrower than the CPU's widest ISA,
+// this runs the program again with the best set and does not return.
+gemm::ref::Choice settle_kernels(const std::string& running, const char* user, bool as_detected, char** argv) {
+    gemm::ref::Choice choice = gemm::ref::choose(kLibrary, running, gemm::ref::cpu_vectors(), user, as_detected);
+    if (!choice.change) return choice;
 #if defined(__linux__)
     const std::string value = env_value(choice.kernel_set);
-    const std::string taken = probe("/proc/self/exe", choice.env_var, value);
+    const std::string taken = probe(choice.env_var, value);
     if (gemm::ref::lower(taken) == gemm::ref::lower(choice.kernel_set)) {
         setenv(choice.env_var.c_str(), value.c_str(), 1);
         setenv(kChildDetected, running.c_str(), 1);
         setenv(kChildReason, choice.reason.c_str(), 1);
-        execv("/proc/self/exe", argv);
+        execv(kSelf, argv);
         std::fprintf(stderr, "%s: could not run itself again (%s); measuring %s as detected\n", GEMM_REF_NAME,
                      std::strerror(errno), running.c_str());
     }
-    return "the library detected " + running + ", and its " + choice.kernel_set +
-           " kernels would not load here: measuring " + running;
-#else
-    return choice.reason;
+    choice.reason = "the library detected " + running + ", and its " + choice.kernel_set +
+                    " kernels would not load here: measuring " + running;
 #endif
+    return choice;
 }
 
 void print_help_tail() {
@@ -241,18 +240,17 @@ int main(int argc, char** argv) {
     const char* user_env = child_detected == nullptr ? std::getenv(kEnvVar) : nullptr;
     const std::string user = user_env != nullptr ? gemm::shown(user_env) : "";
     const bool refused = !cmd.help && pool_refused();
-    if (user_env != nullptr && !cmd.help && !refused)
+    const bool choosing = child_detected == nullptr && !cmd.help && !refused;   // not the re-run, not --help
+    if (user_env != nullptr && choosing)
         if (const int rc = take_forced(user_env, user); rc >= 0) return rc;
 
     const std::string running = kernel_set();
     const std::string detected = child_detected != nullptr ? child_detected : running;
-    std::string reason;
-    bool forced_narrower = false;
-    if (child_detected == nullptr && !cmd.help && !refused)
-        reason = settle_kernels(running, user_env != nullptr ? user.c_str() : nullptr, cmd.as_detected,
-                                forced_narrower, argv);
+    gemm::ref::Choice choice;
+    if (choosing)
+        choice = settle_kernels(running, user_env != nullptr ? user.c_str() : nullptr, cmd.as_detected, argv);
     else if (child_detected != nullptr && std::getenv(kChildReason) != nullptr)
-        reason = std::getenv(kChildReason);
+        choice.reason = std::getenv(kChildReason);
 
     // "openblas 0.3.21 SkylakeX (detected: Prescott)"
     std::string label = library_version() + " " + running;
@@ -277,16 +275,16 @@ int main(int argc, char** argv) {
         }
         std::printf("running %s\ndetected %s\nisa %s\nlibrary %s\nlabel %s\nwhy %s\n", running.c_str(),
                     detected.c_str(), gemm::ref::isa_of(kLibrary, running).c_str(), library_version().c_str(),
-                    label.c_str(), reason.c_str());
+                    label.c_str(), choice.reason.c_str());
     } else {
         // The kernel set's line first, once the harness has checked the command line.
-        const std::string preface = std::string(GEMM_REF_NAME) + ": " + label + ": " + reason + "\n";
+        const std::string preface = std::string(GEMM_REF_NAME) + ": " + label + ": " + choice.reason + "\n";
         const gemm::ThreadControl threads{set_threads, get_threads};
         rc = gemm::run_main(argc_left, cmd.args.data(), step, &threads, preface);
         if (cmd.help) print_help_tail();
     }
     // Once, after a run that worked (a failed one keeps its one line): a narrower set than the best.
-    if (forced_narrower && rc == 0) std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, reason.c_str());
+    if (choice.forced_narrower && rc == 0) std::fprintf(stderr, "%s: %s\n", GEMM_REF_NAME, choice.reason.c_str());
     const int status = gemm::finish_stdout(GEMM_REF_NAME, rc);
 #if defined(__linux__)
     if (refused) {
