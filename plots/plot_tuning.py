@@ -64,7 +64,7 @@ def candidate(path, line, row, has_one_slice):
             raise InputError("{}: line {}: column switches holds '{}', not a switch such as no-copy-b".format(
                 path, line, shown(word)))
     failed = flag(path, line, row, "failed")
-    judged = not failed or (row["ratio"] or "").strip()
+    judged = not failed or text(row, "ratio")
 
     def ratio(column, present=True):
         return number(path, line, row, column, positive=True, maximum=MAX_RATIO) if present else None
@@ -200,7 +200,11 @@ def place_label(ax, at, label, taken, to_unit, bold=False):
                 arrowprops={"arrowstyle": "-", "color": "0.3", "lw": 0.8, "shrinkB": 10})
 
 
-def log_axis(axis, values):
+def log_axis(ax, name, values):
+    """Axis `name` ("x" or "y") in log 2 with plain numbers, ticked at each value when there are few."""
+    getattr(ax, "set_{}scale".format(name))("log", base=2)
+    axis = getattr(ax, name + "axis")
+    drawing.plain_numbers(axis)
     values = sorted(set(values))
     if len(values) <= 10:
         axis.set_ticks(values)
@@ -263,11 +267,8 @@ def draw_plane(ax, search, norm, cmap, xname, yname, others):
         if a != b:
             ax.annotate("", xy=b, xytext=a, arrowprops={"arrowstyle": "-|>", "color": "0.3", "lw": 1.3,
                                                         "shrinkA": 9, "shrinkB": 9}, zorder=3)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=2)
-    drawing.plain_numbers(ax.xaxis, ax.yaxis)
-    log_axis(ax.xaxis, xs)
-    log_axis(ax.yaxis, ys)
+    log_axis(ax, "x", xs)
+    log_axis(ax, "y", ys)
     ax.tick_params(axis="x", labelrotation=45)
     if {xname, yname} == {"kc", "mc"} and search["caches"].get("L2"):
         l2_curves(ax, search["caches"]["L2"], xname, xlim, ylim)
@@ -322,9 +323,7 @@ def draw_strip(ax, search, norm, cmap, name):
         ax.annotate(drawing.literal(label), (w[name], w["ratio_to_rules"]), xytext=(9, 0), textcoords="offset points",
                     fontsize=7.5, va="center", fontweight="bold")
         ratios.append(w["ratio_to_rules"])
-    ax.set_xscale("log", base=2)
-    drawing.plain_numbers(ax.xaxis)
-    log_axis(ax.xaxis, values)
+    log_axis(ax, "x", values)
     ax.set_xlim(min(values) / 1.3, max(values) * 1.3)
     lo, hi = min(ratios), max(ratios)
     ax.set_ylim(lo - 0.12 * (hi - lo) - 0.01, hi + 0.25 * (hi - lo) + 0.01)
