@@ -8,7 +8,5 @@
 
 int main(int argc, char** argv) {
     gemm::guard_standard_descriptors();   // before anything opens a file (gemm/numbers.hpp)
-    const int status = gemm::peak::run(argc, argv, std::cout, std::cerr);
-    std::cout.flush();
-    return gemm::finish_stdout("peak", status);
+    return gemm::finish_stdout("peak", gemm::peak::run(argc, argv, std::cout, std::cerr));
 }
