@@ -2,7 +2,6 @@
 // --steps, --uarch and --identity one-line answers for scripts (run_all.sh, tools/tune.py), and
 // --json all of it for plots/machine.py (docs/contracts.md, "bin/cpuinfo --json"). The report,
 // --steps and --json come from one gathering (peak.hpp's context).
-#include "json.hpp"
 #include "meter_cli.hpp"
 #include "peak.hpp"
 
@@ -13,6 +12,8 @@
 #include <gemm/output_file.hpp>
 #include <gemm/registry.hpp>
 
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -37,6 +38,83 @@ constexpr const char* kUsage =
     "m = n = k in the list on each thread count (sizes 1 to 46340; threads 1 to 4 x the CPUs).\n"
     "A bad option or value: one line on stderr, exit 2.\n";
 
+// A small JSON writer for --json: objects, arrays, strings (quote, backslash and every control
+// character escaped), numbers and booleans, in order, with two-space indents. It checks only the
+// commas: keys go in objects, bare values in arrays.
+class Json {
+public:
+    Json& object(std::string_view key = {}) { return open(key, '{'); }   // key: inside an object
+    Json& array(std::string_view key = {}) { return open(key, '['); }
+    Json& value(std::string_view key, std::string_view text) { return raw(key, quoted(text)); }
+    Json& value(std::string_view key, long long number) { return raw(key, std::to_string(number)); }
+    Json& flag(std::string_view key, bool yes) { return raw(key, yes ? "true" : "false"); }
+    Json& null(std::string_view key) { return raw(key, "null"); }
+    Json& element(std::string_view text) { return value({}, text); }   // a string in an array
+    const std::string& text() const { return out_; }
+
+    Json& real(std::string_view key, double number) {   // null when not finite
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.6g", number);
+        return raw(key, std::isfinite(number) ? buf : "null");
+    }
+
+    Json& end() {   // closes the innermost
+        const Open closing = open_.back();
+        open_.pop_back();
+        if (closing.has_items) out_ += '\n' + std::string(2 * open_.size(), ' ');
+        out_ += closing.bracket;
+        if (open_.empty()) out_ += '\n';
+        return *this;
+    }
+
+private:
+    struct Open {
+        char bracket;      // the one that closes it
+        bool has_items;    // whether something is in it yet (a comma before the next)
+    };
+    std::vector<Open> open_;
+    std::string out_;
+
+    static std::string quoted(std::string_view text) {
+        std::string s = "\"";
+        for (const char ch : text) {
+            const auto c = static_cast<unsigned char>(ch);
+            char buf[8];
+            if (c == '"' || c == '\\') {
+                s += {'\\', ch};
+            } else if (c == '\n') {
+                s += "\\n";
+            } else if (c == '\t') {
+                s += "\\t";
+            } else if (c < 0x20 || c == 0x7f) {   // the other control characters as \u00XX
+                std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                s += buf;
+            } else {
+                s += ch;   // UTF-8 bytes pass as they are
+            }
+        }
+        return s + '"';
+    }
+
+    // `json` after the comma, the newline and indent, and "key": when given.
+    Json& raw(std::string_view key, std::string_view json) {
+        if (!open_.empty()) {
+            out_ += open_.back().has_items ? ",\n" : "\n";
+            open_.back().has_items = true;
+            out_.append(2 * open_.size(), ' ');
+        }
+        if (!key.empty()) out_ += quoted(key) + ": ";
+        out_ += json;
+        return *this;
+    }
+
+    Json& open(std::string_view key, char bracket) {
+        raw(key, std::string_view(&bracket, 1));
+        open_.push_back({bracket == '{' ? '}' : ']', false});
+        return *this;
+    }
+};
+
 // What --json's plans are for: the sizes and thread counts given.
 struct PlanRequest {
     std::vector<int> sizes, threads;
@@ -49,7 +127,7 @@ void steps_lines(const std::vector<StepFacts>& steps) {
 }
 
 // "mc=112 kc=256 note=x" as an object; a value of digits is a number, anything else a string.
-void pairs(cpuinfo::Json& j, std::string_view key, const std::string& text) {
+void pairs(Json& j, std::string_view key, const std::string& text) {
     j.object(key);
     std::istringstream words(text);
     for (std::string item; words >> item;) {
@@ -64,12 +142,12 @@ void pairs(cpuinfo::Json& j, std::string_view key, const std::string& text) {
 }
 
 // The variant's register tile, null when it has none (or there is no variant).
-void tile(cpuinfo::Json& j, const gemm::Variant* v) {
+void tile(Json& j, const gemm::Variant* v) {
     if (v != nullptr && v->mr > 0 && v->nr > 0) j.object("tile").value("mr", v->mr).value("nr", v->nr).end();
     else j.null("tile");
 }
 
-void step_json(cpuinfo::Json& j, const StepFacts& s, const PlanRequest& request) {
+void step_json(Json& j, const StepFacts& s, const PlanRequest& request) {
     const gemm::StepDef& def = *s.step->def;
     j.object().value("number", s.step->number).value("slug", s.step->slug);
     j.value("threading", def.parallel ? "parallel" : "serial");
@@ -101,7 +179,7 @@ void step_json(cpuinfo::Json& j, const StepFacts& s, const PlanRequest& request)
     j.end().end();
 }
 
-void identity_json(cpuinfo::Json& j) {
+void identity_json(Json& j) {
     const gemm::cpu::Identity& id = gemm::cpu::identity();
     const gemm::cpu::MachineLines lines = gemm::cpu::machine_lines();
     j.object("identity").value("name", gemm::cpu::name()).value("arch", gemm::cpu::arch());
@@ -113,7 +191,7 @@ void identity_json(cpuinfo::Json& j) {
     j.object("caches").value("l1d", c.l1d).value("l2", c.l2).value("l3", c.l3).value("source", c.source).end();
 }
 
-void peak_json(cpuinfo::Json& j, const gemm::peak::Context& ctx) {
+void peak_json(Json& j, const gemm::peak::Context& ctx) {
     j.object("cpus").value("logical", ctx.logical_cpus).value("physical_cores", ctx.physical_cores);
     j.value("pinning_note", gemm::cpu::pinning_note());
     j.value("core_kinds", gemm::cpu::core_kinds_line(gemm::cpu::core_kinds())).end();
@@ -134,7 +212,7 @@ void peak_json(cpuinfo::Json& j, const gemm::peak::Context& ctx) {
 
 void json_report(const PlanRequest& request) {
     const gemm::peak::Context ctx = gemm::peak::context();
-    cpuinfo::Json j;
+    Json j;
     j.object().value("format", "gemm-steps cpuinfo 1");
     identity_json(j);
     peak_json(j, ctx);

@@ -149,38 +149,6 @@ Options parse(int argc, const char* const* argv) {
     return o;
 }
 
-// The variant to run (nullptr after the message, with the exit code in `rc`) and its Setting,
-// made as the step's own executable makes it: the values tuned on this machine (step 10's
-// wisdom) and the command line's, which win (a lesson's through its params' set()).
-const gemm::Variant* prepare_variant(const Options& o, gemm::TunedParams& tuned, gemm::Setting& setting, int& rc) {
-    const gemm::Step* step = o.step;
-    const std::string slug(step->slug);
-#if defined(_OPENMP)
-    if (step->def->parallel) omp_set_num_threads(1);
-#endif
-    const gemm::Variant* variant = o.kernel_name.empty() ? step->best_variant() : step->find_variant(o.kernel_name);
-    if (variant == nullptr && !o.kernel_name.empty()) {
-        std::fprintf(stderr, "probe: --kernel '%s': step %s has no such variant\n", gemm::shown(o.kernel_name).c_str(),
-                     slug.c_str());
-        rc = gemm::kExitUsage;
-        return nullptr;
-    }
-    if (variant == nullptr || !variant->is_supported()) {
-        std::fprintf(stderr, "probe: skipped: this CPU lacks what step %s%s needs\n", slug.c_str(),
-                     o.kernel_name.empty() ? "" : (" --kernel " + gemm::shown(o.kernel_name)).c_str());
-        rc = gemm::kExitUnsupported;
-        return nullptr;
-    }
-    if (step->def->use_variant != nullptr) step->def->use_variant(variant->name);
-    gemm::ParamValues given;
-    for (const auto& [param, value] : o.params) {
-        given[step->param_index(*param)] = value;
-        if (step->def->run == nullptr) param->set(value);
-    }
-    setting = gemm::make_setting(*step, variant->name, 1, given, &tuned);
-    return variant;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -188,12 +156,33 @@ int main(int argc, char** argv) {
     Options o;
     if (const auto done = gemm::meter::parse_command("probe", kUsage, parse, argc, argv, o, std::cout, std::cerr))
         return gemm::finish_stdout("probe", *done);
+    const gemm::Step& step = *o.step;
+    const std::string slug(step.slug);
+#if defined(_OPENMP)
+    if (step.def->parallel) omp_set_num_threads(1);
+#endif
+    const gemm::Variant* variant = o.kernel_name.empty() ? step.best_variant() : step.find_variant(o.kernel_name);
+    if (variant == nullptr && !o.kernel_name.empty()) {
+        std::fprintf(stderr, "probe: --kernel '%s': step %s has no such variant\n", gemm::shown(o.kernel_name).c_str(),
+                     slug.c_str());
+        return gemm::kExitUsage;
+    }
+    if (variant == nullptr || !variant->is_supported()) {
+        std::fprintf(stderr, "probe: skipped: this CPU lacks what step %s%s needs\n", slug.c_str(),
+                     o.kernel_name.empty() ? "" : (" --kernel " + gemm::shown(o.kernel_name)).c_str());
+        return gemm::kExitUnsupported;
+    }
+    if (step.def->use_variant != nullptr) step.def->use_variant(variant->name);
+    // The Setting as the step's own executable makes it: the values tuned on this machine (step
+    // 10's wisdom) and the command line's, which win (a lesson's through its params' set()).
+    gemm::ParamValues given;
+    for (const auto& [param, value] : o.params) {
+        given[step.param_index(*param)] = value;
+        if (step.def->run == nullptr) param->set(value);
+    }
     gemm::TunedParams tuned;
-    gemm::Setting setting;
-    int rc = 0;
-    const gemm::Variant* variant = prepare_variant(o, tuned, setting, rc);
-    if (variant == nullptr) return rc;
-    const std::string slug(o.step->slug), kernel(variant->name);
+    const gemm::Setting setting = gemm::make_setting(step, variant->name, 1, given, &tuned);
+    const std::string kernel(variant->name);
     gemm::OutputFile csv;
     if (!gemm::meter::open_csv("probe", o.csv, csv, std::cerr)) return gemm::kExitResource;
     if (!tuned.note.empty()) std::fprintf(stderr, "probe: %s\n", tuned.note.c_str());
@@ -206,7 +195,7 @@ int main(int argc, char** argv) {
         const int ld = static_cast<int>(o.ld_fixed > 0 ? o.ld_fixed : size + o.pad);
         Row r;
         try {
-            r = run(*o.step, setting, size, ld, o.reps);
+            r = run(step, setting, size, ld, o.reps);
         } catch (const std::bad_alloc&) {
             std::fprintf(stderr, "probe: out of memory at size %d, ld %d\n", size, ld);
             return gemm::kExitResource;

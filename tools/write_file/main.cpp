@@ -27,13 +27,11 @@ const char* const kUsage =
 
 bool read_all(int fd, std::string& data) {
     char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n == 0) return true;
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return false;
-        data.append(buffer, static_cast<std::size_t>(n));
+    for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) != 0;) {
+        if (n > 0) data.append(buffer, static_cast<std::size_t>(n));
+        else if (errno != EINTR) return false;
     }
+    return true;
 }
 
 // The exit code after a check or write that gave `error` ("": none).
