@@ -98,19 +98,15 @@ void step_report(std::ostream& out, const std::vector<StepFacts>& steps) {
 std::vector<StepFacts> step_facts() {
     std::vector<StepFacts> out;
     for (const Step& s : gemm::steps()) {
-        StepFacts facts{&s, s.best_variant(), {}, false, {}};
-        if (facts.variant != nullptr) {
-            const Setting setting{facts.variant->name};   // nothing given or tuned: the rules
-            for (const Param& p : s.def->params)
-                if (const std::optional<int> value = shown_value(s, setting, p))
-                    facts.params.push_back({p.name, p.help, *value});
-            // With threads = 0 the step sets nothing: it says what a run would take.
-            if (s.def->tuned_params != nullptr) {
-                facts.has_tuned = true;
-                facts.tuned = s.def->tuned_params(facts.variant->name, 0);
-            }
-        }
-        out.push_back(std::move(facts));
+        StepFacts& facts = out.emplace_back(StepFacts{&s, s.best_variant(), {}, false, {}});
+        if (facts.variant == nullptr) continue;
+        const Setting setting{facts.variant->name};   // nothing given or tuned: the rules
+        for (const Param& p : s.def->params)
+            if (const std::optional<int> value = shown_value(s, setting, p))
+                facts.params.push_back({p.name, p.help, *value});
+        // With threads = 0 the step sets nothing: it says what a run would take.
+        facts.has_tuned = s.def->tuned_params != nullptr;
+        if (facts.has_tuned) facts.tuned = s.def->tuned_params(facts.variant->name, 0);
     }
     return out;
 }
