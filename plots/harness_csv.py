@@ -266,8 +266,8 @@ def load_bandwidth(path):
     return rows
 
 
-def level_bandwidth(rows, threads, kind="read"):
-    return {r["level"]: r["gbps"] for r in rows if r["level"] and r["threads"] == threads and r["kind"] == kind}
+def level_bandwidth(rows, threads):
+    return {r["level"]: r["gbps"] for r in rows if r["level"] and r["threads"] == threads and r["kind"] == "read"}
 
 
 # ---- the shell tools' check: python3 plots/harness_csv.py check [--sizes LIST] [--verified] FILE... ----

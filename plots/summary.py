@@ -284,8 +284,8 @@ def forced_reference(runs):
     return lines
 
 
-def render(runs, peak, machine, spread=None, pairs=None):
-    """summary.md's text; spread: spread_detail()'s curves (None: not looked for); pairs: paired()'s."""
+def render(runs, peak, machine, spread, pairs):
+    """summary.md's text; spread: spread_detail()'s curves; pairs: paired()'s."""
     lines = machine_table(machine, peak) + [""]
     lines.append("GFLOPS: the best sample at each size (@n: the nearest size measured, when that one was not); "
                  "% of the measured fp32 peak at the run's thread count; x OpenBLAS: the median over the rounds "
@@ -293,12 +293,11 @@ def render(runs, peak, machine, spread=None, pairs=None):
                  "(of the rounds in which both came within {:.0f} % of their size's best), the range of those "
                  "ratios in brackets (without samples, or no such round: the ratio of the bests).".format(
                      100 * sampling.PAIR_NEAR))
-    lines += [""] + step_table(runs, peak, pairs or {})
-    if spread is not None:
-        lines += ["", "Spread (plots/samples.py): settled, a second sample within {} of the best; spread, "
-                      "(best - worst) / best; disturbed, the share of samples a spell slowed more than that."
-                  .format(pct(sampling.TOLERANCE)), ""]
-        lines += spread_table(spread) + ["", spread_words(spread)]
+    lines += [""] + step_table(runs, peak, pairs)
+    lines += ["", "Spread (plots/samples.py): settled, a second sample within {} of the best; spread, "
+                  "(best - worst) / best; disturbed, the share of samples a spell slowed more than that."
+              .format(pct(sampling.TOLERANCE)), ""]
+    lines += spread_table(spread) + ["", spread_words(spread)]
     return "\n".join(lines) + "\n"
 
 
