@@ -483,7 +483,7 @@ def checked(args):
                                 ("--budget", args.budget if args.budget is not None else 0, 0, 1e6),
                                 ("--timeout", args.timeout if args.timeout is not None else 1, 1e-3, 1e7),
                                 ("--settle", args.settle if args.settle is not None else 1, 1e-3, 1e6)):
-        if not (value == value and lo <= value <= hi):
+        if not lo <= value <= hi:   # NaN too
             raise ValueError("{} '{}': must be from {:g} to {:g}".format(name, value, lo, hi))
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
