@@ -273,7 +273,7 @@ def timing_verdict(runs, this, programs):
     """From tools/interleave.py's stderr and log in RUNS: (None, the programs to compare with, notes) when THIS
     was timed, else (its FAIL or SKIP line, status). A job's failure starts with its label, a bare word."""
     err = read_text(os.path.join(runs, "interleave.err"))
-    last = err.rstrip("\n").rpartition("\n")[2] if err.strip("\n") else ""
+    last = err.rstrip("\n").rpartition("\n")[2]
     if int(programs.pop("rc")) and not re.search(r"^interleave\.py: [A-Za-z0-9_][A-Za-z0-9_.-]*( at n=|: )", err, re.M):
         return "FAIL {}: not graded: the timing failed: {}".format(this, last), 2
     skipped = re.search(r"skipped: this CPU cannot run {} \((.*)\)$".format(re.escape(this)),
@@ -284,7 +284,8 @@ def timing_verdict(runs, this, programs):
     def failure_of(label):   # "at n=64 crashed with SIGSEGV", or what it said of its command line, or ""
         said = re.search(r"^interleave\.py: {}(?: (at n=.*)|: (.*))$".format(re.escape(label)), err, re.M)
         return (said.group(1) or said.group(2)) if said else ""
-    problem, at = failure_of(this), re.match(r"at n=([0-9]+) (.*)$", failure_of(this))
+    problem = failure_of(this)
+    at = re.match(r"at n=([0-9]+) (.*)$", problem)
     if "FAILED verification" in problem:
         return "FAIL {}: a timed run failed verification".format(this), 1
     if problem:
