@@ -24,8 +24,5 @@ else()
           "figures will be drawn and the plot tests are not registered. On Debian or Ubuntu: "
           "apt-get install python3-matplotlib (then re-run cmake), or pass "
           "-DGEMM_PYTHON=/path/to/python3 for an interpreter that has it.")
-  find_program(GEMM_SAMPLER_PYTHON NAMES python3 NO_CACHE)
-  if(NOT GEMM_SAMPLER_PYTHON)
-    set(GEMM_SAMPLER_PYTHON "")
-  endif()
+  find_program(GEMM_SAMPLER_PYTHON NAMES python3 NO_CACHE)   # NOTFOUND is false to RunStep's if()
 endif()

@@ -30,19 +30,16 @@ function(draw csv prev png)
   message(STATUS "wrote ${csv} and ${png}")
 endfunction()
 
+set(jobs --job "step${SLUG}='${EXE}'")
 if(BOTH)
   set(jobs --job "step${SLUG}='${EXE}' --threads 1" --job "step${SLUG}_mt='${EXE}'")
-  if(SERIAL_PREV_EXE)
-    get_filename_component(serial_prev "${SERIAL_PREV_CSV}" NAME_WE)   # step08_avx512_14x32
-    list(APPEND jobs --job "${serial_prev}='${SERIAL_PREV_EXE}'")
+endif()
+foreach(kind PREV SERIAL_PREV)   # SERIAL_PREV_EXE is given only with BOTH
+  if(${kind}_EXE)
+    get_filename_component(label "${${kind}_CSV}" NAME_WE)   # step08_avx512_14x32
+    list(APPEND jobs --job "${label}='${${kind}_EXE}'")
   endif()
-else()
-  set(jobs --job "step${SLUG}='${EXE}'")
-endif()
-if(PREV_EXE)
-  get_filename_component(prev "${PREV_CSV}" NAME_WE)
-  list(APPEND jobs --job "${prev}='${PREV_EXE}'")
-endif()
+endforeach()
 
 # GEMM_SAMPLER_ARGS: more options for the sampler ("--sizes 64,96 --rounds 1": tests/test_pages.py).
 separate_arguments(sampler_args UNIX_COMMAND "$ENV{GEMM_SAMPLER_ARGS}")
