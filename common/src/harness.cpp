@@ -39,18 +39,20 @@ struct SizeResult {
     std::string problem;     // the first wrong element, when verification failed
 };
 
+// What every part of one run reads, made once in run_main.
+struct Run {
+    const Step& step;
+    const Setting& setting;
+    const Options& o;
+    const ThreadControl* library_threads;
+    const std::string& source;   // where the tuned values came from (TunedParams::source), or ""
+    const std::string& name;     // the program, as its messages name it
+};
+
 // One line on standard error after the program's name; returns `status`.
 int say(const std::string& name, const std::string& text, int status = kExitOk) {
     std::fprintf(stderr, "%s: %s\n", name.c_str(), text.c_str());
     return status;
-}
-
-template <class Call>
-double seconds_of(const Call& call) {
-    const auto start = std::chrono::steady_clock::now();
-    call();
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    return elapsed.count();
 }
 
 // The OpenMP team a parallel region gets now (OMP_THREAD_LIMIT, OMP_DYNAMIC included).
@@ -66,57 +68,56 @@ int openmp_team() {
     return team;
 }
 
-// The threads the step's last call ran on; `ran`: what StepDef::run returned.
-int threads_ran(const Step& step, const ThreadControl* library_threads, int ran) {
-    if (library_threads != nullptr) return library_threads->get();
-    if (step.def->run != nullptr) return ran;
-    if (step.def->threads_used != nullptr) return step.def->threads_used();
-    return step.def->parallel ? openmp_team() : 1;
+// The threads the step's last call ran on; `ran`: what run_setting returned.
+int threads_ran(const Run& run, int ran) {
+    if (run.library_threads != nullptr) return run.library_threads->get();
+    if (run.step.def->run != nullptr) return ran;
+    if (run.step.def->threads_used != nullptr) return run.step.def->threads_used();
+    return run.step.def->parallel ? openmp_team() : 1;
 }
 
-// The params in effect (not a switch of another variant) and the source of their values
-// (StepDef::tuned_params's, or ""), as "name=value" items joined by `separator`.
-std::string params_text(const Step& step, const Setting& setting, const std::string& source, const char* separator) {
+// The params in effect (not a switch of another variant) and the source of their values,
+// as "name=value" items joined by `separator`.
+std::string params_text(const Run& run, const char* separator) {
     std::string text;
     const auto add = [&](const std::string& item) { text.append(text.empty() ? "" : separator).append(item); };
-    for (const Param& p : step.def->params)
-        if (const std::optional<int> value = shown_value(step, setting, p)) add(std::string(p.name) + "=" + std::to_string(*value));
-    if (!source.empty()) add("source=" + source);
+    for (const Param& p : run.step.def->params)
+        if (const std::optional<int> value = shown_value(run.step, run.setting, p))
+            add(std::string(p.name) + "=" + std::to_string(*value));
+    if (!run.source.empty()) add("source=" + run.source);
     return text;
 }
 
-// The row of a size before it runs.
-CsvRow row_of(const Step& step, const Setting& setting, const Variant& variant, int size, const std::string& source) {
+// The row of a size before it runs. Unverified rows say so: verified=0 with max_rel_err=nan
+// (a failure always has a number).
+CsvRow row_of(const Run& run, int size) {
     CsvRow row;
-    row.step = std::string(step.slug);
+    row.step = std::string(run.step.slug);
     row.m = row.n = row.k = size;
-    row.kernel = std::string(variant.name);
+    row.kernel = std::string(run.setting.variant);
     row.cpu = cpu::name();
     row.uarch = cpu::microarch_label();
-    row.params = params_text(step, setting, source, " ");
-    // Unverified rows say so: verified=0 with max_rel_err=nan (a failure always has a number).
+    row.params = params_text(run, " ");
     row.max_rel_err = std::numeric_limits<double>::quiet_NaN();
     return row;
 }
 
-SizeResult run_size(const Step& step, const Variant& variant, const Setting& setting, const Options& o,
-                    const ThreadControl* library_threads, int size, const std::string& source) {
-    const int m = size, n = size, k = size;
-    const std::size_t sa = static_cast<std::size_t>(m) * k, sb = static_cast<std::size_t>(k) * n,
-                      sc = static_cast<std::size_t>(m) * n;
-    FloatBuffer A = allocate_floats(sa), B = allocate_floats(sb), C0 = allocate_floats(sc),
-                C = allocate_floats(sc);
-    fill_random(A.get(), sa, 1000003ULL * size + 1);
-    fill_random(B.get(), sb, 1000003ULL * size + 2);
-    fill_random(C0.get(), sc, 1000003ULL * size + 3);   // C starts random: the kernel accumulates
-    std::memcpy(C.get(), C0.get(), sc * sizeof(float));
-    int ran = 0;   // StepDef::run's threads of the last call
+SizeResult run_size(const Run& run, int size) {
+    const Options& o = run.o;
+    const std::size_t count = static_cast<std::size_t>(size) * size;   // each matrix is size x size
+    FloatBuffer A = allocate_floats(count), B = allocate_floats(count), C0 = allocate_floats(count),
+                C = allocate_floats(count);
+    fill_random(A.get(), count, 1000003ULL * size + 1);
+    fill_random(B.get(), count, 1000003ULL * size + 2);
+    fill_random(C0.get(), count, 1000003ULL * size + 3);   // C starts random: the kernel accumulates
+    std::memcpy(C.get(), C0.get(), count * sizeof(float));
+    int ran = 0;   // run_setting's threads of the last call
     const auto call = [&] {
-        return step.def->run != nullptr
-                   ? seconds_of([&] { ran = step.def->run(setting, m, n, k, A.get(), k, B.get(), n, C.get(), n); })
-                   : seconds_of([&] { variant.kernel(m, n, k, A.get(), k, B.get(), n, C.get(), n); });
+        const auto start = std::chrono::steady_clock::now();
+        ran = run_setting(run.step, run.setting, size, size, size, A.get(), size, B.get(), size, C.get(), size);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    SizeResult r{row_of(step, setting, variant, size, source), ""};
+    SizeResult r{row_of(run, size), ""};
 
     // The first run, on a fresh copy of C, is the one verified: a warm-up, or with --warmup 0 the
     // first timed repetition (so a sample that verifies costs no extra call).
@@ -125,7 +126,8 @@ SizeResult run_size(const Step& step, const Variant& variant, const Setting& set
     const cpu::CpuWait wait_verified = cpu::cpu_wait_now();
     if (o.verify) {
         const double seconds = call();
-        const CheckResult check = check_result(m, n, k, A.get(), k, B.get(), n, C0.get(), C.get(), n);
+        const CheckResult check =
+            check_result(size, size, size, A.get(), size, B.get(), size, C0.get(), C.get(), size);
         r.row.max_rel_err = check.max_rel_err;
         r.row.verified = check.ok;
         r.problem = check.first_problem;
@@ -135,7 +137,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Setting& set
     for (int w = 0; w < untimed; ++w) call();
     // The threads of the last call; with --warmup 0 --no-verify, of the first timed one.
     const bool called = o.verify || untimed > 0;
-    if (called) r.row.threads = threads_ran(step, library_threads, ran);
+    if (called) r.row.threads = threads_ran(run, ran);
 
     // C keeps accumulating across repetitions (|C| grows by ~sqrt(k) a run). Timed runs that
     // other programs held the cores for are timed again, within --time-limit, and the least
@@ -150,7 +152,7 @@ SizeResult run_size(const Step& step, const Variant& variant, const Setting& set
         for (int rep = static_cast<int>(attempt_times.size());
              rep < o.reps && !(o.time_limit > 0 && spent >= o.time_limit); ++rep) {
             attempt_times.push_back(call());
-            if (!called && attempt == 0 && rep == 0) r.row.threads = threads_ran(step, library_threads, ran);
+            if (!called && attempt == 0 && rep == 0) r.row.threads = threads_ran(run, ran);
             spent += attempt_times.back();
         }
         const double waited = cpu::waited_share(wait_before, cpu::cpu_wait_now(), r.row.threads);
@@ -158,12 +160,12 @@ SizeResult run_size(const Step& step, const Variant& variant, const Setting& set
         if (!(r.row.cpu_wait >= kBusyShare) || (o.time_limit > 0 && spent >= o.time_limit)) break;
     }
     std::sort(times.begin(), times.end());
-    const std::size_t count = times.size();
-    const double median = count % 2 ? times[count / 2] : 0.5 * (times[count / 2 - 1] + times[count / 2]);
-    r.row.reps = static_cast<int>(count);
+    const std::size_t reps = times.size();
+    const double median = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    r.row.reps = static_cast<int>(reps);
     r.row.seconds_best = times.front();
-    r.row.gflops_best = gflops(m, n, k, times.front());
-    r.row.gflops_median = gflops(m, n, k, median);
+    r.row.gflops_best = gflops(size, size, size, times.front());
+    r.row.gflops_median = gflops(size, size, size, median);
     return r;
 }
 
@@ -306,23 +308,24 @@ const Variant* choose_variant(const Step& step, const Options& o, const std::str
     return variant;
 }
 
-void print_header(const Step& step, const Variant& variant, const Setting& setting, const Options& o,
-                  const std::string& source, int threads, const std::string& name) {
-    const bool takes_fewer = (step.def->threads_used != nullptr || step.def->run != nullptr) && threads > 1;
-    std::printf("%s: kernel %.*s, %s%d thread%s, %s [%s]", name.c_str(), static_cast<int>(variant.name.size()),
-                variant.name.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",
+void print_header(const Run& run, int threads) {
+    const StepDef& def = *run.step.def;
+    const bool takes_fewer = (def.threads_used != nullptr || def.run != nullptr) && threads > 1;
+    const std::string_view kernel = run.setting.variant;
+    std::printf("%s: kernel %.*s, %s%d thread%s, %s [%s]", run.name.c_str(), static_cast<int>(kernel.size()),
+                kernel.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",
                 cpu::name().c_str(), cpu::microarch_label().c_str());
-    if (const std::string params = params_text(step, setting, source, ", "); !params.empty())
-        std::printf(", %s", params.c_str());
-    std::printf("\n%s\n", o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
-                                     "and sums above (see --help)"
-                                   : "verification off (--no-verify)");
+    if (const std::string params = params_text(run, ", "); !params.empty()) std::printf(", %s", params.c_str());
+    std::printf("\n%s\n", run.o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
+                                         "and sums above (see --help)"
+                                       : "verification off (--no-verify)");
 }
 
 // Every size: a progress line each, and the CSV so far put in place as the run goes
 // (OutputFile::write_growing), so an interrupted sweep leaves the sizes done.
-int sweep(const Step& step, const Variant& variant, const Setting& setting, const Options& o,
-          const ThreadControl* library_threads, const std::string& source, const std::string& name, OutputFile& csv) {
+int sweep(const Run& run, OutputFile& csv) {
+    const Options& o = run.o;
+    const std::string& name = run.name;
     std::string csv_so_far = csv_header() + '\n';
     const auto save_csv = [&](bool last) {
         const std::string error = o.csv.empty() ? "" : csv.write_growing(csv_so_far, last);
@@ -330,23 +333,22 @@ int sweep(const Step& step, const Variant& variant, const Setting& setting, cons
         return error.empty();
     };
     bool all_ok = true;
-    static const bool exit_guard = std::atexit(exit_inside_kernel) == 0;
-    (void)exit_guard;
+    [[maybe_unused]] static const bool exit_guard = std::atexit(exit_inside_kernel) == 0;
     for (const int size : o.sizes) {
         SizeResult r;
+        running_program = name.c_str();
         try {
-            running_program = name.c_str();
-            r = run_size(step, variant, setting, o, library_threads, size, source);
-            running_program = nullptr;
+            r = run_size(run, size);
         } catch (const std::bad_alloc&) {
             running_program = nullptr;
             say(name, "out of memory at size " + std::to_string(size));
             save_csv(true);
             return kExitResource;
         }
+        running_program = nullptr;
         all_ok = all_ok && (r.row.verified || !o.verify);
         // A parallel step or a library says on each line how many threads ran (the CSV's column).
-        const std::string ran = step.def->parallel || library_threads != nullptr
+        const std::string ran = run.step.def->parallel || run.library_threads != nullptr
                                     ? "  " + std::to_string(r.row.threads) + (r.row.threads == 1 ? " thread" : " threads")
                                     : "";
         std::printf("%-22s n=%5d  best %8.2f GFLOPS  median %8.2f  err %8.2e  %s%s%s\n", name.c_str(), size,
@@ -363,15 +365,6 @@ int sweep(const Step& step, const Variant& variant, const Setting& setting, cons
     }
     if (!save_csv(true)) return kExitResource;
     return all_ok ? kExitOk : kExitWrong;
-}
-
-// --plan: a line per size, "n=SIZE" and what StepDef::plan says the run would do on `threads`.
-int print_plans(const Step& step, const Setting& setting, const Options& o, int threads, const std::string& name) {
-    for (const int size : o.sizes) {
-        const std::string plan = step.def->plan ? step.def->plan(setting, size, size, size, threads) : "";
-        std::printf("n=%d%s%s\n", size, plan.empty() ? "" : " ", plan.c_str());
-    }
-    return finish_stdout(name.c_str(), kExitOk);
 }
 
 }  // namespace
@@ -409,9 +402,14 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
     }
     TunedParams tuned;
     const Setting setting = make_setting(step, variant->name, threads, given, &tuned);
+    const Run run{step, setting, o, library_threads, tuned.source, name};
     if (o.plan) {   // nothing allocated, run or written: a missing ISA or a bad option is caught above
         if (!tuned.note.empty()) say(name, tuned.note);
-        return print_plans(step, setting, o, threads, name);
+        for (const int size : o.sizes) {
+            const std::string plan = step.def->plan ? step.def->plan(setting, size, size, size, threads) : "";
+            std::printf("n=%d%s%s\n", size, plan.empty() ? "" : " ", plan.c_str());
+        }
+        return finish_stdout(name.c_str(), kExitOk);
     }
 
     // Before allocating: the OOM killer gives no message, and under a limit on address space
@@ -424,9 +422,9 @@ int run_main(int argc, char** argv, const Step& step, const ThreadControl* libra
         return say(name, "--csv: " + error, kExitResource);
     if (!tuned.note.empty()) say(name, tuned.note);
     std::fputs(preface.c_str(), stdout);
-    print_header(step, *variant, setting, o, tuned.source, threads, name);
+    print_header(run, threads);
     if (!stdout_ok(name.c_str())) return kExitResource;
-    return sweep(step, *variant, setting, o, library_threads, tuned.source, name, csv);
+    return sweep(run, csv);
 }
 
 }  // namespace gemm
