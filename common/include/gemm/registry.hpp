@@ -49,7 +49,7 @@ using ParamValues = std::array<std::optional<int>, kMaxParams>;
 // of it, and nothing one run sets is left for the next.
 struct Setting {
     std::string_view variant;   // the variant to run; "": the best this CPU runs
-    ParamValues given = {};     // the command line's --name N (0: automatic)
+    ParamValues given = {};     // the command line's --name N (empty: automatic)
     ParamValues tuned = {};     // StepDef::tuned_params's values for this run, under the command line's
 };
 
