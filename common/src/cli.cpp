@@ -83,27 +83,28 @@ std::string_view kernel_name(std::string_view option, std::string_view name, con
     bad(option, name, "no such kernel in this step (it has: " + known + ")");
 }
 
-// The sizes of --first/--last/--inc. An error blames the option given: the other end may be a default.
+// The sizes of --first/--last/--inc (empty: the default). An error blames the option given: the
+// other end may be a default.
 struct Sweep {
-    int first = 100, last = 1500, inc = 100;
-    bool given = false, have_first = false, have_last = false;
+    std::optional<int> first, last, inc;
 
+    bool given() const { return first || last || inc; }
     std::vector<int> sizes() const {
-        if (last < first && have_last)
-            bad("--last", std::to_string(last),
-                "is below " + std::string(have_first ? "--first " : "the default --first ") + std::to_string(first));
-        if (last < first)
-            bad("--first", std::to_string(first),
-                "is above the default --last " + std::to_string(last) + " (give --last too)");
+        const int from = first.value_or(100), to = last.value_or(1500);
+        if (to < from && last)
+            bad("--last", std::to_string(to),
+                "is below " + std::string(first ? "--first " : "the default --first ") + std::to_string(from));
+        if (to < from)
+            bad("--first", std::to_string(from),
+                "is above the default --last " + std::to_string(to) + " (give --last too)");
         std::vector<int> out;
-        for (int s = first; s <= last; s += inc) out.push_back(s);
+        for (int s = from; s <= to; s += inc.value_or(100)) out.push_back(s);
         return out;
     }
 };
 
 // Option argv[i] and, when it takes one, its value (after '=', else the next word: i moves on).
-void parse_one(int argc, const char* const* argv, int& i, const Step& step, Options& o, Sweep& sweep,
-               bool& have_sizes) {
+void parse_one(int argc, const char* const* argv, int& i, const Step& step, Options& o, Sweep& sweep) {
     std::string_view arg = argv[i];
     std::string_view value;
     bool has_inline_value = false;
@@ -124,14 +125,10 @@ void parse_one(int argc, const char* const* argv, int& i, const Step& step, Opti
     if (arg == "--help" || arg == "-h") {
         no_value();   // plain --help was handled before
     } else if (arg == "--first" || arg == "--last" || arg == "--inc") {
-        const int size = count_option(arg, next(), kMaxSize);
-        (arg == "--first" ? sweep.first : arg == "--last" ? sweep.last : sweep.inc) = size;
-        sweep.given = true;
-        sweep.have_first = sweep.have_first || arg == "--first";
-        sweep.have_last = sweep.have_last || arg == "--last";
+        std::optional<int>& field = arg == "--first" ? sweep.first : arg == "--last" ? sweep.last : sweep.inc;
+        field = count_option(arg, next(), kMaxSize);
     } else if (arg == "--sizes") {
-        o.sizes = size_list(arg, next());
-        have_sizes = true;
+        o.sizes = size_list(arg, next());   // never empty
     } else if (arg == "--reps") {
         o.reps = count_option(arg, next(), 1000000);
     } else if (arg == "--warmup") {
@@ -175,10 +172,9 @@ ParseResult parse_options(int argc, const char* const* argv, const Step& step) {
     try {
         if (const std::string twice = repeated_option(argc, argv); !twice.empty()) bad(twice, "", "given twice");
         Sweep sweep;
-        bool have_sizes = false;
-        for (int i = 1; i < argc; ++i) parse_one(argc, argv, i, step, r.options, sweep, have_sizes);
-        if (have_sizes && sweep.given) bad("--sizes", "", "cannot be combined with --first/--last/--inc");
-        if (!have_sizes) r.options.sizes = sweep.sizes();
+        for (int i = 1; i < argc; ++i) parse_one(argc, argv, i, step, r.options, sweep);
+        if (r.options.sizes.empty()) r.options.sizes = sweep.sizes();
+        else if (sweep.given()) bad("--sizes", "", "cannot be combined with --first/--last/--inc");
     } catch (const UsageError& e) {
         r.exit_code = kExitUsage;
         r.message = shown(program) + ": " + e.what();
