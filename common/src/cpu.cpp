@@ -1,7 +1,6 @@
 #include <gemm/cpu.hpp>
 #include <gemm/numbers.hpp>
 
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
@@ -187,10 +186,9 @@ std::string caches_from_environment(Caches& k) {
 // The caches in effect and GEMM_CACHES's problem, if any (the detected sizes then stand).
 const std::pair<Caches, std::string>& caches_and_problem() {
     static const std::pair<Caches, std::string> k = [] {
-        Caches given;
+        Caches given;   // its source is set only by a well-formed GEMM_CACHES
         std::string problem = caches_from_environment(given);
-        const bool use_given = std::getenv("GEMM_CACHES") != nullptr && problem.empty();
-        return std::pair<Caches, std::string>{use_given ? given : detect_caches(), problem};
+        return std::pair{given.source.empty() ? detect_caches() : given, problem};
     }();
     return k;
 }
@@ -218,9 +216,7 @@ std::string detect_name() {
             if (line.rfind(key, 0) == 0) return line.substr(colon + 2);
     }
 #elif defined(__APPLE__)
-    char buf[256] = {};
-    size_t len = sizeof buf - 1;
-    if (sysctlbyname("machdep.cpu.brand_string", buf, &len, nullptr, 0) == 0) return buf;
+    if (std::string brand = sysctl_text("machdep.cpu.brand_string"); !brand.empty()) return brand;
 #endif
     return std::string("unknown ") + arch() + " CPU";
 }
@@ -398,9 +394,7 @@ std::string microarch_label() {
     if (!microarch().name.empty()) return microarch().name;
     const Identity& id = identity();
     if (id.vendor.empty()) return "";
-    char text[96];
-    std::snprintf(text, sizeof text, "%s family %d model %d", id.vendor.c_str(), id.family, id.model);
-    return text;
+    return id.vendor + " family " + std::to_string(id.family) + " model " + std::to_string(id.model);
 }
 
 MachineLines machine_lines() {

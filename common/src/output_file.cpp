@@ -22,20 +22,19 @@ std::string problem(const std::string& path, const std::string& detail) {
     return "cannot write " + shown(path) + ": " + detail;
 }
 
-// Follows symbolic links to the file they name (which need not exist yet). Sets `error` on a
-// loop or an unreadable link, and `fd_link` when the chain reaches an open file descriptor
-// (/dev/stdout is /proc/self/fd/1): that is written through, whatever it is.
-std::string follow_links(const std::string& path, int& error, bool& fd_link) {
+// A path where a chain of links reaches an open file descriptor (/dev/stdout is /proc/self/fd/1):
+// that is written through, whatever it is.
+bool descriptor_like(const std::string& path) { return path.starts_with("/proc/") || path.starts_with("/dev/fd/"); }
+
+// Follows symbolic links to the file they name (which need not exist yet), up to a
+// descriptor_like path. Sets `error` on a loop or an unreadable link.
+std::string follow_links(const std::string& path, int& error) {
     namespace fs = std::filesystem;
     fs::path p = path;
     for (int hops = 0; hops < 40; ++hops) {
         const std::string text = p.string();
-        if (text.rfind("/proc/", 0) == 0 || text.rfind("/dev/fd/", 0) == 0) {
-            fd_link = true;
-            return text;
-        }
         struct stat st{};
-        if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return text;
+        if (descriptor_like(text) || ::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return text;
         std::error_code ec;
         const fs::path next = fs::read_symlink(p, ec);
         if (ec) {
@@ -94,10 +93,9 @@ struct Target {
 std::string resolve(const std::string& path, Target& target) {
     if (path.empty()) return "cannot write '': the path is empty";
     int error = 0;
-    bool fd_link = false;
-    target.name = follow_links(path, error, fd_link);
+    target.name = follow_links(path, error);
     if (error != 0) return problem(path, std::strerror(error));
-    if (fd_link) {
+    if (descriptor_like(target.name)) {
         target.kind = Kind::stream;
         const std::size_t slash = target.name.rfind('/') + 1;
         const std::string folder = target.name.substr(0, slash), number = target.name.substr(slash);

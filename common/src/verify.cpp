@@ -120,15 +120,11 @@ struct Checker {
     }
 };
 
-// count indices spread evenly over [lo, hi), plus nothing outside it.
-void add_spread(std::vector<int>& out, int lo, int hi, int count) {
-    if (hi <= lo) return;
-    for (int t = 0; t < count; ++t) out.push_back(lo + static_cast<int>((static_cast<long>(hi - lo) * t) / count));
-}
-
+// The first index, 16 spread evenly over [1, size - last) and the last `last`, each once.
 std::vector<int> sample_indices(int size, int last) {
     std::vector<int> out = {0};
-    add_spread(out, 1, std::max(1, size - last), 16);
+    const int spread = size - last - 1;   // how many indices lie between the first and the last ones
+    for (int t = 0; t < 16 && spread > 0; ++t) out.push_back(1 + static_cast<int>(static_cast<long>(spread) * t / 16));
     for (int i = std::max(0, size - last); i < size; ++i) out.push_back(i);
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
