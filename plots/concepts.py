@@ -8,6 +8,7 @@ for the reader's CPU; docs/contracts.md ("The concept pictures") says what each 
 Exit 0; 2 bad input (one line); 3 no matplotlib or an output that cannot be written.
 """
 import argparse
+import csv
 import os
 import re
 
@@ -79,10 +80,9 @@ def kernel_registers(root, isa, tile):
         if start < 0 or end < 0:
             raise InputError("{}: no function add_dot_4x4".format(path))
         body = text[start:end]
-        mr = len(re.findall(r"__m128 c\d+ = _mm_setzero_ps", body))
         loads = len(re.findall(r"_mm_loadu?_ps\(b\)", body))
         broadcasts = len(re.findall(r"_mm_set1_ps", body))
-        tile = (mr, loads * lanes)
+        tile = (len(re.findall(r"__m128 c\d+ = _mm_setzero_ps", body)), loads * lanes)
         fma = False
     else:
         path = "steps/08_avx512_14x32/microkernel_{}.cpp".format(isa)
@@ -108,14 +108,13 @@ def step_blocks(args, record, slug, kernel):
     if not args.cpuinfo_bin:
         raise InputError("{}: no {} blocks for kernel {} in the machine record".format(args.machine, slug, kernel))
     exe = os.path.join(os.path.dirname(args.cpuinfo_bin), "step" + slug)
-    csv = os.path.join(output_file.scratch_folder("concepts."), "blocks.csv")
-    machine.run_tool([exe, "--kernel", kernel, "--sizes", "16", "--reps", "1", "--threads", "1", "--csv", csv])
+    path = os.path.join(output_file.scratch_folder("concepts."), "blocks.csv")
+    machine.run_tool([exe, "--kernel", kernel, "--sizes", "16", "--reps", "1", "--threads", "1", "--csv", path])
     try:
-        with open(csv) as f:
-            rows = f.read().splitlines()
+        with open(path, newline="") as f:
+            params = next(csv.DictReader(f), {}).get("params") or ""
     except OSError as e:
         raise InputError("{}: wrote no CSV ({})".format(exe, e.strerror))
-    params = rows[1].split(",")[rows[0].split(",").index("params")] if len(rows) > 1 else ""
     found = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", params)}
     if not {"mc", "kc", "nc"} <= set(found):
         raise InputError("{}: its CSV's params '{}' lack mc, kc or nc".format(exe, params))
@@ -136,23 +135,19 @@ def inputs(args):
     if args.kernel and kernel not in tiles:
         raise InputError("--kernel '{}': step 08's tiles are {}".format(kernel, ", ".join(sorted(tiles))))
     runs = kernel in tiles   # else this CPU runs no step 08 kernel: no pictures of its blocks
+    blocks = [step_blocks(args, record, slug, kernel) if runs else None for slug in ("08_avx512_14x32", "09_openmp")]
     note = args.drawn_for or ("caches given by GEMM_CACHES" if record.caches_source == "GEMM_CACHES"
                               else record.identity.label or "this CPU")
-    return {"caches": caches, "kernel": kernel if runs else None, "tiles": tiles, "threads": args.threads,
-            "threads_n": args.threads_n, "alias_n": args.alias_n, "walk_n": args.walk_n,
-            "blocks": step_blocks(args, record, "08_avx512_14x32", kernel) if runs else None,
-            "blocks09": step_blocks(args, record, "09_openmp", kernel) if runs else None,
-            "source": args.source, "data": args.data,
-            "caption": "Drawn for {}: L1d {}, L2 {}, L3 {}; {}.".format(
-                note, kib(caches["L1"]), kib(caches["L2"]), kib(caches["L3"]),
-                "step 08's {} kernel ({} x {})".format(kernel, *tiles[kernel]) if runs else
-                "step 08 runs no kernel here")}
+    caption = "Drawn for {}: L1d {}, L2 {}, L3 {}; {}.".format(
+        note, kib(caches["L1"]), kib(caches["L2"]), kib(caches["L3"]),
+        "step 08's {} kernel ({} x {})".format(kernel, *tiles[kernel]) if runs else "step 08 runs no kernel here")
+    return dict(vars(args), caches=caches, kernel=kernel if runs else None, tiles=tiles, blocks=blocks[0],
+                blocks09=blocks[1], caption=caption)
 
 
 # ---- Shared drawing pieces ----------------------------------------------------------------------
 
-def write(on, x, y, text, size, ha="center", va="center", **kw):
-    """Text on an axes or a figure, centred on (x, y) unless told otherwise."""
+def write(on, x, y, text, size, ha="center", va="center", **kw):   # on an axes or a figure
     on.text(x, y, text, ha=ha, va=va, fontsize=size, **kw)
 
 
@@ -578,7 +573,7 @@ def draw_threads(inp):
     per_thread, least = parallel_constants(inp["source"])
     n, blk = inp["threads_n"], inp["blocks09"]
     mr, nr = tile = inp["tiles"][inp["kernel"]]
-    team = int(max(1, min(min(inp["threads"], (n + mr - 1) // mr), max(2.0 * n ** 3 / least, 1.0))))
+    team = int(max(1, min(inp["threads"], (n + mr - 1) // mr, 2.0 * n ** 3 / least)))
     spans = row_blocks(n, team, blk["mc"], mr, per_thread)
     boxes, barriers = schedule(n, team, blk, tile, spans)
     title = ("Step 09 on {} thread{} at n = {}: threads share the ic loop, {} blocks of up to {} rows (kc = {}, "
@@ -621,7 +616,6 @@ def note(ax, text, target, at, coords="data"):
 
 
 def band_at(csv_path, n):
-    import csv
     with open(csv_path) as f:
         for row in csv.DictReader(f):
             if int(row["m"]) == n:
@@ -755,11 +749,8 @@ def main(argv):
     args = parse(argv)
 
     def body():
-        try:
-            os.makedirs(args.out, exist_ok=True)
-        except OSError as e:
-            raise output_file.OutputError("cannot write {}: {}".format(args.out, e.strerror))
         paths = {name: os.path.join(args.out, name + ".png") for name in args.only}
+        output_file.make_folder(paths[args.only[0]])   # --out, made if missing
         for path in paths.values():
             output_file.check(path)
         for name, fig in figures(args).items():

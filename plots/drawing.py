@@ -52,8 +52,6 @@ MARKERS = {"ref_openblas": "s", "ref_blis": "D"}   # steps: "o"
 # Ceilings (measured peaks): black, a dash pattern per ISA; all cores the same pattern twice as thick.
 CEILING_DASHES = {"scalar": (0, (1, 2)), "sse": (0, (5, 2, 1, 2)), "avx": (0, (3, 2)),
                   "avx2": (0, (8, 3)), "avx512": (0, (8, 2, 1, 2, 1, 2)), "neon": (0, (4, 4))}
-CEILING_COLOUR = "black"
-CEILING_WIDTH = {False: 1.3, True: 2.6}   # one thread, all cores
 
 
 def series_colour(step):
@@ -67,8 +65,8 @@ def series_marker(step):
 
 
 def ceiling_style(isa, all_cores=False):
-    return {"color": CEILING_COLOUR, "linestyle": CEILING_DASHES.get(isa, (0, (2, 1))),
-            "linewidth": CEILING_WIDTH[bool(all_cores)]}
+    return {"color": "black", "linestyle": CEILING_DASHES.get(isa, (0, (2, 1))),
+            "linewidth": 2.6 if all_cores else 1.3}
 
 
 def peak_line(ax, isa, threads, gflops, label, **style):   # a measured peak, thick on all cores
@@ -81,11 +79,10 @@ def image_format(path):   # None: matplotlib's default, PNG
 
 def check_output(path):
     """Refuses, before any work, an output in no format matplotlib has (InputError) or not writable."""
-    plt = pyplot()
+    pyplot()   # no matplotlib: NoMatplotlib before anything else
+    from matplotlib.backend_bases import FigureCanvasBase
     ext = image_format(path)
-    formats = plt.figure().canvas.get_supported_filetypes()
-    plt.close("all")
-    if ext and ext not in formats:
+    if ext and ext not in FigureCanvasBase.get_supported_filetypes():
         raise InputError("{}: cannot write a '.{}' image (use .png, .svg or .pdf)".format(path, ext))
     output_file.check(path)
 
@@ -136,10 +133,8 @@ def wrapped(text, chars=LEGEND_CHARS):
                      for line in str(text).split("\n"))
 
 
-def legend_below(fig, ax, handles=None, labels=None):
-    """ax's legend (or these entries) below the axes, in as many columns as fit; fit() places it."""
-    if handles is None:
-        handles, labels = ax.get_legend_handles_labels()
+def legend_below(fig, ax, handles, labels):
+    """These entries as ax's legend below the axes, in as many columns as fit; fit() places it."""
     labels = [wrapped(label) for label in labels]
     renderer = fig.canvas.get_renderer()
     room = fig.get_figwidth() * fig.dpi * 0.97
@@ -183,8 +178,8 @@ def head(fig):
     return (title.get_window_extent(fig.canvas.get_renderer()).height / fig.dpi + 0.15) / height
 
 
-def fit(fig, legend=None, share=AXES_SHARE):
-    """tight_layout above `legend` (at the canvas's foot), the canvas grown until the axes hold `share`."""
+def fit(fig, legend=None):
+    """tight_layout above `legend` (at the canvas's foot), the canvas grown until the axes hold AXES_SHARE."""
     for attempt in range(6):
         width, height = fig.get_size_inches()
         foot = 0.0
@@ -196,9 +191,9 @@ def fit(fig, legend=None, share=AXES_SHARE):
             return
         fig.canvas.draw()   # the axes as drawn: a colorbar is placed by a draw
         axes = [ax for ax in fig.axes if ax.get_visible()]
-        if sum(ax.get_position().width * ax.get_position().height for ax in axes) >= share:
+        if sum(ax.get_position().width * ax.get_position().height for ax in axes) >= AXES_SHARE:
             return
-        size = grown(width, height, axes, share + 0.01)
+        size = grown(width, height, axes, AXES_SHARE + 0.01)
         fig.set_size_inches(min(40.0, size[0]), min(40.0, max(height * 1.02, size[1])))
 
 

@@ -11,21 +11,20 @@ from outside; standard library only. Prints the sizes left unsettled, then the p
 Exit 0; 2 DIR is not a folder or a file in it cannot be read; 3 PAGE cannot be written.
 """
 import argparse
+import collections
 import csv
 import glob
 import html
 import os
 import re
-import sys
 import urllib.parse
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-import cli  # noqa: E402
-import drawing  # noqa: E402  (its run(): no matplotlib imported)
-import output_file  # noqa: E402
-from harness_csv import InputError  # noqa: E402
+import cli
+import drawing   # its run(): no matplotlib imported
+import output_file
+from harness_csv import InputError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 PROG = "index_page.py"
 # (heading, file-name pattern) in the tutorial's order; a PNG none takes goes under "Other figures".
@@ -50,8 +49,7 @@ figcaption { font-size: 0.9em; }
 pre { font-size: 0.8em; overflow-x: auto; }"""
 
 
-def read_text(path):
-    """A file of the run as text, or '' when there is none."""
+def read_text(path):   # '' when there is none
     if not os.path.isfile(path):
         return ""
     try:
@@ -103,18 +101,16 @@ def figures(folder, since):
     old = [p for p in found if since is not None and os.path.getmtime(os.path.join(folder, p)) < since]
     found = [p for p in found if p not in old]
     groups, taken = [], set()
-    for heading, pattern in GROUPS:
+    for heading, pattern in GROUPS + [("Other figures", "")]:   # the last takes every PNG left
         mine = [p for p in found if p not in taken and re.match(pattern, p)]
         if heading == "Step by step":   # by step number, each step's one-thread figure first
             mine.sort(key=lambda p: (int(re.match(r"^step(\d+)", p).group(1)), p))
         taken.update(mine)
         groups.append((heading, mine))
-    groups.append(("Other figures", [p for p in found if p not in taken]))
     return [(h, ps) for h, ps in groups if ps], old
 
 
-def run_csvs(results):
-    """The step and library CSVs of the run (not samples/), sorted."""
+def run_csvs(results):   # not samples/
     return sorted(glob.glob(os.path.join(results, "step*.csv"))) + sorted(glob.glob(os.path.join(results, "ref_*.csv")))
 
 
@@ -127,10 +123,10 @@ def unsettled(results):
                 rows = list(csv.DictReader(f))
         except (OSError, csv.Error) as e:
             raise InputError("{}: cannot read ({})".format(path, e))
-        by_threads, measured = {}, {}
+        by_threads, measured = {}, collections.Counter()
         for row in rows:
             threads = (row.get("threads") or "?").strip()
-            measured[threads] = measured.get(threads, 0) + 1
+            measured[threads] += 1
             if (row.get("settled") or "").strip() == "0":
                 by_threads.setdefault(threads, []).append((row.get("m") or "?").strip())
         label = os.path.splitext(os.path.basename(path))[0]

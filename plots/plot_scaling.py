@@ -43,10 +43,10 @@ def render(args, inputs=None):
 
     fig, (left, right) = drawing.pyplot().subplots(1, 2, figsize=(13, 5.5), dpi=120)
     ticks = sorted(set(counts + [1, most]))
-    peak_line = [(t, peak_at(peaks, t, most)[0]) for t in ticks]
+    peak = {t: peak_at(peaks, t, most) for t in ticks}   # (GFLOPS, measured?)
     isa = best_peak(peaks, most)[0]
-    measured = " and ".join(str(t) for t in ticks if peak_at(peaks, t, most)[1])
-    left.plot([t for t, _ in peak_line], [g for _, g in peak_line], **drawing.ceiling_style(isa, True),
+    measured = " and ".join(str(t) for t in ticks if peak[t][1])
+    left.plot(ticks, [peak[t][0] for t in ticks], **drawing.ceiling_style(isa, True),
               marker="s", markersize=4, label="peak ({}; measured at {})".format(isa, measured))
     for name, points in sorted(data.items(), key=lambda kv: (not kv[0][0].isdigit(), kv[0])):
         ts = sorted(points)
@@ -56,7 +56,7 @@ def render(args, inputs=None):
         colour, marker = drawing.series_colour(name), drawing.series_marker(name)
         left.plot(ts, gflops, marker=marker, linewidth=2, color=colour,
                   label=label + ("" if sizes == [args.at] else " (n = {})".format(", ".join(map(str, sizes)))))
-        right.plot(ts, [100.0 * g / peak_at(peaks, t, most)[0] for t, g in zip(ts, gflops)], marker=marker,
+        right.plot(ts, [100.0 * g / peak[t][0] for t, g in zip(ts, gflops)], marker=marker,
                    linewidth=2, color=colour, label=label + ": % of the peak at t")
         if 1 in points:
             right.plot(ts, [100.0 * g / (t * points[1][0]) for t, g in zip(ts, gflops)], marker="^", linewidth=1.5,
@@ -66,7 +66,7 @@ def render(args, inputs=None):
         ax.set_xlabel("threads")
         ax.grid(True, alpha=0.3)
     left.set_ylabel("GFLOPS at n = {} (best of the repetitions)".format(args.at))
-    left.set_ylim(0, max(g for _, g in peak_line) * 1.1)
+    left.set_ylim(0, max(g for g, _ in peak.values()) * 1.1)
     left.legend(loc="upper left", fontsize=9)
     right.set_ylabel("efficiency (%)")
     right.set_ylim(0, 115)
