@@ -178,16 +178,13 @@ def best_by_size(run):
 
 def nearest(sizes, size):
     """The measured size nearest to `size` (the smaller one on a tie), or None."""
-    sizes = list(sizes)
-    return min(sizes, key=lambda m: (abs(m - size), m)) if sizes else None
+    return min(sizes, key=lambda m: (abs(m - size), m), default=None)
 
 
 def nearest_row(run, size):
     """The row at the measured size nearest `size` on the most threads, then the fastest."""
     m = nearest(set(r["m"] for r in run["rows"]), size)
-    if m is None:
-        return None
-    return max((r for r in run["rows"] if r["m"] == m), key=lambda r: (r["threads"], r["best"]))
+    return max((r for r in run["rows"] if r["m"] == m), key=lambda r: (r["threads"], r["best"]), default=None)
 
 
 def load_peak(path):
