@@ -96,8 +96,8 @@ def kernel_registers(root, isa, tile):
     mr, nr = tile
     if mr < 1 or nr < lanes or loads < 1 or broadcasts < 1:
         raise InputError("{}: cannot read the {} tile's loads and broadcasts".format(path, isa))
-    return {"isa": isa, "mr": mr, "nr": nr, "lanes": lanes, "acc": mr * (nr // lanes), "loads": loads,
-            "broadcasts": broadcasts, "fma": fma, "regs": ISA[isa]["regs"], "reg": ISA[isa]["reg"], "path": path}
+    return dict(ISA[isa], isa=isa, mr=mr, nr=nr, acc=mr * (nr // lanes), loads=loads, broadcasts=broadcasts,
+                fma=fma, path=path)
 
 
 def step_blocks(args, record, slug, kernel):
@@ -740,8 +740,8 @@ def parse(argv):
                         help="folder of the step CSVs, references and peak.csv of reading_plots.png (results/; "
                              "default: a Zen 3 run, %(default)s)")
     args = parser.parse_args(argv)
-    if args.machine:
-        args.cpuinfo_bin = None if args.cpuinfo_bin == parser.get_default("cpuinfo_bin") else args.cpuinfo_bin
+    if args.machine and args.cpuinfo_bin == parser.get_default("cpuinfo_bin"):
+        args.cpuinfo_bin = None   # no step run for other blocks unless --cpuinfo-bin was given
     return args
 
 

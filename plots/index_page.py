@@ -164,18 +164,15 @@ def blocks(text):
         if para and (not line.strip() or line.startswith(("|", "#", "- "))):
             out.append(("para", " ".join(para)))
             para = []
-        if line.startswith("|"):
-            if i and lines[i - 1].startswith("|"):   # the table the line before began
-                out[-1][1].append(line)
+        kind = "table" if line.startswith("|") else "list" if line.startswith("- ") else None
+        if kind:   # a table goes on while its lines follow each other, a list across blank lines
+            item = line if kind == "table" else line[2:]
+            if out and out[-1][0] == kind and (kind == "list" or lines[i - 1].startswith("|")):
+                out[-1][1].append(item)
             else:
-                out.append(("table", [line]))
+                out.append((kind, [item]))
         elif line.startswith("#"):
             out.append(("heading", (len(line) - len(line.lstrip("#")), line.lstrip("#").strip())))
-        elif line.startswith("- "):
-            if out and out[-1][0] == "list":
-                out[-1][1].append(line[2:])
-            else:
-                out.append(("list", [line[2:]]))
         elif line.strip() and out and out[-1][0] == "list" and line.startswith(" ") and not para:
             out[-1][1][-1] += " " + line.strip()
         elif line.strip():
