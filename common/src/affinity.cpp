@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
 
 #if defined(__linux__)
-#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
@@ -58,20 +58,15 @@ double wall_now() {
 #if defined(__linux__)
 // Seconds every thread of this process spent on a run queue (schedstat's second field, in ns).
 bool queued_seconds(double& total) {
-    DIR* tasks = opendir("/proc/self/task");
-    if (tasks == nullptr) return false;
     total = 0;
     bool any = false;
-    while (const dirent* e = readdir(tasks)) {
-        if (e->d_name[0] == '.') continue;
-        const std::string path = std::string("/proc/self/task/") + e->d_name + "/schedstat";
-        if (FILE* f = std::fopen(path.c_str(), "r")) {
-            unsigned long long on_cpu = 0, waiting = 0;
-            if (std::fscanf(f, "%llu %llu", &on_cpu, &waiting) == 2) total += 1e-9 * static_cast<double>(waiting), any = true;
-            std::fclose(f);
-        }
+    namespace fs = std::filesystem;
+    std::error_code ec;   // an error ends the walk (the range-for's ++ would throw instead)
+    for (fs::directory_iterator task("/proc/self/task", ec), end; !ec && task != end; task.increment(ec)) {
+        std::ifstream in(task->path() / "schedstat");
+        unsigned long long on_cpu = 0, waiting = 0;
+        if (in >> on_cpu >> waiting) total += 1e-9 * static_cast<double>(waiting), any = true;
     }
-    closedir(tasks);
     return any;
 }
 

@@ -121,8 +121,7 @@ SizeResult run_size(const Run& run, int size) {
 
     // The first run, on a fresh copy of C, is the one verified: a warm-up, or with --warmup 0 the
     // first timed repetition (so a sample that verifies costs no extra call).
-    int untimed = o.warmup;
-    std::vector<double> verified_time;   // that repetition, with --warmup 0
+    std::optional<double> verified_time;   // that repetition, with --warmup 0
     const cpu::CpuWait wait_verified = cpu::cpu_wait_now();
     if (o.verify) {
         const double seconds = call();
@@ -131,33 +130,31 @@ SizeResult run_size(const Run& run, int size) {
         r.row.max_rel_err = check.max_rel_err;
         r.row.verified = check.ok;
         r.problem = check.first_problem;
-        if (o.warmup == 0) verified_time.push_back(seconds);
-        untimed = std::max(0, untimed - 1);
+        if (o.warmup == 0) verified_time = seconds;
     }
-    for (int w = 0; w < untimed; ++w) call();
+    for (int w = o.verify ? 1 : 0; w < o.warmup; ++w) call();
     // The threads of the last call; with --warmup 0 --no-verify, of the first timed one.
-    const bool called = o.verify || untimed > 0;
+    const bool called = o.verify || o.warmup > 0;
     if (called) r.row.threads = threads_ran(run, ran);
 
     // C keeps accumulating across repetitions (|C| grows by ~sqrt(k) a run). Timed runs that
     // other programs held the cores for are timed again, within --time-limit, and the least
     // disturbed set is kept: a busy spell costs nothing, a lasting one shows in cpu_wait.
     std::vector<double> times;
-    double spent = 0;
+    double spent = verified_time.value_or(0);
+    const auto out_of_time = [&] { return o.time_limit > 0 && spent >= o.time_limit; };
     for (int attempt = 0; attempt <= kBusyRetries; ++attempt) {
-        const bool first = attempt == 0 && !verified_time.empty();
-        std::vector<double> attempt_times = first ? verified_time : std::vector<double>{};
+        const bool first = attempt == 0 && verified_time;
+        std::vector<double> attempt_times = first ? std::vector<double>{*verified_time} : std::vector<double>{};
         const cpu::CpuWait wait_before = first ? wait_verified : cpu::cpu_wait_now();
-        if (first) spent += verified_time.front();
-        for (int rep = static_cast<int>(attempt_times.size());
-             rep < o.reps && !(o.time_limit > 0 && spent >= o.time_limit); ++rep) {
+        for (int rep = static_cast<int>(attempt_times.size()); rep < o.reps && !out_of_time(); ++rep) {
             attempt_times.push_back(call());
             if (!called && attempt == 0 && rep == 0) r.row.threads = threads_ran(run, ran);
             spent += attempt_times.back();
         }
         const double waited = cpu::waited_share(wait_before, cpu::cpu_wait_now(), r.row.threads);
         if (attempt == 0 || waited < r.row.cpu_wait) times = attempt_times, r.row.cpu_wait = waited;
-        if (!(r.row.cpu_wait >= kBusyShare) || (o.time_limit > 0 && spent >= o.time_limit)) break;
+        if (!(r.row.cpu_wait >= kBusyShare) || out_of_time()) break;
     }
     std::sort(times.begin(), times.end());
     const std::size_t reps = times.size();

@@ -35,9 +35,8 @@ void fill_random(float* data, std::size_t count, unsigned long long seed) {
 
 unsigned long long available_memory() {
     std::ifstream in("/proc/meminfo");
-    std::string key;
+    std::string key, unit;
     unsigned long long kib = 0;
-    std::string unit;
     while (in >> key >> kib >> unit)
         if (key == "MemAvailable:") return kib * 1024ULL;
     return 0;

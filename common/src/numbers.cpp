@@ -48,10 +48,10 @@ std::string quoted(std::string_view option, std::string_view value) {
 
 std::string parse_whole(std::string_view option, std::string_view value, long long lo, long long hi, long long& out,
                         std::string_view why) {
+    if (!plain_integer(value)) return quoted(option, value) + ": not a whole number";
     const std::string text(value);
     errno = 0;
-    const long long v = plain_integer(text) ? std::strtoll(text.c_str(), nullptr, 10) : 0;
-    if (!plain_integer(text)) return quoted(option, value) + ": not a whole number";
+    const long long v = std::strtoll(text.c_str(), nullptr, 10);
     if (errno == ERANGE || v < lo || v > hi)
         return quoted(option, value) + ": must be from " + std::to_string(lo) + " to " + std::to_string(hi) +
                (why.empty() ? "" : " (" + std::string(why) + ")");
@@ -137,9 +137,8 @@ std::string option_value(int argc, const char* const* argv, int& i) {
 std::string repeated_option(int argc, const char* const* argv) {
     std::set<std::string_view> seen;
     for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        if (arg.rfind("--", 0) != 0) continue;
-        if (!seen.insert(arg.substr(0, arg.find('='))).second) return std::string(arg.substr(0, arg.find('=')));
+        const std::string_view arg = argv[i], option = arg.substr(0, arg.find('='));
+        if (arg.rfind("--", 0) == 0 && !seen.insert(option).second) return std::string(option);
     }
     return "";
 }
