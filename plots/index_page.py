@@ -73,11 +73,6 @@ def step_page(name):
     return pages[0] if pages else None
 
 
-def anchor(heading):
-    """The anchor a Markdown renderer (GitHub's) gives a heading."""
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
 def reading_section(name):
     """(docs/reading-plots.md, the anchor of its heading naming this figure or its kind, else ''),
     or (None, None) when there is no such page."""
@@ -86,11 +81,8 @@ def reading_section(name):
     if not headings:
         return None, None
     base = os.path.basename(name)
-    for wanted in (base, re.split(r"[_.]", base)[0]):
-        for h in headings:
-            if wanted in h:
-                return guide, anchor(h)
-    return guide, ""
+    found = next((h for wanted in (base, re.split(r"[_.]", base)[0]) for h in headings if wanted in h), "")
+    return guide, re.sub(r"[^\w\- ]", "", found.lower()).replace(" ", "-")   # GitHub's anchor of the heading
 
 
 def figures(folder, since):
