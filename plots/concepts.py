@@ -540,7 +540,7 @@ def draw_timeline(ax, boxes, barriers, team, pixels):
                 write(ax, start + length / 2, y + 0.5, text, 9.5, color="white")
         done = [start + length for start, length, _, _ in boxes[t]]
         for bar in barriers:   # hatched: the wait from the thread's last box to the barrier
-            before = max([d for d in done if d <= bar + 1e-6] or [0])
+            before = max((d for d in done if d <= bar + 1e-6), default=0)
             if bar - before > end * 1e-4:
                 box(ax, before, y + 0.1, bar - before, 0.8, "white", edge="#777777", width=0.6, hatch="//")
     for bar in barriers:
