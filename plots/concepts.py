@@ -108,10 +108,10 @@ def step_blocks(args, record, slug, kernel):
     if not args.cpuinfo_bin:
         raise InputError("{}: no {} blocks for kernel {} in the machine record".format(args.machine, slug, kernel))
     exe = os.path.join(os.path.dirname(args.cpuinfo_bin), "step" + slug)
-    path = os.path.join(output_file.scratch_folder("concepts."), "blocks.csv")
-    machine.run_tool([exe, "--kernel", kernel, "--sizes", "16", "--reps", "1", "--threads", "1", "--csv", path])
+    out = os.path.join(output_file.scratch_folder("concepts."), "blocks.csv")
+    machine.run_tool([exe, "--kernel", kernel, "--sizes", "16", "--reps", "1", "--threads", "1", "--csv", out])
     try:
-        with open(path, newline="") as f:
+        with open(out, newline="") as f:
             params = next(csv.DictReader(f), {}).get("params") or ""
     except OSError as e:
         raise InputError("{}: wrote no CSV ({})".format(exe, e.strerror))
@@ -135,12 +135,14 @@ def inputs(args):
     if args.kernel and kernel not in tiles:
         raise InputError("--kernel '{}': step 08's tiles are {}".format(kernel, ", ".join(sorted(tiles))))
     runs = kernel in tiles   # else this CPU runs no step 08 kernel: no pictures of its blocks
-    blocks = [step_blocks(args, record, slug, kernel) if runs else None for slug in ("08_avx512_14x32", "09_openmp")]
+    blocks = [step_blocks(args, record, slug, kernel) if runs else None
+              for slug in ("08_avx512_14x32", "09_openmp")]
     note = args.drawn_for or ("caches given by GEMM_CACHES" if record.caches_source == "GEMM_CACHES"
                               else record.identity.label or "this CPU")
     caption = "Drawn for {}: L1d {}, L2 {}, L3 {}; {}.".format(
         note, kib(caches["L1"]), kib(caches["L2"]), kib(caches["L3"]),
-        "step 08's {} kernel ({} x {})".format(kernel, *tiles[kernel]) if runs else "step 08 runs no kernel here")
+        "step 08's {} kernel ({} x {})".format(kernel, *tiles[kernel]) if runs else
+        "step 08 runs no kernel here")
     return dict(vars(args), caches=caches, kernel=kernel if runs else None, tiles=tiles, blocks=blocks[0],
                 blocks09=blocks[1], caption=caption)
 
