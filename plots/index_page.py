@@ -1,13 +1,10 @@
 #!/usr/bin/env python3
-"""results/index.html: the whole run on one static page (run_all.sh writes it last).
+"""results/index.html: the whole run on one static page (run_all.sh writes it last); docs/contracts.md
+("Results and targets") says what it holds and in which order.
 
     index_page.py [--results DIR] [--output PAGE]
 
-The machine (DIR/machine.txt, cpuinfo.txt), summary.md rendered, the sizes no second sample
-confirmed, and every PNG in PAGE's folder in the tutorial's order (GROUPS), each linked to its
-step's page or its section of docs/reading-plots.md, relative to PAGE's folder. A PNG older than
-machine.txt (an earlier run's) and a step CSV without its figure are named. No script, nothing
-from outside; standard library only. Prints the sizes left unsettled, then the page's path.
+No script, nothing from outside; standard library only. Prints the sizes left unsettled, then the page's path.
 Exit 0; 2 DIR is not a folder or a file in it cannot be read; 3 PAGE cannot be written.
 """
 import argparse
