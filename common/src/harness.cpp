@@ -313,9 +313,10 @@ void print_header(const Run& run, int threads) {
                 kernel.data(), takes_fewer ? "up to " : "", threads, threads == 1 ? "" : "s",
                 cpu::name().c_str(), cpu::microarch_label().c_str());
     if (const std::string params = params_text(run, ", "); !params.empty()) std::printf(", %s", params.c_str());
-    std::printf("\n%s\n", run.o.verify ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
-                                         "and sums above (see --help)"
-                                       : "verification off (--no-verify)");
+    std::printf("\n%s\n", run.o.verify
+                              ? "verifying every element up to 512^3 multiply-adds, sampled rows, columns "
+                                "and sums above (see --help)"
+                              : "verification off (--no-verify)");
 }
 
 // Every size: a progress line each, and the CSV so far put in place as the run goes

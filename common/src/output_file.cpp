@@ -24,7 +24,9 @@ std::string problem(const std::string& path, const std::string& detail) {
 
 // A path where a chain of links reaches an open file descriptor (/dev/stdout is /proc/self/fd/1):
 // that is written through, whatever it is.
-bool descriptor_like(const std::string& path) { return path.starts_with("/proc/") || path.starts_with("/dev/fd/"); }
+bool descriptor_like(const std::string& path) {
+    return path.starts_with("/proc/") || path.starts_with("/dev/fd/");
+}
 
 // Follows symbolic links to the file they name (which need not exist yet), up to a
 // descriptor_like path. Sets `error` on a loop or an unreadable link.

@@ -10,8 +10,8 @@ namespace gemm {
 namespace {
 
 // Callers run only a supported variant (Step::supported, the harness): else a programming error.
-void run_variant(const Variant* v, int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C,
-                 int ldc) {
+void run_variant(const Variant* v, int m, int n, int k, const float* A, int lda, const float* B, int ldb,
+                 float* C, int ldc) {
     if (v == nullptr || !v->is_supported()) {
         std::fputs("gemm: no variant of this step that runs on this CPU was chosen\n", stderr);
         std::abort();
@@ -63,8 +63,8 @@ std::optional<int> shown_value(const Step& step, const Setting& setting, const P
 int run_setting(const Step& step, const Setting& setting, int m, int n, int k, const float* A, int lda,
                 const float* B, int ldb, float* C, int ldc) {
     if (step.def->run != nullptr) return step.def->run(setting, m, n, k, A, lda, B, ldb, C, ldc);
-    run_variant(setting.variant.empty() ? step.best_variant() : step.find_variant(setting.variant), m, n, k, A, lda,
-                B, ldb, C, ldc);
+    const Variant* v = setting.variant.empty() ? step.best_variant() : step.find_variant(setting.variant);
+    run_variant(v, m, n, k, A, lda, B, ldb, C, ldc);
     return 0;
 }
 

@@ -124,7 +124,8 @@ struct Checker {
 std::vector<int> sample_indices(int size, int last) {
     std::vector<int> out = {0};
     const int spread = size - last - 1;   // how many indices lie between the first and the last ones
-    for (int t = 0; t < 16 && spread > 0; ++t) out.push_back(1 + static_cast<int>(static_cast<long>(spread) * t / 16));
+    for (int t = 0; t < 16 && spread > 0; ++t)
+        out.push_back(1 + static_cast<int>(static_cast<long>(spread) * t / 16));
     for (int i = std::max(0, size - last); i < size; ++i) out.push_back(i);
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
